@@ -1,0 +1,186 @@
+# libprofil - the only build description (GNU make).
+#
+#   make            library, pcprof, tests, examples
+#   make deps       install missing Debian packages (idempotent; root)
+#   make check      build and run every test (TAP through prove)
+#   make demo       profile the bundled demo program
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make bench      benchmarks (bench/README.md); not part of check
+#
+# Sources are found by wildcard: a new engine, subcommand or test is a new
+# file, not a Makefile edit.
+
+VERSION    := 1.0.0
+SOVERSION  := 1
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+
+CC      ?= cc
+AR      ?= ar
+CFLAGS  ?= -O2 -g
+WERROR  ?= -Werror
+WARN    := -Wall -Wextra $(WERROR)
+STD     := -std=gnu11 -D_GNU_SOURCE
+B       := build
+ARCH    := $(shell $(CC) -dumpmachine | cut -d- -f1)
+
+.PHONY: all lib cli tests examples deps check demo install uninstall clean \
+	format-check bench
+.DELETE_ON_ERROR:
+
+all: lib cli tests examples
+
+# ---- the library ----------------------------------------------------------
+
+LIB_SRC := $(wildcard lib/*.c lib/arch/*.c)
+LIB_ASM := $(wildcard lib/arch/guard-$(ARCH).S)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
+LIB_CFLAGS := $(STD) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -pthread
+
+SONAME  := libprofil.so.$(SOVERSION)
+LIB_SO  := $(B)/$(SONAME)
+LIB_A   := $(B)/libprofil.a
+LIB_PC  := $(B)/libprofil.pc
+
+lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp
+
+$(B)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/lib/%.o: lib/%.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_SO): $(LIB_OBJ) lib/libprofil.map
+	$(CC) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
+		-Wl,-z,defs -Wl,-z,now -o $@ $(LIB_OBJ) -ldl
+
+$(B)/libprofil.so: $(LIB_SO)
+	ln -sf $(SONAME) $@
+
+$(LIB_A): $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+$(LIB_PC): libprofil.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The headers as they are installed, so that tests and examples compile
+# exactly as users' programs do (-I$(B)/include/libprofil).
+HEADERS := $(shell find include -name '*.h')
+$(B)/include.stamp: $(HEADERS)
+	@mkdir -p $(B)/include/libprofil
+	cp -R include/. $(B)/include/libprofil/
+	@touch $@
+
+# ---- pcprof (cli/) ---------------------------------------------------------
+
+CLI_SRC := $(wildcard cli/*.c)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+CLI_PKGS := libdw libelf zlib
+CLI_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
+CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz)
+
+ifneq ($(CLI_SRC),)
+cli: $(B)/pcprof
+else
+cli:
+endif
+
+$(B)/cli/%.o: cli/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CLI_CFLAGS) -Ilib -MMD -MP -c -o $@ $<
+
+$(B)/pcprof: $(CLI_OBJ)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
+
+# ---- tests -----------------------------------------------------------------
+# tests/<group>/t-*.c: one program per test, linked with the shared library.
+# tests/targets/*.c: programs the tests run.  tests/unit may include lib/.
+
+TEST_SRC   := $(wildcard tests/*/t-*.c)
+TEST_BIN   := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+TARGET_SRC := $(wildcard tests/targets/*.c)
+TARGET_BIN := $(TARGET_SRC:tests/%.c=$(B)/tests/%)
+TEST_CFLAGS := $(STD) $(WARN) $(CFLAGS) -pthread -I$(B)/include/libprofil -Itests \
+	-fno-omit-frame-pointer
+TEST_LDFLAGS := -L$(B) -Wl,-rpath,$(CURDIR)/$(B)
+
+tests: $(TEST_BIN) $(TARGET_BIN)
+
+$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(B)/include.stamp tests/test.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Ilib -o $@ $< $(LIB_A) -ldl
+
+$(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp tests/test.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
+
+# Targets are built without libprofil: they are profiled from outside.
+$(B)/tests/targets/%: tests/targets/%.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
+
+examples:
+
+# ---- check -----------------------------------------------------------------
+
+# check and demo install missing packages first (make deps), then build.
+check:
+	$(MAKE) deps
+	$(MAKE) all
+	tests/check
+
+# ---- demo ------------------------------------------------------------------
+
+demo:
+	$(MAKE) deps
+	$(MAKE) all
+	tests/demo
+
+# ---- dependencies ------------------------------------------------------------
+
+deps:
+	scripts/deps
+
+# ---- install ---------------------------------------------------------------
+
+install: lib cli
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR)/libprofil/sys $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libprofil.a
+	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc
+	cd include && find . -name '*.h' -exec install -D -m 644 {} \
+		$(DESTDIR)$(INCLUDEDIR)/libprofil/{} \;
+	for m in man/*.[137]; do \
+		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	if [ -x $(B)/pcprof ]; then install -d $(DESTDIR)$(BINDIR) && \
+		install -m 755 $(B)/pcprof $(DESTDIR)$(BINDIR)/pcprof; fi
+
+uninstall:
+	rm -rf $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so \
+		$(DESTDIR)$(LIBDIR)/libprofil.a $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc \
+		$(DESTDIR)$(INCLUDEDIR)/libprofil $(DESTDIR)$(BINDIR)/pcprof
+
+# ---- misc ------------------------------------------------------------------
+
+bench: all
+	bench/run
+
+format-check:
+	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(wildcard lib/*.h cli/*.h)
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,103 @@
+/*
+ * <profil_ext.h> - libprofil's own extensions to profil(3), sprofil(3) and
+ * pcsample(3): overflow policy, state and rate queries, engine choice,
+ * statistics and the deterministic injection hook used by tests.
+ *
+ * Link with -lprofil (pkg-config --cflags --libs libprofil).
+ * See libprofil(7) for the engines, environment variables and signals.
+ */
+#ifndef _PROFIL_EXT_H
+#define _PROFIL_EXT_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What profil_state() returns: the kind of the process-wide profiling state. */
+enum profil_kind {
+	PROFIL_OFF = 0,         /* nothing installed, or stopped automatically */
+	PROFIL_CLASSIC = 1,     /* profil() classic form */
+	PROFIL_REGIONS = 2,     /* sprofil() */
+	PROFIL_TRU64 = 3,       /* profil() Tru64 extended form (offset == -1) */
+	PROFIL_AIX_CLASSIC = 4, /* <mon.h> profil(), classic syntax */
+	PROFIL_AIX_ARRAY = 5,   /* AIX struct prof array (bufsiz == -1) */
+	PROFIL_PCSAMPLE = 6     /* pcsample() */
+};
+
+/* Counter overflow policies (profil_overflow_policy, PROFIL_OVERFLOW). */
+#define PROFIL_OVF_SATURATE 0 /* stay at the maximum (default) */
+#define PROFIL_OVF_WRAP     1 /* modular addition */
+#define PROFIL_OVF_STOP     2 /* leave the counter, turn all profiling off */
+#define PROFIL_OVF_QUERY    3 /* only return the policy in force */
+
+/*
+ * Set the process-wide overflow policy for configurations installed from now
+ * on; returns the previous policy, or -1 with errno EINVAL for an unknown
+ * value.  Thread-safe.
+ */
+int profil_overflow_policy(int policy);
+
+/* The kind of the current state (enum profil_kind).  Thread-safe and
+ * async-signal-safe. */
+int profil_state(void);
+
+/* The base sampling rate in Hz: sysconf(_SC_CLK_TCK) unless PROFIL_HZ or
+ * profil_set_hz() changed it.  Async-signal-safe. */
+unsigned int profil_hz(void);
+
+/*
+ * Change the base rate (1 to 10000 Hz) for configurations installed from now
+ * on.  Returns the previous base rate, or -1 with errno EINVAL.
+ */
+int profil_set_hz(unsigned int hz);
+
+/*
+ * Choose the sampling engine for the next time profiling starts: "auto"
+ * (or NULL), "thread-timer", "perf", "process-timer" or "manual" (no timer
+ * at all; only __profil_inject feeds samples).  Returns 0, or -1 with errno
+ * EINVAL for an unknown name.  Overrides PROFIL_ENGINE.
+ */
+int profil_set_engine(const char *name);
+
+/* Name of the engine running now, or of the last one that ran; NULL if
+ * profiling never started.  The string is static. */
+const char *profil_engine_name(void);
+
+struct profil_stats {
+	unsigned int hz;               /* rate of the running engine, Hz; 0 if off */
+	unsigned int base_hz;          /* profil_hz() */
+	unsigned long long signals;    /* profiling signals taken (distinct samples) */
+	unsigned long long ticks;      /* weighted ticks: signals plus overruns */
+	unsigned long long counted;    /* ticks that reached a counter or pc slot */
+	unsigned long long outside;    /* ticks whose pc matched no histogram */
+	unsigned long long lost;       /* ticks dropped: fault, stop policy, full */
+	unsigned long long threads;    /* threads attached since the engine started */
+	unsigned long long thread_errors; /* threads the engine could not attach */
+	char engine[24];               /* as profil_engine_name(), "" if none */
+	char why[256];                 /* why this engine; why others were skipped */
+	unsigned long long reserved[8];
+};
+
+/*
+ * Fill *st with the statistics of the current (or last) profiling run.  The
+ * counters restart each time profiling goes from off to on.  Returns 0, or
+ * -1 with errno EFAULT if st is NULL.  Thread-safe.
+ */
+int profil_stats(struct profil_stats *st);
+
+/*
+ * Apply `ticks` ticks at `pc` to the current state through exactly the path a
+ * timer signal takes (region selection, mapping, overflow policy, fault
+ * handling, pcsample storage).  Returns 0 if a state was active, else -1
+ * (errno is not changed).  Thread-safe.  For tests.
+ */
+int __profil_inject(uintptr_t pc, unsigned long ticks);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * engine-timer.c - "thread-timer": one POSIX timer per thread on that
+ * thread's own CPU clock, delivering a thread-directed signal.
+ *
+ * Why this is the default: every thread is sampled on its own CPU time (no
+ * process-wide signal coalescing, no bias towards one thread), it needs no
+ * file descriptor and no perf permission (works in containers and under
+ * seccomp), a blocked thread is never interrupted, and POSIX timers are
+ * deleted at exec with their queued signals flushed.
+ *
+ * The kernel checks CPU timers at its tick (CONFIG_HZ), so above that rate
+ * expiries are folded into the overrun count; each signal therefore weighs
+ * 1 + si_overrun ticks, which keeps counts equal to CPU time x rate at any
+ * rate (measured in ../shared/research/engines.md: capture 0.999 at 10 kHz).
+ *
+ * Timers are created with raw syscalls: glibc's timer_create may start a
+ * helper thread for SIGEV_THREAD and is not async-signal-safe in general.
+ */
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "engine.h"
+
+static long period_ns;
+static int signo;
+
+/* CPU clock id of a thread by tid: the kernel's MAKE_THREAD_CPUCLOCK(tid,
+ * CPUCLOCK_SCHED), what pthread_getcpuclockid returns for a pthread. */
+static clockid_t thread_clock(pid_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id)
+{
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = tid ? SIGEV_THREAD_ID : SIGEV_SIGNAL;
+	sev.sigev_signo = sig;
+	sev.sigev_value.sival_ptr = (void *)profil__cookie;
+	sev._sigev_un._tid = tid;
+	int kid;
+	if (syscall(SYS_timer_create, clock, &sev, &kid) < 0)
+		return -errno;
+	*id = kid;
+	return 0;
+}
+
+/* A small per-process pseudo-random first expiry in (0, period], so that
+ * short-lived threads are sampled in proportion to their CPU time instead of
+ * never reaching a full first period (the Go runtime does the same). */
+static long first_expiry(pid_t tid)
+{
+	static _Atomic uint64_t state = 0x9e3779b97f4a7c15u;
+	uint64_t x = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) ^ (uint64_t)tid;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdu;
+	x ^= x >> 33;
+	return 1 + (long)(x % (uint64_t)period_ns);
+}
+
+int profil__timer_arm(int id, long period_ns, long first_ns)
+{
+	struct itimerspec its;
+	its.it_interval.tv_sec = period_ns / 1000000000L;
+	its.it_interval.tv_nsec = period_ns % 1000000000L;
+	its.it_value.tv_sec = first_ns / 1000000000L;
+	its.it_value.tv_nsec = first_ns % 1000000000L;
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static int probe(const struct profil_run *run, char *why, size_t len)
+{
+	pid_t tid = profil__gettid();
+	int id, r = profil__timer_create(thread_clock(tid), tid, run->signo, &id);
+	if (r < 0) {
+		profil__strlcat(why, len, "timer_create on the thread CPU clock: ");
+		profil__strlcat(why, len, profil__errname(-r));
+		return r;
+	}
+	syscall(SYS_timer_delete, id);
+	return 0;
+}
+
+static int signal_of(const struct profil_run *run)
+{
+	return run->signo;
+}
+
+static int start(const struct profil_run *run)
+{
+	period_ns = 1000000000L / (long)run->hz;
+	signo = run->signo;
+	return 0;
+}
+
+static int attach(struct profil_thread *t, bool inherited)
+{
+	(void)inherited; /* POSIX timers are never inherited */
+	int id, r = profil__timer_create(thread_clock(t->tid), t->tid, signo, &id);
+	if (r < 0)
+		return r;
+	r = profil__timer_arm(id, period_ns, first_expiry(t->tid));
+	if (r < 0) {
+		syscall(SYS_timer_delete, id);
+		return r;
+	}
+	t->handle = id;
+	return 0;
+}
+
+static void detach(struct profil_thread *t)
+{
+	syscall(SYS_timer_delete, (int)t->handle);
+}
+
+static void stop(void)
+{
+}
+
+static void fork_child(void)
+{
+	/* POSIX timers are not inherited by fork: nothing to forget. */
+}
+
+/* Shared with engine-ptimer.c: both engines' signals are SI_TIMER with our
+ * cookie, so either classifier recognises both (harmless: same weight). */
+bool profil__timer_classify(int sig, const siginfo_t *si, unsigned long *weight)
+{
+	(void)sig;
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != (void *)profil__cookie)
+		return false;
+	*weight = 1 + (unsigned long)(si->si_overrun > 0 ? si->si_overrun : 0);
+	return true;
+}
+
+const struct profil_engine profil__engine_thread_timer = {
+	.name = "thread-timer",
+	.subtick = false,
+	.probe = probe,
+	.signal = signal_of,
+	.start = start,
+	.attach = attach,
+	.detach = detach,
+	.stop = stop,
+	.fork_child = fork_child,
+	.classify = profil__timer_classify,
+};

@@ -1,0 +1,103 @@
+/*
+ * engine.h - the sampling engine interface.
+ *
+ * An engine turns CPU time into profiling signals.  Each lives in its own
+ * file (engine-<name>.c) and defines one const struct profil_engine; the only
+ * list of them, in preference order, and the only code that chooses between
+ * them, is in session.c.
+ *
+ * Calling context: probe, start, attach, detach, stop and fork_child are
+ * called by session.c or threads.c with the control lock held and every
+ * signal blocked in the calling thread; they must not call back into the
+ * session.  They use only syscalls, so pcsample() stays async-signal-safe.
+ * classify is called from the signal handler and must be AS-safe.
+ * All return 0 or -errno.
+ */
+#ifndef PROFIL_ENGINE_H
+#define PROFIL_ENGINE_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+#include <time.h>
+
+/* What profiling needs from the engine. */
+struct profil_run {
+	unsigned int hz;      /* requested rate per thread CPU second */
+	int signo;            /* the profiling signal (PROFIL_SIGNAL, SIGPROF) */
+	bool distinct;        /* every tick must be a distinct sample (pcsample) */
+	char perf_mode[16];   /* PROFIL_PERF_MODE: "", "sigtrap" or "fasync" */
+};
+
+/* One slot of the thread table (threads.c).  Slots never move. */
+struct profil_thread {
+	pid_t tid;            /* 0: free slot */
+	uint8_t kind;         /* THREAD_TRACKED or THREAD_FOREIGN (threads.c) */
+	bool attached;        /* the engine armed something for this thread */
+	uint32_t seen_seq;    /* start that found it in /proc/self/task */
+	long handle;          /* engine's per-thread handle: timer id or fd */
+};
+
+struct profil_engine {
+	const char *name;
+	/* Can deliver more distinct samples per second than the kernel tick. */
+	bool subtick;
+
+	/* Usable here for run?  On failure writes a short reason into why.
+	 * Has no lasting effect. */
+	int (*probe)(const struct profil_run *run, char *why, size_t len);
+
+	/* The signal the engine will raise (the handler is installed for it
+	 * before start is called). */
+	int (*signal)(const struct profil_run *run);
+
+	/* Arm the process-wide part.  Per-thread parts come through attach. */
+	int (*start)(const struct profil_run *run);
+
+	/* Per-thread engines: arm for thread t (the caller, or an existing
+	 * thread found by start).  `inherited` says that t was created by a
+	 * covered thread while this run was active, so an engine whose kernel
+	 * object is inherited by new threads need not arm anything.  NULL for
+	 * process-wide engines. */
+	int (*attach)(struct profil_thread *t, bool inherited);
+	void (*detach)(struct profil_thread *t);
+
+	/* Disarm everything (process-wide part; threads were detached). */
+	void (*stop)(void);
+
+	/* In the child after fork: forget inherited kernel objects (close
+	 * inherited fds) without touching the parent's. */
+	void (*fork_child)(void);
+
+	/* AS-safe.  Is this delivery one of ours?  If so, *weight = ticks it
+	 * stands for.  Must also recognise a late signal of a stopped run. */
+	bool (*classify)(int sig, const siginfo_t *si, unsigned long *weight);
+
+	/* One line describing the variant in use (e.g. perf's sigtrap/fasync)
+	 * appended to the "why" text; may be NULL. */
+	const char *(*variant)(void);
+};
+
+PROFIL_HIDDEN extern const struct profil_engine profil__engine_thread_timer;
+PROFIL_HIDDEN extern const struct profil_engine profil__engine_perf;
+PROFIL_HIDDEN extern const struct profil_engine profil__engine_process_timer;
+PROFIL_HIDDEN extern const struct profil_engine profil__engine_manual;
+
+/* AS-safe: asks every engine (not only the running one, so that late
+ * signals of a stopped run are still recognised). */
+PROFIL_HIDDEN bool profil__engine_classify(int sig, const siginfo_t *si,
+					   unsigned long *weight);
+
+/* The value our timers carry in si_value, and perf in sig_data. */
+PROFIL_HIDDEN extern const char profil__cookie[1];
+
+/* POSIX timer helpers shared by the two timer engines (engine-timer.c).
+ * tid 0 makes a process-directed timer.  AS-safe. */
+PROFIL_HIDDEN int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id);
+PROFIL_HIDDEN int profil__timer_arm(int id, long period_ns, long first_ns);
+PROFIL_HIDDEN bool profil__timer_classify(int sig, const siginfo_t *si, unsigned long *weight);
+
+/* Kernel tick rate (CONFIG_HZ), measured once; 0 if unknown.  Not AS-safe. */
+PROFIL_HIDDEN unsigned int profil__kernel_hz(void);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * internal.h - declarations shared by the files of libprofil, never installed.
+ *
+ * Naming: public calls keep their standard names (profil, sprofil, pcsample)
+ * or use profil_ (our extensions); everything declared here is profil__ and
+ * hidden.  Internal functions return 0 or -errno; only the public entry
+ * points convert that to "-1 and errno" (profil__ret).
+ *
+ * Every function declared in a header of lib/ says whether it is
+ * async-signal-safe ("AS-safe").  Nothing is AS-safe unless it says so.
+ */
+#ifndef PROFIL_INTERNAL_H
+#define PROFIL_INTERNAL_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define PROFIL_HIDDEN __attribute__((visibility("hidden")))
+#define PROFIL_API    __attribute__((visibility("default")))
+
+/*
+ * PROFIL_CHECK: a broken internal invariant (never a user error).  It writes
+ * a compile-time string with a raw write(2) and aborts, so it is usable
+ * anywhere, the signal handler included.
+ */
+#define PROFIL_STR2(x) #x
+#define PROFIL_STR(x)  PROFIL_STR2(x)
+#define PROFIL_CHECK(cond, msg)                                                        \
+	do {                                                                           \
+		if (__builtin_expect(!(cond), 0))                                      \
+			profil__check_failed("libprofil: " __FILE__                    \
+					     ":" PROFIL_STR(__LINE__) ": " msg "\n");  \
+	} while (0)
+
+/* AS-safe.  Does not return. */
+PROFIL_HIDDEN _Noreturn void profil__check_failed(const char *msg);
+
+/* Convert an internal result (0 or -errno) to the classic "-1 and errno"
+ * convention.  errno is left untouched on success.  AS-safe. */
+static inline int profil__ret(int r)
+{
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return r;
+}
+
+/* ---- memory: mmap-backed, so usable where malloc is not (AS-safe) ---- */
+
+/* Zeroed memory of at least `size` bytes, or NULL.  AS-safe. */
+PROFIL_HIDDEN void *profil__alloc(size_t size);
+/* Free memory from profil__alloc; `size` must be the size asked for.  AS-safe. */
+PROFIL_HIDDEN void profil__free(void *p, size_t size);
+
+/* 0 if [p, p + len) is mapped writable, else -EFAULT.  len 0 is always 0.
+ * Has no visible effect on the memory.  AS-safe (raw syscalls only). */
+PROFIL_HIDDEN int profil__check_writable(const void *p, size_t len);
+/* 0 if [p, p + len) is readable, else -EFAULT.  AS-safe. */
+PROFIL_HIDDEN int profil__check_readable(const void *p, size_t len);
+
+/* ---- small AS-safe helpers ---- */
+
+PROFIL_HIDDEN pid_t profil__gettid(void);            /* AS-safe */
+/* Parse an unsigned decimal; -EINVAL on junk or overflow above max.  AS-safe. */
+PROFIL_HIDDEN int profil__parse_uint(const char *s, unsigned long max, unsigned long *out);
+/* Append a NUL-terminated string to buf (bounded, always terminated).  AS-safe. */
+PROFIL_HIDDEN void profil__strlcat(char *buf, size_t len, const char *s);
+/* Symbolic name of an errno value ("EACCES"), or "errno N" form in a static
+ * buffer for unknown ones... never NULL.  AS-safe for the known values. */
+PROFIL_HIDDEN const char *profil__errname(int err);
+/* Append an unsigned decimal.  AS-safe. */
+PROFIL_HIDDEN void profil__strlcat_u(char *buf, size_t len, unsigned long v);
+
+/* ---- environment, read once by the library constructor ---- */
+
+struct profil_env {
+	unsigned long hz;        /* PROFIL_HZ, 0 if unset */
+	int overflow;            /* PROFIL_OVERFLOW, -1 if unset */
+	int signo;               /* PROFIL_SIGNAL, 0 if unset */
+	char engine[24];         /* PROFIL_ENGINE, "" if unset */
+	char perf_mode[16];      /* PROFIL_PERF_MODE, "" if unset */
+	char bad[160];           /* names of variables that had invalid values */
+};
+PROFIL_HIDDEN extern struct profil_env profil__env;
+
+#endif

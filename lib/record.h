@@ -1,0 +1,32 @@
+/*
+ * record.h - the whole-process recorder used by `pcprof run`: every sample's
+ * pc is counted in a table in memory shared with pcprof, so the data
+ * survives any death of the program.  Started by the library constructor
+ * when the PCPROF_* environment is present.  See docs/formats.md.
+ */
+#ifndef PROFIL_RECORD_H
+#define PROFIL_RECORD_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+
+struct profil_rec;
+
+/* The active recorder, NULL if none.  Read by the handler. */
+PROFIL_HIDDEN extern struct profil_rec *_Atomic profil__rec;
+
+/* Count `weight` ticks at pc.  AS-safe. */
+PROFIL_HIDDEN void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight);
+
+/* Rate the recorder asked for (0: none).  AS-safe. */
+PROFIL_HIDDEN unsigned int profil__record_hz(void);
+
+/* Called by session.c: at start-up (not AS-safe), in the child after fork
+ * (control lock held), and around exec (control lock held). */
+PROFIL_HIDDEN void profil__record_init(void);
+PROFIL_HIDDEN void profil__record_fork_child(void);
+PROFIL_HIDDEN void profil__record_exec(void);
+PROFIL_HIDDEN void profil__record_exec_failed(void);
+
+#endif

@@ -1,0 +1,722 @@
+/*
+ * session.c - the control path: which configuration is installed, which
+ * engine runs it, and which signal dispositions we own.
+ *
+ * Locking.  One control lock (ctl) serialises every change.  It is taken
+ * only after blocking every asynchronous signal in the calling thread
+ * (profil__lock), so no signal handler can run in the thread that holds it:
+ * pcsample() may be called from a signal handler, and our own profiling
+ * handler never takes it.  Order: ctl, then the thread-creation handshake of
+ * threads.c (taken inside ctl by engine start/stop; pthread_create never
+ * waits for ctl in the creating thread).  The handler takes no lock besides
+ * the misaligned-counter spin lock, which nothing else takes.
+ *
+ * Publication protocol (what makes "the old buffer is never written after
+ * the call returns" true):
+ *   1. build the new configuration completely (config.c);
+ *   2. start the engine if needed, with our handler installed first;
+ *   3. swap profil__cur atomically;
+ *   4. wait until profil__inflight is 0: every handler that may have loaded
+ *      the old pointer incremented it before loading, so once it was seen at
+ *      0 after the swap none of them is still running;
+ *   5. stop the engine if nothing needs it, restore dispositions, free the
+ *      old configuration.
+ *
+ * Signals.  Before installing a handler we save the disposition in place;
+ * deliveries that are not ours (another itimer, kill) are passed to it.  On
+ * stop we put it back only if ours is still installed, after a moment at
+ * SIG_IGN, which discards any of our signals still pending in any thread:
+ * otherwise a late SIGPROF could hit a restored SIG_DFL and kill the program.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "../include/profil_ext.h"
+#include "config.h"
+#include "record.h"
+#include "session.h"
+
+/* Preference order.  Which of the first two leads depends on the rate (see
+ * order_for); manual is only ever chosen by name. */
+static const struct profil_engine *const engines[] = {
+	&profil__engine_thread_timer,
+	&profil__engine_perf,
+	&profil__engine_process_timer,
+	&profil__engine_manual,
+};
+#define NENGINES (sizeof engines / sizeof engines[0])
+
+/* Errors after which the next engine is tried (libuv's explicit-list
+ * style): permission, missing kernel support, resource limits. */
+static bool fallback_error(int r)
+{
+	switch (-r) {
+	case EACCES: case EPERM: case ENOSYS: case ENOENT: case ENODEV:
+	case EMFILE: case ENFILE: case EAGAIN: case EOPNOTSUPP: case EINVAL:
+	case E2BIG: case EBUSY: case ENOMEM:
+		return true;
+	}
+	return false;
+}
+
+const char profil__cookie[1];
+struct profil_env profil__env;
+_Atomic uint32_t profil__start_seq;
+uint64_t profil__pcs_last_count;
+
+static atomic_flag ctl = ATOMIC_FLAG_INIT;
+
+static struct {
+	struct profil_cfg *cfg;                     /* installed, owned */
+	const struct profil_engine *_Atomic engine; /* running */
+	const struct profil_engine *last;           /* last that ran */
+	const struct profil_engine *forced;         /* by name, or NULL */
+	struct profil_run run;                      /* of the running engine */
+	int sig;                                    /* handled for the engine */
+	bool guard;                                 /* SIGSEGV/SIGBUS hook in */
+	_Atomic int policy;
+	_Atomic unsigned int base_hz;
+	char why[256];
+	struct profil_cfg *exec_saved;              /* stopped for an exec */
+	sigset_t fork_mask;
+} S;
+
+/* ---- lock ---- */
+
+void profil__lock(sigset_t *saved)
+{
+	sigset_t all;
+	sigfillset(&all);
+	/* Synchronous signals stay deliverable: blocking them would turn a
+	 * fault into a forced kill. */
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+	while (atomic_flag_test_and_set_explicit(&ctl, memory_order_acquire))
+		sched_yield();
+}
+
+void profil__unlock(const sigset_t *saved)
+{
+	atomic_flag_clear_explicit(&ctl, memory_order_release);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+/* ---- small queries ---- */
+
+const struct profil_engine *profil__running_engine(void)
+{
+	return atomic_load(&S.engine);
+}
+
+int profil__policy(void)
+{
+	return atomic_load(&S.policy);
+}
+
+unsigned int profil__base_hz(void)
+{
+	return atomic_load(&S.base_hz);
+}
+
+unsigned int profil__kernel_hz(void)
+{
+	/* The coarse clocks advance once per tick, so their resolution is the
+	 * tick length: 4 ms with CONFIG_HZ=250.  (sysconf(_SC_CLK_TCK) is
+	 * USER_HZ, always 100 on x86-64, and says nothing about the tick.) */
+	static unsigned int hz;
+	if (!hz) {
+		struct timespec res;
+		if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && res.tv_sec == 0 &&
+		    res.tv_nsec > 0)
+			hz = (unsigned int)((1000000000L + res.tv_nsec / 2) / res.tv_nsec);
+	}
+	return hz;
+}
+
+/* ---- signals ---- */
+
+static bool is_ours(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) &&
+	       (sa->sa_sigaction == profil__on_signal || sa->sa_sigaction == profil__on_fault);
+}
+
+static int take_signal(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction cur, sa;
+	if (sigaction(sig, NULL, &cur) < 0)
+		return -errno;
+	if (is_ours(&cur))
+		return 0;
+	profil__prev_action[sig] = cur;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	/* A fault inside the handler (a counter buffer unmapped under us) must
+	 * reach profil__on_fault, so synchronous signals stay unblocked. */
+	sigdelset(&sa.sa_mask, SIGSEGV);
+	sigdelset(&sa.sa_mask, SIGBUS);
+	sigdelset(&sa.sa_mask, SIGILL);
+	sigdelset(&sa.sa_mask, SIGFPE);
+	if (sigaction(sig, &sa, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void release_signal(int sig, bool flush)
+{
+	struct sigaction cur;
+	if (sigaction(sig, NULL, &cur) < 0 || !is_ours(&cur))
+		return; /* the program installed its own since: leave it */
+	if (flush) {
+		struct sigaction ign;
+		memset(&ign, 0, sizeof ign);
+		ign.sa_handler = SIG_IGN;
+		sigaction(sig, &ign, NULL);
+	}
+	sigaction(sig, &profil__prev_action[sig], NULL);
+}
+
+static int set_guard(bool on)
+{
+	if (on == S.guard)
+		return 0;
+	if (on) {
+		int r = take_signal(SIGSEGV, profil__on_fault);
+		if (r == 0 && (r = take_signal(SIGBUS, profil__on_fault)) < 0)
+			release_signal(SIGSEGV, false);
+		if (r < 0)
+			return r;
+	} else {
+		release_signal(SIGBUS, false);
+		release_signal(SIGSEGV, false);
+	}
+	S.guard = on;
+	return 0;
+}
+
+/* ---- engines ---- */
+
+static void why_add(const char *name, const char *text)
+{
+	if (S.why[0])
+		profil__strlcat(S.why, sizeof S.why, "; ");
+	profil__strlcat(S.why, sizeof S.why, name);
+	profil__strlcat(S.why, sizeof S.why, ": ");
+	profil__strlcat(S.why, sizeof S.why, text);
+}
+
+/* Per-thread CPU timers cannot fire more often than the kernel tick, so a
+ * rate above it (or pcsample, which needs a distinct pc per tick) puts perf
+ * first; otherwise the cheaper, permission-free thread timer leads. */
+static bool want_subtick(const struct profil_run *run)
+{
+	unsigned int khz = profil__kernel_hz();
+	return khz && run->hz > khz;
+}
+
+static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
+{
+	size_t n = 0;
+	if (S.forced) {
+		out[n++] = S.forced;
+		return n;
+	}
+	if (want_subtick(run))
+		out[n++] = &profil__engine_perf;
+	for (size_t i = 0; i < NENGINES; i++)
+		if (engines[i] != &profil__engine_manual && engines[i] != out[0])
+			out[n++] = engines[i];
+	return n;
+}
+
+static void reset_counters(void)
+{
+	atomic_store(&profil__ctr.signals, 0);
+	atomic_store(&profil__ctr.ticks, 0);
+	atomic_store(&profil__ctr.counted, 0);
+	atomic_store(&profil__ctr.outside, 0);
+	atomic_store(&profil__ctr.lost, 0);
+	profil__thread_attaches = 0;
+	profil__thread_errors = 0;
+}
+
+static int try_engine(const struct profil_engine *e, const struct profil_run *run)
+{
+	int sig = e->signal(run), r = 0;
+	if (sig && (r = take_signal(sig, profil__on_signal)) < 0)
+		return r;
+	profil__threads_block_creation();
+	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
+	r = e->start(run);
+	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq)) < 0) {
+		profil__threads_detach_all(e);
+		e->stop();
+	}
+	if (r == 0)
+		atomic_store(&S.engine, e);
+	profil__threads_unblock_creation();
+	if (r < 0) {
+		if (sig)
+			release_signal(sig, true);
+		return r;
+	}
+	S.sig = sig;
+	S.run = *run;
+	return 0;
+}
+
+static int start_engine(const struct profil_run *run)
+{
+	const struct profil_engine *order[NENGINES];
+	size_t n = order_for(run, order);
+	int err = -ENOSYS;
+
+	S.why[0] = '\0';
+	reset_counters();
+	for (size_t i = 0; i < n; i++) {
+		const struct profil_engine *e = order[i];
+		char reason[128] = "";
+		int r = e->probe(run, reason, sizeof reason);
+		if (r == 0 && (r = try_engine(e, run)) < 0 && !reason[0]) {
+			profil__strlcat(reason, sizeof reason, "start failed: ");
+			profil__strlcat(reason, sizeof reason, profil__errname(-r));
+		}
+		if (r == 0) {
+			char text[160] = "chosen";
+			if (S.forced)
+				profil__strlcat(text, sizeof text, " by name");
+			else if (want_subtick(run))
+				profil__strlcat(text, sizeof text, ", rate above the kernel tick");
+			else
+				profil__strlcat(text, sizeof text, ", rate within the kernel tick");
+			if (e->variant) {
+				profil__strlcat(text, sizeof text, " (");
+				profil__strlcat(text, sizeof text, e->variant());
+				profil__strlcat(text, sizeof text, ")");
+			}
+			why_add(e->name, text);
+			S.last = e;
+			return 0;
+		}
+		why_add(e->name, reason);
+		err = r;
+		if (!fallback_error(r))
+			break;
+	}
+	return err;
+}
+
+static void stop_engine(void)
+{
+	const struct profil_engine *e = atomic_load(&S.engine);
+	if (!e)
+		return;
+	profil__threads_block_creation();
+	atomic_store(&S.engine, NULL);
+	if (e->attach)
+		profil__threads_detach_all(e);
+	e->stop();
+	profil__threads_unblock_creation();
+	if (S.sig)
+		release_signal(S.sig, true);
+	S.sig = 0;
+}
+
+/* ---- install ---- */
+
+static void quiesce(void)
+{
+	while (atomic_load(&profil__inflight))
+		sched_yield();
+}
+
+static bool same_run(const struct profil_run *a, const struct profil_run *b)
+{
+	return a->hz == b->hz && a->distinct == b->distinct && a->signo == b->signo;
+}
+
+static void make_run(const struct profil_cfg *cfg, struct profil_run *run)
+{
+	memset(run, 0, sizeof *run);
+	run->hz = cfg ? cfg->hz : profil__record_hz();
+	if (!run->hz)
+		run->hz = profil__base_hz();
+	run->signo = profil__env.signo ? profil__env.signo : SIGPROF;
+	run->distinct = cfg && cfg->kind == PROFIL_PCSAMPLE;
+	memcpy(run->perf_mode, profil__env.perf_mode, sizeof run->perf_mode);
+}
+
+static uint64_t pcs_count(const struct profil_cfg *c)
+{
+	uint64_t n = atomic_load(&c->next), f = atomic_load(&c->fault_at);
+	if (n > c->cap)
+		n = c->cap;
+	return n < f ? n : f;
+}
+
+static int install_locked(struct profil_cfg *cfg, int call)
+{
+	struct profil_cfg *old = S.cfg;
+	bool need = cfg || atomic_load(&profil__rec);
+	const struct profil_engine *running = atomic_load(&S.engine);
+	int r;
+
+	if (need) {
+		struct profil_run run;
+		make_run(cfg, &run);
+		if (!running || !same_run(&run, &S.run)) {
+			struct profil_run prev = S.run;
+			if (running)
+				stop_engine();
+			if ((r = start_engine(&run)) < 0) {
+				if (running)
+					start_engine(&prev);
+				return r;
+			}
+		}
+	}
+	if (cfg && (r = set_guard(true)) < 0) {
+		if (!running)
+			stop_engine();
+		return r;
+	}
+
+	atomic_store(&profil__cur, cfg);
+	S.cfg = cfg;
+	quiesce();
+
+	if (!need)
+		stop_engine();
+	if (!cfg)
+		set_guard(false);
+	if (old && old->kind == PROFIL_PCSAMPLE)
+		profil__pcs_last_count = pcs_count(old);
+	if (call == PROFIL_CALL_OTHER)
+		profil__pcs_last_count = 0;
+	if (old)
+		profil__cfg_free(old);
+	atomic_store(&profil__stop_pending, false);
+	return 0;
+}
+
+/* A configuration that stopped itself in the handler is torn down at the
+ * next control call (the handler cannot delete timers or restore
+ * dispositions). */
+static void settle(void)
+{
+	if (S.cfg && atomic_load(&S.cfg->stopped))
+		install_locked(NULL, PROFIL_CALL_SETTLE);
+}
+
+int profil__install_locked(struct profil_cfg *cfg, int call)
+{
+	settle();
+	return install_locked(cfg, call);
+}
+
+int profil__install(struct profil_cfg *cfg, int call)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	int r = profil__install_locked(cfg, call);
+	profil__unlock(&saved);
+	return r;
+}
+
+struct profil_cfg *profil__current_locked(void)
+{
+	settle();
+	return S.cfg;
+}
+
+int profil__record_changed(void)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	settle();
+	int r = 0;
+	bool need = S.cfg || atomic_load(&profil__rec);
+	if (need != (atomic_load(&S.engine) != NULL))
+		r = install_locked(S.cfg, PROFIL_CALL_SETTLE);
+	profil__unlock(&saved);
+	return r;
+}
+
+/* ---- exec (exec.c) ---- */
+
+void profil__exec_prepare(void)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	settle();
+	profil__record_exec();
+	struct profil_cfg *cfg = S.cfg;
+	atomic_store(&profil__cur, NULL);
+	S.cfg = NULL;
+	quiesce();
+	stop_engine();
+	set_guard(false);
+	S.exec_saved = cfg;
+	profil__unlock(&saved);
+}
+
+void profil__exec_failed(void)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	struct profil_cfg *cfg = S.exec_saved;
+	S.exec_saved = NULL;
+	profil__record_exec_failed();
+	if (cfg && install_locked(cfg, PROFIL_CALL_SETTLE) < 0)
+		profil__cfg_free(cfg);
+	else if (!cfg)
+		install_locked(NULL, PROFIL_CALL_SETTLE);
+	profil__unlock(&saved);
+}
+
+/* ---- fork ---- */
+
+static void fork_prepare(void)
+{
+	profil__lock(&S.fork_mask);
+}
+
+static void fork_parent(void)
+{
+	profil__unlock(&S.fork_mask);
+}
+
+/* Profiling continues in the child (every seed system does this; glibc does
+ * not).  The child has one thread, inherited dispositions and memory (so it
+ * counts into its own copy-on-write buffers), but none of the parent's
+ * timers; perf fds it inherited belong to the parent's events. */
+static void fork_child(void)
+{
+	atomic_flag_clear(&ctl);
+	atomic_store(&profil__inflight, 0);
+	profil__exec_set_pid();
+	profil__threads_fork_child();
+	profil__record_fork_child();
+	const struct profil_engine *e = atomic_load(&S.engine);
+	if (e) {
+		e->fork_child();
+		atomic_store(&S.engine, NULL);
+		struct profil_run run = S.run;
+		/* The parent's engine first; if it cannot run here, the usual
+		 * order; if nothing can, the state is off in the child. */
+		if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+			atomic_store(&profil__cur, NULL);
+			S.cfg = NULL;
+		}
+	}
+	profil__unlock(&S.fork_mask);
+}
+
+/* ---- public extensions ---- */
+
+static const struct profil_engine *engine_by_name(const char *name)
+{
+	for (size_t i = 0; i < NENGINES; i++)
+		if (strcmp(engines[i]->name, name) == 0)
+			return engines[i];
+	return NULL;
+}
+
+PROFIL_API int profil_set_engine(const char *name)
+{
+	const struct profil_engine *e = NULL;
+	if (name && strcmp(name, "auto") != 0 && !(e = engine_by_name(name)))
+		return profil__ret(-EINVAL);
+	sigset_t saved;
+	profil__lock(&saved);
+	S.forced = e;
+	profil__unlock(&saved);
+	return 0;
+}
+
+PROFIL_API const char *profil_engine_name(void)
+{
+	const struct profil_engine *e = atomic_load(&S.engine);
+	if (!e)
+		e = S.last;
+	return e ? e->name : NULL;
+}
+
+PROFIL_API int profil_state(void)
+{
+	struct profil_cfg *c = atomic_load(&profil__cur);
+	if (!c || atomic_load(&c->stopped))
+		return PROFIL_OFF;
+	return c->kind;
+}
+
+PROFIL_API unsigned int profil_hz(void)
+{
+	return profil__base_hz();
+}
+
+PROFIL_API int profil_set_hz(unsigned int hz)
+{
+	if (hz < 1 || hz > 10000)
+		return profil__ret(-EINVAL);
+	return (int)atomic_exchange(&S.base_hz, hz);
+}
+
+PROFIL_API int profil_overflow_policy(int policy)
+{
+	if (policy == PROFIL_OVF_QUERY)
+		return atomic_load(&S.policy);
+	if (policy != PROFIL_OVF_SATURATE && policy != PROFIL_OVF_WRAP &&
+	    policy != PROFIL_OVF_STOP)
+		return profil__ret(-EINVAL);
+	return atomic_exchange(&S.policy, policy);
+}
+
+PROFIL_API int profil_stats(struct profil_stats *st)
+{
+	if (!st)
+		return profil__ret(-EFAULT);
+	memset(st, 0, sizeof *st);
+	sigset_t saved;
+	profil__lock(&saved);
+	const struct profil_engine *e = atomic_load(&S.engine);
+	st->hz = e ? S.run.hz : 0;
+	st->base_hz = profil__base_hz();
+	st->signals = atomic_load(&profil__ctr.signals);
+	st->ticks = atomic_load(&profil__ctr.ticks);
+	st->counted = atomic_load(&profil__ctr.counted);
+	st->outside = atomic_load(&profil__ctr.outside);
+	st->lost = atomic_load(&profil__ctr.lost);
+	st->threads = profil__thread_attaches;
+	st->thread_errors = profil__thread_errors;
+	const struct profil_engine *shown = e ? e : S.last;
+	if (shown)
+		profil__strlcat(st->engine, sizeof st->engine, shown->name);
+	profil__strlcat(st->why, sizeof st->why, S.why);
+	if (profil__env.bad[0]) {
+		profil__strlcat(st->why, sizeof st->why, "; ignored invalid ");
+		profil__strlcat(st->why, sizeof st->why, profil__env.bad);
+	}
+	profil__unlock(&saved);
+	return 0;
+}
+
+PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
+{
+	/* Block signals so that a handler calling pcsample() cannot wait for
+	 * this very thread to leave the accounting path. */
+	sigset_t all, saved;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return active ? 0 : -1;
+}
+
+bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight)
+{
+	for (size_t i = 0; i < NENGINES; i++)
+		if (engines[i]->classify(sig, si, weight))
+			return true;
+	return false;
+}
+
+/* ---- initialisation ---- */
+
+static void env_bad(const char *name)
+{
+	if (profil__env.bad[0])
+		profil__strlcat(profil__env.bad, sizeof profil__env.bad, ", ");
+	profil__strlcat(profil__env.bad, sizeof profil__env.bad, name);
+}
+
+static int parse_signal(const char *s)
+{
+	unsigned long v;
+	if (strncmp(s, "SIG", 3) == 0)
+		s += 3;
+	if (strcmp(s, "PROF") == 0)
+		return SIGPROF;
+	if (strcmp(s, "VTALRM") == 0)
+		return SIGVTALRM;
+	if (strcmp(s, "USR1") == 0)
+		return SIGUSR1;
+	if (strcmp(s, "USR2") == 0)
+		return SIGUSR2;
+	if (strncmp(s, "RTMIN+", 6) == 0 && profil__parse_uint(s + 6, 64, &v) == 0 &&
+	    SIGRTMIN + (int)v <= SIGRTMAX)
+		return SIGRTMIN + (int)v;
+	if (strcmp(s, "RTMIN") == 0)
+		return SIGRTMIN;
+	if (profil__parse_uint(s, 64, &v) == 0 && (v == SIGPROF || v == SIGVTALRM ||
+						    v == SIGUSR1 || v == SIGUSR2 ||
+						    ((int)v >= SIGRTMIN && (int)v <= SIGRTMAX)))
+		return (int)v;
+	return 0;
+}
+
+static void read_env(void)
+{
+	const char *s;
+	unsigned long v;
+
+	profil__env.overflow = -1;
+	if ((s = getenv("PROFIL_HZ"))) {
+		if (profil__parse_uint(s, 10000, &v) == 0 && v >= 1)
+			profil__env.hz = v;
+		else
+			env_bad("PROFIL_HZ");
+	}
+	if ((s = getenv("PROFIL_OVERFLOW"))) {
+		if (strcmp(s, "saturate") == 0)
+			profil__env.overflow = PROFIL_OVF_SATURATE;
+		else if (strcmp(s, "wrap") == 0)
+			profil__env.overflow = PROFIL_OVF_WRAP;
+		else if (strcmp(s, "stop") == 0)
+			profil__env.overflow = PROFIL_OVF_STOP;
+		else
+			env_bad("PROFIL_OVERFLOW");
+	}
+	if ((s = getenv("PROFIL_ENGINE"))) {
+		if (strcmp(s, "auto") == 0 || engine_by_name(s))
+			profil__strlcat(profil__env.engine, sizeof profil__env.engine, s);
+		else
+			env_bad("PROFIL_ENGINE");
+	}
+	if ((s = getenv("PROFIL_SIGNAL"))) {
+		if (!(profil__env.signo = parse_signal(s)))
+			env_bad("PROFIL_SIGNAL");
+	}
+	if ((s = getenv("PROFIL_PERF_MODE"))) {
+		if (strcmp(s, "sigtrap") == 0 || strcmp(s, "fasync") == 0)
+			profil__strlcat(profil__env.perf_mode, sizeof profil__env.perf_mode, s);
+		else
+			env_bad("PROFIL_PERF_MODE");
+	}
+}
+
+__attribute__((constructor(101))) static void session_init(void)
+{
+	read_env();
+	long tck = sysconf(_SC_CLK_TCK);
+	atomic_store(&S.base_hz, profil__env.hz ? (unsigned int)profil__env.hz
+			       : tck > 0 && tck <= 10000 ? (unsigned int)tck : 100);
+	atomic_store(&S.policy, profil__env.overflow >= 0 ? profil__env.overflow
+							   : PROFIL_OVF_SATURATE);
+	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
+		S.forced = engine_by_name(profil__env.engine);
+	profil__threads_init();
+	profil__exec_set_pid();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	profil__record_init();
+}

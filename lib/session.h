@@ -1,0 +1,70 @@
+/*
+ * session.h - the control path shared by the public entry points: install a
+ * configuration, choose and run the engine, own the signals.  Not AS-safe
+ * unless stated; see the top of session.c for the lock order.
+ */
+#ifndef PROFIL_SESSION_H
+#define PROFIL_SESSION_H
+
+#include "engine.h"
+#include "sample.h"
+
+/* Take / release the control lock.  Blocks every asynchronous signal in the
+ * calling thread first (restored by unlock), so a signal handler that calls
+ * pcsample() can never deadlock against its own thread.  AS-safe. */
+PROFIL_HIDDEN void profil__lock(sigset_t *saved);
+PROFIL_HIDDEN void profil__unlock(const sigset_t *saved);
+
+/* Who is installing: pcsample keeps the previous session's sample count,
+ * any other profiling call resets it (illumos), a deferred teardown or an
+ * exec stop is neutral. */
+enum { PROFIL_CALL_OTHER = 0, PROFIL_CALL_PCSAMPLE = 1, PROFIL_CALL_SETTLE = 2 };
+
+/*
+ * Replace the process-wide configuration by cfg (NULL: off), starting or
+ * stopping the engine as needed.  On success the previous configuration is
+ * freed and, once this returns, no handler touches its buffers any more.
+ * On failure nothing changed and cfg is not consumed.  Control lock NOT held
+ * by the caller.  AS-safe (pcsample's path).
+ */
+PROFIL_HIDDEN int profil__install(struct profil_cfg *cfg, int call);
+
+/* Same, for a caller that already holds the control lock (the AIX entry
+ * point decides under the lock whether the call is effective). */
+PROFIL_HIDDEN int profil__install_locked(struct profil_cfg *cfg, int call);
+
+/* The configuration installed now (lock held), NULL if off or stopped. */
+PROFIL_HIDDEN struct profil_cfg *profil__current_locked(void);
+
+/* Policy and base rate in force for configurations built now.  AS-safe. */
+PROFIL_HIDDEN int profil__policy(void);
+PROFIL_HIDDEN unsigned int profil__base_hz(void);
+
+/* The recorder (record.c) started or stopped: start or stop the engine to
+ * match.  Control lock not held.  Not AS-safe. */
+PROFIL_HIDDEN int profil__record_changed(void);
+
+/* pcsample's count of the previous session (see pcsample.c). */
+PROFIL_HIDDEN extern uint64_t profil__pcs_last_count;
+
+/* Engine running now (NULL if none).  AS-safe (atomic load). */
+PROFIL_HIDDEN const struct profil_engine *profil__running_engine(void);
+/* Incremented each time an engine starts. */
+PROFIL_HIDDEN extern _Atomic uint32_t profil__start_seq;
+
+/* threads.c, called with the control lock held */
+PROFIL_HIDDEN void profil__threads_init(void);
+PROFIL_HIDDEN int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq);
+PROFIL_HIDDEN void profil__threads_detach_all(const struct profil_engine *e);
+PROFIL_HIDDEN void profil__threads_fork_child(void);
+PROFIL_HIDDEN void profil__threads_block_creation(void);
+PROFIL_HIDDEN void profil__threads_unblock_creation(void);
+PROFIL_HIDDEN extern unsigned long long profil__thread_attaches, profil__thread_errors;
+
+/* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
+PROFIL_HIDDEN void profil__exec_prepare(void);
+PROFIL_HIDDEN void profil__exec_failed(void);
+/* Remember our pid (start-up, fork child) to recognise a vfork child. */
+PROFIL_HIDDEN void profil__exec_set_pid(void);
+
+#endif

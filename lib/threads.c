@@ -1,0 +1,320 @@
+/*
+ * threads.c - which threads exist, and arming per-thread engines on them.
+ *
+ * Per-thread engines must cover the threads that exist when profiling starts
+ * and every thread created later, and must leave nothing behind (no timer,
+ * no fd) when a thread exits.  Two sources of truth:
+ *
+ *   - TRACKED threads were created through our pthread_create(), which wraps
+ *     the start routine: the new thread registers itself (and is armed if
+ *     profiling is on) before running the caller's code, and a pthread key
+ *     destructor disarms and frees its slot when it exits.
+ *   - FOREIGN threads existed before the library was loaded, or were made
+ *     without pthread_create.  start() finds them in /proc/self/task (read
+ *     with raw getdents64, no allocation); a slot whose thread is gone is
+ *     swept at the next start or registration.
+ *
+ * A thread created while a start runs could be missed by both, or, with an
+ * engine whose kernel object is inherited at clone (perf), be covered twice.
+ * So creation and engine changes exclude each other with a small handshake
+ * (creating / changing, below), and the start sequence number recorded at
+ * creation tells the new thread whether its creator's coverage applies.
+ *
+ * Everything here except the pthread_create wrapper itself runs with the
+ * control lock held (profil__lock) and uses only syscalls and our own mmap'd
+ * slots, so it is safe on pcsample()'s async-signal-safe path.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+#include "engine.h"
+#include "session.h"
+
+enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
+
+#define CHUNK_SLOTS 255
+
+struct chunk {
+	struct chunk *next;
+	struct profil_thread slot[CHUNK_SLOTS];
+};
+
+static struct chunk *chunks;
+static pthread_key_t exit_key;
+static bool key_ok;
+
+/* Creation/engine-change handshake (Dekker style, sequentially consistent). */
+static _Atomic int creating, changing;
+
+unsigned long long profil__thread_attaches, profil__thread_errors;
+
+/* ---- slots ---- */
+
+static struct profil_thread *find(pid_t tid)
+{
+	for (struct chunk *c = chunks; c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++)
+			if (c->slot[i].tid == tid)
+				return &c->slot[i];
+	return NULL;
+}
+
+static struct profil_thread *alloc_slot(pid_t tid, int kind)
+{
+	struct profil_thread *t = find(0);
+	if (!t) {
+		struct chunk *c = profil__alloc(sizeof *c);
+		if (!c)
+			return NULL;
+		c->next = chunks;
+		chunks = c;
+		t = &c->slot[0];
+	}
+	t->tid = tid;
+	t->kind = (uint8_t)kind;
+	t->attached = false;
+	t->seen_seq = 0;
+	t->handle = -1;
+	return t;
+}
+
+static void release(struct profil_thread *t, const struct profil_engine *e)
+{
+	if (t->attached && e && e->detach)
+		e->detach(t);
+	t->attached = false;
+	t->tid = 0;
+	t->kind = THREAD_FREE;
+}
+
+static bool alive(pid_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
+}
+
+static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
+{
+	int r = e->attach(t, inherited);
+	if (r == 0) {
+		t->attached = true;
+		profil__thread_attaches++;
+	}
+	return r;
+}
+
+/* ---- engine start/stop (control lock held) ---- */
+
+void profil__threads_block_creation(void)
+{
+	atomic_store(&changing, 1);
+	while (atomic_load(&creating))
+		sched_yield();
+}
+
+void profil__threads_unblock_creation(void)
+{
+	atomic_store(&changing, 0);
+}
+
+/* Apply fn to every tid in /proc/self/task.  Returns 0, -ENOSYS without
+ * /proc, or the first error fn returns. */
+static int for_each_task(int (*fn)(pid_t tid, void *ctx), void *ctx)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOSYS;
+	char buf[2048] __attribute__((aligned(8)));
+	int result = 0;
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n && result == 0;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			unsigned long tid;
+			if (profil__parse_uint(d->d_name, 0x7fffffff, &tid) == 0 && tid)
+				result = fn((pid_t)tid, ctx);
+		}
+		if (result)
+			break;
+	}
+	syscall(SYS_close, fd);
+	return result;
+}
+
+struct attach_ctx {
+	const struct profil_engine *e;
+	uint32_t seq;
+};
+
+static int attach_task(pid_t tid, void *p)
+{
+	struct attach_ctx *ctx = p;
+	struct profil_thread *t = find(tid);
+	if (!t && !(t = alloc_slot(tid, THREAD_FOREIGN)))
+		return -ENOMEM;
+	t->seen_seq = ctx->seq;
+	if (t->attached)
+		return 0;
+	int r = attach(ctx->e, t, false);
+	/* A thread that exited since we listed it cannot be armed; that is
+	 * not an engine failure. */
+	if (r == -ESRCH || (r == -EINVAL && !alive(tid)))
+		return 0;
+	if (r < 0)
+		profil__thread_errors++;
+	return r;
+}
+
+int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq)
+{
+	struct attach_ctx ctx = { e, seq };
+	int r = for_each_task(attach_task, &ctx);
+	if (r == -ENOSYS) {
+		/* No /proc: cover at least the caller and tracked threads. */
+		r = attach_task(profil__gettid(), &ctx);
+		for (struct chunk *c = chunks; c && r == 0; c = c->next)
+			for (int i = 0; i < CHUNK_SLOTS && r == 0; i++)
+				if (c->slot[i].kind == THREAD_TRACKED && !c->slot[i].attached)
+					r = attach_task(c->slot[i].tid, &ctx);
+		return r;
+	}
+	if (r < 0)
+		return r;
+	/* Foreign slots that were not listed belong to dead threads. */
+	for (struct chunk *c = chunks; c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++)
+			if (c->slot[i].kind == THREAD_FOREIGN && c->slot[i].seen_seq != seq)
+				release(&c->slot[i], e);
+	return 0;
+}
+
+void profil__threads_detach_all(const struct profil_engine *e)
+{
+	for (struct chunk *c = chunks; c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++) {
+			struct profil_thread *t = &c->slot[i];
+			if (t->attached && e->detach)
+				e->detach(t);
+			t->attached = false;
+			if (t->kind == THREAD_FOREIGN)
+				release(t, NULL);
+		}
+}
+
+/* In the child after fork (control lock re-initialised, one thread). */
+void profil__threads_fork_child(void)
+{
+	struct profil_thread *self = key_ok ? pthread_getspecific(exit_key) : NULL;
+	for (struct chunk *c = chunks; c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++) {
+			struct profil_thread *t = &c->slot[i];
+			t->attached = false; /* the parent's timers/fds are not ours */
+			if (t != self)
+				release(t, NULL);
+		}
+	if (self)
+		self->tid = profil__gettid();
+	atomic_store(&creating, 0);
+	atomic_store(&changing, 0);
+}
+
+/* ---- thread birth and death ---- */
+
+/* Runs in every thread we created, before the caller's start routine. */
+static void thread_begin(uint32_t created_seq, bool created_running)
+{
+	sigset_t saved;
+	pid_t tid = profil__gettid();
+
+	profil__lock(&saved);
+	struct profil_thread *t = find(tid);
+	const struct profil_engine *e = profil__running_engine();
+	if (t && t->kind == THREAD_FOREIGN && t->seen_seq > created_seq) {
+		/* A start after our creation already found and armed us. */
+		t->kind = THREAD_TRACKED;
+	} else {
+		if (t) /* a dead thread's slot with our (reused) tid */
+			release(t, e);
+		t = alloc_slot(tid, THREAD_TRACKED);
+		if (t && e && e->attach) {
+			bool inherited = created_running &&
+					 created_seq == atomic_load(&profil__start_seq);
+			if (attach(e, t, inherited) < 0)
+				profil__thread_errors++;
+		}
+	}
+	profil__unlock(&saved);
+	if (t && key_ok)
+		pthread_setspecific(exit_key, t);
+}
+
+static void thread_end(void *p)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	release(p, profil__running_engine());
+	profil__unlock(&saved);
+}
+
+struct start_arg {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t seq;
+	bool running;
+};
+
+static void *start_thread(void *p)
+{
+	struct start_arg a = *(struct start_arg *)p;
+	free(p);
+	thread_begin(a.seq, a.running);
+	return a.fn(a.arg);
+}
+
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr,
+			      void *(*fn)(void *), void *arg)
+{
+	static create_fn *real;
+	if (!real) {
+		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
+		if (!real)
+			return EAGAIN;
+	}
+	struct start_arg *a = malloc(sizeof *a);
+	if (!a)
+		return real(thr, attr, fn, arg); /* untracked; found as foreign */
+	a->fn = fn;
+	a->arg = arg;
+
+	/* Creation excludes engine start/stop (see the top of this file). */
+	for (;;) {
+		atomic_fetch_add(&creating, 1);
+		if (!atomic_load(&changing))
+			break;
+		atomic_fetch_sub(&creating, 1);
+		while (atomic_load(&changing))
+			sched_yield();
+	}
+	a->seq = atomic_load(&profil__start_seq);
+	a->running = profil__running_engine() != NULL;
+	int rc = real(thr, attr, start_thread, a);
+	atomic_fetch_sub(&creating, 1);
+	if (rc)
+		free(a);
+	return rc;
+}
+
+void profil__threads_init(void)
+{
+	key_ok = pthread_key_create(&exit_key, thread_end) == 0;
+}

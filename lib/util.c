@@ -1,0 +1,209 @@
+/*
+ * util.c - small helpers for the rest of the library.  Everything here uses
+ * raw system calls and no libc state, so all of it is async-signal-safe
+ * (pcsample() must be, and it shares the control path).
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "internal.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+_Noreturn void profil__check_failed(const char *msg)
+{
+	(void)!write(2, msg, strlen(msg));
+	abort();
+}
+
+void *profil__alloc(size_t size)
+{
+	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void profil__free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size ? size : 1);
+}
+
+pid_t profil__gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+int profil__parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (max - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+void profil__strlcat(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(buf);
+	while (*s && n + 1 < len)
+		buf[n++] = *s++;
+	if (n < len)
+		buf[n] = '\0';
+}
+
+void profil__strlcat_u(char *buf, size_t len, unsigned long v)
+{
+	char tmp[24];
+	int i = (int)sizeof tmp - 1;
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	profil__strlcat(buf, len, tmp + i);
+}
+
+const char *profil__errname(int err)
+{
+	switch (err) {
+	case EACCES: return "EACCES (permission denied)";
+	case EPERM: return "EPERM (operation not permitted)";
+	case ENOSYS: return "ENOSYS (no such system call)";
+	case ENOENT: return "ENOENT (no such event)";
+	case ENODEV: return "ENODEV (no such device)";
+	case EMFILE: return "EMFILE (out of file descriptors)";
+	case ENFILE: return "ENFILE (system file table full)";
+	case EAGAIN: return "EAGAIN (resource temporarily unavailable)";
+	case EINVAL: return "EINVAL (not supported by this kernel)";
+	case E2BIG: return "E2BIG (attribute not supported by this kernel)";
+	case EOPNOTSUPP: return "EOPNOTSUPP (not supported)";
+	case ENOMEM: return "ENOMEM (out of memory)";
+	case EBUSY: return "EBUSY (signal in use)";
+	case ESRCH: return "ESRCH (no such thread)";
+	default: return "unexpected error";
+	}
+}
+
+/* ---- access checks ---- */
+
+static int parse_hex(const char **s, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+	for (;; (*s)++, n++) {
+		char c = **s;
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return n;
+}
+
+/*
+ * Walk /proc/self/maps (sorted by address) and check that [lo, hi) is covered
+ * by consecutive mappings that all carry permission `perm` ('r' or 'w').
+ * Returns 0, -EFAULT, or -ENOSYS if /proc is not available.  Reads in small
+ * chunks into a stack buffer: no allocation.
+ */
+static int check_maps(uint64_t lo, uint64_t hi, char perm)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOSYS;
+	char buf[4096];
+	size_t have = 0;
+	uint64_t need = lo; /* first address not yet known to be good */
+	int result = -EFAULT;
+	bool eof = false;
+
+	while (need < hi) {
+		char *nl = have ? memchr(buf, '\n', have) : NULL;
+		if (!nl) {
+			if (eof || have == sizeof buf)
+				break; /* no more lines, or a line longer than buf */
+			ssize_t r = (ssize_t)syscall(SYS_read, fd, buf + have, sizeof buf - have);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				eof = true;
+			else
+				have += (size_t)r;
+			continue;
+		}
+		/* "start-end perms ..." */
+		const char *s = buf;
+		uint64_t start, end;
+		bool ok = parse_hex(&s, &start) > 0 && *s++ == '-' && parse_hex(&s, &end) > 0 &&
+			  *s++ == ' ';
+		if (ok) {
+			bool has = (perm == 'r' ? s[0] : s[1]) == perm;
+			if (start > need)
+				break; /* a hole before the next mapping */
+			if (end > need) {
+				if (!has)
+					break;
+				need = end;
+			}
+		}
+		size_t used = (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, have - used);
+		have -= used;
+	}
+	if (need >= hi)
+		result = 0;
+	syscall(SYS_close, fd);
+	return result;
+}
+
+static int check_access(const void *p, size_t len, char perm)
+{
+	if (len == 0)
+		return 0;
+	uint64_t lo = (uintptr_t)p, hi = lo + len;
+	if (hi < lo)
+		return -EFAULT;
+	int r = check_maps(lo, hi, perm);
+	if (r != -ENOSYS)
+		return r;
+	if (perm == 'w') {
+		/* No /proc: MADV_POPULATE_WRITE (Linux 5.14) fails exactly when a
+		 * write would fault, without writing; it does fault pages in. */
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t a = lo & ~(page - 1);
+		if (syscall(SYS_madvise, (void *)a, (size_t)(hi - a), MADV_POPULATE_WRITE) == 0)
+			return 0;
+		return errno == EINVAL || errno == ENOMEM || errno == EFAULT ? -EFAULT : 0;
+	}
+	return 0; /* cannot tell: accept; the fault guard still protects us */
+}
+
+int profil__check_writable(const void *p, size_t len)
+{
+	return check_access(p, len, 'w');
+}
+
+int profil__check_readable(const void *p, size_t len)
+{
+	return check_access(p, len, 'r');
+}
