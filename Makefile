@@ -96,7 +96,7 @@ endif
 
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CLI_CFLAGS) -Ilib -MMD -MP -c -o $@ $<
+	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" -MMD -MP -c -o $@ $<
 
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
