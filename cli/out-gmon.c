@@ -1,0 +1,205 @@
+/*
+ * out-gmon.c - gprof's gmon.out, histogram records only, one file per
+ * module (docs/formats.md "gmon.out"; ecosystem.md 1a).
+ *
+ * gprof takes one image per run and every shared object's link-time
+ * addresses start near 0, so each module gets its own file, with the
+ * module's link-time addresses (pc - bias): `gprof -b -p MODULE FILE` then
+ * names its functions, for the executable and for each library alike.
+ *
+ * gprof's rules, as binutils 2.40 reads the file:
+ * - fields are packed, in the byte order and address size of the image;
+ * - hist_size counts bins, each an unsigned 16-bit counter; a bin covers
+ *   (high_pc - low_pc) / hist_size bytes, the same in every record;
+ * - records with exactly the same range are summed, which is how counts
+ *   above 65535 are carried: the same range again with the remainder;
+ * - prof_rate is samples per second: we write the achieved rate, so that
+ *   gprof's seconds add up to the CPU time the program used.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "util.h"
+
+#define MAX_BINS (1u << 22) /* 8 MiB of counters per record at most */
+
+struct enc {
+	bool big;      /* big-endian image */
+	int addr_size; /* 4 or 8 */
+};
+
+static void put(FILE *s, const struct enc *e, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int shift = e->big ? 8 * (n - 1 - i) : 8 * i;
+		fputc((int)((v >> shift) & 0xff), s);
+	}
+}
+
+/* Byte order and word size from the image's ELF header; ours if it cannot
+ * be read. */
+static struct enc image_encoding(const char *path)
+{
+	struct enc e = { .big = false, .addr_size = (int)sizeof(void *) };
+	uint16_t one = 1;
+	e.big = *(const uint8_t *)&one == 0;
+	unsigned char id[EI_NIDENT];
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return e;
+	if (read(fd, id, sizeof id) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0) {
+		if (id[EI_CLASS] == ELFCLASS32 || id[EI_CLASS] == ELFCLASS64)
+			e.addr_size = id[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+		if (id[EI_DATA] == ELFDATA2LSB || id[EI_DATA] == ELFDATA2MSB)
+			e.big = id[EI_DATA] == ELFDATA2MSB;
+	}
+	close(fd);
+	return e;
+}
+
+static int write_module(const struct flat *f, uint32_t m, const char *path, uint32_t rate,
+			char *err, size_t errlen)
+{
+	const struct flat_mod *mod = &f->mods[m];
+	uint64_t min = UINT64_MAX, max = 0;
+	for (size_t i = 0; i < f->npcs; i++) {
+		const struct flat_pc *p = &f->pcs[i];
+		if (p->mod != m || !p->samples)
+			continue;
+		if (p->addr < min)
+			min = p->addr;
+		if (p->addr > max)
+			max = p->addr;
+	}
+	/* Two-byte bins (gprof's unit) attribute every pc exactly; wider ones,
+	 * a power of two, only for a huge span of sampled pcs. */
+	uint64_t bpb = 2, lo, hi;
+	for (;;) {
+		lo = min & ~(bpb - 1);
+		hi = (max & ~(bpb - 1)) + bpb;
+		if ((hi - lo) / bpb <= MAX_BINS)
+			break;
+		bpb *= 2;
+	}
+	size_t nbins = (size_t)((hi - lo) / bpb);
+	uint64_t *bins = xcalloc(nbins, sizeof *bins);
+	uint64_t top = 0;
+	for (size_t i = 0; i < f->npcs; i++) {
+		const struct flat_pc *p = &f->pcs[i];
+		if (p->mod != m || !p->samples)
+			continue;
+		uint64_t *b = &bins[(p->addr - lo) / bpb];
+		*b += p->samples;
+		if (*b > top)
+			top = *b;
+	}
+
+	struct enc e = image_encoding(mod->symfile ? mod->symfile : mod->path);
+	struct out_file *o = out_open(path, err, errlen);
+	if (!o) {
+		free(bins);
+		return -1;
+	}
+	FILE *s = out_stream(o);
+	fwrite("gmon", 1, 4, s);
+	put(s, &e, 1, 4);            /* version */
+	put(s, &e, 0, 12);           /* spare */
+	do {
+		fputc(0, s);             /* tag: histogram */
+		put(s, &e, lo, e.addr_size);
+		put(s, &e, hi, e.addr_size);
+		put(s, &e, nbins, 4);
+		put(s, &e, rate, 4);
+		char dimen[15] = "seconds";
+		fwrite(dimen, 1, sizeof dimen, s);
+		fputc('s', s);
+		top = 0;
+		for (size_t i = 0; i < nbins; i++) {
+			uint64_t c = bins[i] > 65535 ? 65535 : bins[i];
+			put(s, &e, c, 2);
+			bins[i] -= c;
+			if (bins[i] > top)
+				top = bins[i];
+		}
+	} while (top > 0);
+	free(bins);
+	return out_close(o, err, errlen);
+}
+
+static int write_gmon(const struct flat *f, const char *dir, char *err, size_t errlen)
+{
+	if (strcmp(dir, "-") == 0) {
+		snprintf(err, errlen, "gmon writes one file per module: -o takes a directory");
+		return -1;
+	}
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (gmon writes one file per module)", dir);
+		return -1;
+	}
+	double achieved = flat_achieved_hz(f);
+	uint32_t rate = achieved >= 1 ? (uint32_t)(achieved + 0.5) : f->procs[0].p->hz;
+	if (!rate)
+		rate = 1;
+	size_t n;
+	uint32_t *ix = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &n);
+	char **names = xcalloc(n, sizeof *names);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct flat_mod *mod = &f->mods[ix[i]];
+		/* gmon.NAME.out, or gmon.NAME.2.out for a second file of that name */
+		size_t len = strlen(dir) + strlen(mod->name) + 32;
+		char *path = xmalloc(len);
+		for (int k = 1;; k++) {
+			if (k == 1)
+				snprintf(path, len, "%s/gmon.%s.out", dir, mod->name);
+			else
+				snprintf(path, len, "%s/gmon.%s.%d.out", dir, mod->name, k);
+			size_t j = 0;
+			while (j < i && strcmp(names[j], path) != 0)
+				j++;
+			if (j == i)
+				break;
+		}
+		names[i] = path;
+		rc = write_module(f, ix[i], path, rate, err, errlen);
+		if (rc)
+			break;
+		if (mod->symfile)
+			printf("%s: gprof -b -p %s %s\n", path, mod->symfile, path);
+		else
+			printf("%s: %s has no symbol table; gprof needs one "
+			       "(see --external-symbol-table in gprof(1))\n",
+			       path, mod->path);
+	}
+	uint64_t outside = f->shown;
+	for (size_t i = 0; i < n; i++)
+		outside -= f->mods[ix[i]].samples;
+	if (rc == 0 && outside)
+		fprintf(stderr, "note: %" PRIu64 " samples outside every mapped file are in no gmon file\n",
+			outside);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(ix);
+	return rc;
+}
+
+const struct out_format out_gmon = {
+	.name = "gmon",
+	.help = "gprof gmon.out files, one per module: DIR/gmon.MODULE.out",
+	.default_out = ".",
+	.directory = true,
+	.write = write_gmon,
+};
