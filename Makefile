@@ -128,6 +128,17 @@ $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
 
+# tests/cli-run/*.c test pcprof's own code (the data file, the raw
+# recordings) directly, so they link those objects instead of libprofil;
+# ppdump is not a test but the reader the shell tests there query.
+CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/util.o
+CLI_TEST_CFLAGS = $(CLI_CFLAGS) -Icli -Ilib -Itests
+$(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
+	@mkdir -p $(@D)
+	$(CC) $(CLI_TEST_CFLAGS) -o $@ $< $(CLI_TEST_OBJ) $(CLI_LIBS)
+
+tests: $(B)/tests/cli-run/ppdump
+
 examples:
 
 # ---- check -----------------------------------------------------------------
@@ -144,6 +155,16 @@ demo:
 	$(MAKE) deps
 	$(MAKE) all
 	tests/demo
+
+# ---- fuzzing -----------------------------------------------------------------
+# A libFuzzer build of the pcprof.data reader for tests/cli-run/t-fuzz.sh.
+# Not part of all: it needs clang's fuzzer runtime, which that test probes
+# for first (and SKIPs without).
+FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -Icli
+$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c cli/data.c cli/data.h cli/profile.h
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c cli/data.c -lz
 
 # ---- dependencies ------------------------------------------------------------
 
