@@ -512,9 +512,14 @@ static void fork_child(void)
 		e->fork_child();
 		atomic_store(&S.engine, NULL);
 		struct profil_run run = S.run;
-		/* The parent's engine first; if it cannot run here, the usual
-		 * order; if nothing can, the state is off in the child. */
-		if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+		if (!S.cfg && !atomic_load(&profil__rec)) {
+			/* Only a recorder that does not follow children needed it. */
+			if (S.sig)
+				release_signal(S.sig, true);
+			S.sig = 0;
+		} else if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+			/* The parent's engine first; if it cannot run here, the
+			 * usual order; if nothing can, the state is off. */
 			atomic_store(&profil__cur, NULL);
 			S.cfg = NULL;
 		}
