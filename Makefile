@@ -154,6 +154,25 @@ $(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
 
 tests: $(B)/tests/cli-run/ppdump
 
+# tests/cli-report: mkfixture writes profiles with known samples at its own
+# functions and at those of two test libraries (libcold.so linked stripped);
+# jsoncheck validates JSON without python.  Neither is a test: the t-*.sh
+# scripts run them.
+CLI_REPORT := $(B)/tests/cli-report
+$(CLI_REPORT)/lib%.so: tests/cli-report/%lib.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) -O1 -g -fPIC -shared -Wl,-soname,$(@F) \
+		$(if $(filter cold,$*),-s) -o $@ $<
+$(CLI_REPORT)/mkfixture: tests/cli-report/mkfixture.c $(CLI_TEST_OBJ) $(CLI_REPORT)/libhot.so \
+		$(CLI_REPORT)/libcold.so
+	$(CC) $(CLI_TEST_CFLAGS) -o $@ $< $(CLI_TEST_OBJ) -L$(CLI_REPORT) -lhot \
+		-Wl,-rpath,$(CURDIR)/$(CLI_REPORT) $(CLI_LIBS) -ldl
+$(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
+
+tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
+
 examples:
 
 # ---- check -----------------------------------------------------------------

@@ -71,14 +71,7 @@ int cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'f': fmtname = optarg; break;
 		case 'o': out = optarg; break;
-		case 'p': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (!*optarg || *end || v <= 0 || v > INT32_MAX)
-				die(2, "bad pid '%s'", optarg);
-			fo.pid = (int32_t)v;
-			break;
-		}
+		case 'p': fo.pid = flat_parse_pid(optarg); break;
 		case 'm': fo.module = optarg; break;
 		case 'F': fo.function = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -102,18 +95,11 @@ int cmd_export(int argc, char **argv)
 		out = fmt->default_out;
 
 	struct pp_profile prof;
+	struct flat *f = flat_open(file, &fo, &prof);
 	char err[512];
-	if (pp_read(file, &prof, err, sizeof err) != 0)
-		die(1, "%s: %s", file, err);
-	struct flat *f = flat_build(&prof, &fo, err, sizeof err);
-	if (!f) {
-		pp_free(&prof);
-		die(1, "%s: %s", file, err);
-	}
 	int rc = fmt->write(f, out, err, sizeof err);
 	flat_notes(f, stderr);
-	flat_free(f);
-	pp_free(&prof);
+	flat_close(f, &prof);
 	if (rc != 0)
 		die(1, "%s", err);
 	return 0;

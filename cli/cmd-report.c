@@ -48,19 +48,13 @@ static void usage(FILE *f)
 		"Percentages are of all samples of the selected processes.  See pcprof-report(1).\n");
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static int parse_u(const char *s, long max, const char *what)
+static size_t parse_limit(const char *s)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < 0 || v > max)
-		die(2, "bad %s '%s'", what, s);
-	return (int)v;
+	if (!*s || *end || v < 0 || v > INT32_MAX)
+		die(2, "bad limit '%s'", s);
+	return (size_t)v;
 }
 
 /* "thread-timer" or "thread-timer (2), perf (1)": the distinct values. */
@@ -169,7 +163,7 @@ static void lines(const struct flat *f, const struct ropts *o)
 	char buf[512];
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_line *l = &f->lines[ix[i]];
-		int k = l->file ? snprintf(buf, sizeof buf, "%s:%d", base_name(l->file), l->line) : 2;
+		int k = l->file ? snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line) : 2;
 		if (k > lw)
 			lw = k > 40 ? 40 : k;
 	}
@@ -182,7 +176,7 @@ static void lines(const struct flat *f, const struct ropts *o)
 		const struct flat_fn *fn = &f->fns[l->fn];
 		cum += l->samples;
 		if (l->file)
-			snprintf(buf, sizeof buf, "%s:%d", base_name(l->file), l->line);
+			snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line);
 		else
 			snprintf(buf, sizeof buf, "??");
 		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  %-*s  %-*s  %s\n", pct(f, l->samples),
@@ -197,9 +191,12 @@ static void modules(const struct flat *f, const struct ropts *o)
 	size_t n;
 	uint32_t *ix = flat_sorted_mods(f, o->sort, &n);
 	uint64_t outside = 0;
+	double outside_s = 0;
 	for (size_t i = 0; i < f->nfns; i++)
-		if (f->fns[i].mod == FLAT_NO_MOD)
+		if (f->fns[i].mod == FLAT_NO_MOD) {
 			outside += f->fns[i].samples;
+			outside_s += f->fns[i].seconds;
+		}
 	if (o->limit && n > o->limit)
 		n = o->limit;
 	int w = 8;
@@ -214,8 +211,8 @@ static void modules(const struct flat *f, const struct ropts *o)
 		       m->seconds, w, m->name, m->path);
 	}
 	if (outside)
-		printf("%6.2f  %9" PRIu64 "  %8s  %-*s  (pcs outside every mapped file)\n",
-		       pct(f, outside), outside, "", w, "[unknown]");
+		printf("%6.2f  %9" PRIu64 "  %8.2f  %-*s  (pcs outside every mapped file)\n",
+		       pct(f, outside), outside, outside_s, w, "[unknown]");
 	free(ix);
 }
 
@@ -324,7 +321,7 @@ int cmd_report(int argc, char **argv)
 		case 'M': o.views |= V_MODULES; break;
 		case 'P': o.views |= V_PROCESSES; break;
 		case 'T': o.views |= V_THREADS; break;
-		case 'p': fo.pid = parse_u(optarg, INT32_MAX, "pid"); break;
+		case 'p': fo.pid = flat_parse_pid(optarg); break;
 		case 'm': fo.module = optarg; break;
 		case 'f': fo.function = optarg; break;
 		case 's': {
@@ -334,7 +331,7 @@ int cmd_report(int argc, char **argv)
 			o.sort = (enum flat_sort)s;
 			break;
 		}
-		case 'n': o.limit = (size_t)parse_u(optarg, INT32_MAX, "limit"); break;
+		case 'n': o.limit = parse_limit(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -348,14 +345,7 @@ int cmd_report(int argc, char **argv)
 		o.views = V_FUNCTIONS;
 
 	struct pp_profile prof;
-	char err[512];
-	if (pp_read(file, &prof, err, sizeof err) != 0)
-		die(1, "%s: %s", file, err);
-	struct flat *f = flat_build(&prof, &fo, err, sizeof err);
-	if (!f) {
-		pp_free(&prof);
-		die(1, "%s: %s", file, err);
-	}
+	struct flat *f = flat_open(file, &fo, &prof);
 	header(f, file);
 	if (f->total == 0)
 		printf("\nno samples\n");
@@ -372,17 +362,10 @@ int cmd_report(int argc, char **argv)
 			threads(f, &o);
 	}
 	/* notes (symbols missing, binaries changed) after a blank line, if any */
-	char *notes = NULL;
-	size_t notes_len = 0;
-	FILE *ns = open_memstream(&notes, &notes_len);
-	if (ns) {
-		flat_notes(f, ns);
-		fclose(ns);
-	}
-	if (notes && *notes)
+	char *notes = flat_notes_text(f);
+	if (*notes)
 		printf("\n%s", notes);
 	free(notes);
-	flat_free(f);
-	pp_free(&prof);
+	flat_close(f, &prof);
 	return 0;
 }

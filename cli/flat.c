@@ -8,6 +8,7 @@
  */
 #include "flat.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -124,12 +125,6 @@ static bool fn_eq(void *ctx, uint32_t i)
 	return b->f->fns[i].mod == b->kmod && b->f->fns[i].start == b->kaddr;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t pi, uint32_t m)
 {
 	struct flat *f = b->f;
@@ -143,7 +138,7 @@ static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t p
 	struct flat_mod *fm = &f->mods[f->nmods];
 	*fm = (struct flat_mod){ 0 };
 	fm->path = xstrdup(pm->path);
-	fm->name = base_name(fm->path);
+	fm->name = basename(fm->path);
 	fm->build_id_len = pm->build_id_len > 40 ? 0 : pm->build_id_len;
 	memcpy(fm->build_id, pm->build_id, fm->build_id_len);
 	fm->is_exe = strcmp(pm->path, p->exe) == 0;
@@ -427,6 +422,48 @@ void flat_notes(const struct flat *f, FILE *out)
 {
 	for (size_t i = 0; i < f->nprocs; i++)
 		symtab_notes(f->st[i], out);
+}
+
+struct flat *flat_open(const char *file, const struct flat_opts *opts, struct pp_profile *prof)
+{
+	char err[512];
+	if (pp_read(file, prof, err, sizeof err) != 0)
+		die(1, "%s: %s", file, err);
+	struct flat *f = flat_build(prof, opts, err, sizeof err);
+	if (!f) {
+		pp_free(prof);
+		die(1, "%s: %s", file, err);
+	}
+	return f;
+}
+
+void flat_close(struct flat *f, struct pp_profile *prof)
+{
+	flat_free(f);
+	pp_free(prof);
+}
+
+int32_t flat_parse_pid(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v <= 0 || v > INT32_MAX)
+		die(2, "bad pid '%s'", s);
+	return (int32_t)v;
+}
+
+char *flat_notes_text(const struct flat *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&text, &len);
+	if (!s)
+		die(2, "out of memory");
+	flat_notes(f, s);
+	if (fclose(s) != 0 || !text)
+		die(2, "out of memory");
+	return text;
 }
 
 void flat_free(struct flat *f)

@@ -127,8 +127,19 @@ struct flat {
 struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts,
 			char *err, size_t errlen);
 
+/* For the commands: read FILE (pp_read) into *prof and build its flat
+ * profile; on any problem print "pcprof CMD: FILE: problem" and exit 1.
+ * flat_close frees both. */
+struct flat *flat_open(const char *file, const struct flat_opts *opts, struct pp_profile *prof);
+void flat_close(struct flat *f, struct pp_profile *prof);
+
+/* The argument of --pid: a positive pid, or exit 2 with a message. */
+int32_t flat_parse_pid(const char *s);
+
 /* Print symbolization notes and warnings once each ("note: ..."). */
 void flat_notes(const struct flat *f, FILE *out);
+/* The same, as a malloc'd string ("" if none). */
+char *flat_notes_text(const struct flat *f);
 
 void flat_free(struct flat *f);
 

@@ -133,6 +133,46 @@ static int write_module(const struct flat *f, uint32_t m, const char *path, uint
 	return out_close(o, err, errlen);
 }
 
+static int fn_start_cmp(const void *a, const void *b)
+{
+	const struct flat_fn *x = *(const struct flat_fn *const *)a;
+	const struct flat_fn *y = *(const struct flat_fn *const *)b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * For a module without .symtab: an nm-style symbol list of its sampled
+ * functions for gprof's --external-symbol-table, names as report shows them
+ * (exported names, or MODULE+0xADDRESS).  gprof ends a function where the
+ * next symbol starts, so a function of known size that the next one does
+ * not follow directly gets an end marker (it has no samples, and gprof
+ * hides rows without time).
+ */
+static int write_symbols(const struct flat *f, uint32_t m, const char *path, char *err,
+			 size_t errlen)
+{
+	const struct flat_fn **v = xcalloc(f->nfns, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < f->nfns; i++)
+		if (f->fns[i].mod == m && f->fns[i].samples)
+			v[n++] = &f->fns[i];
+	qsort(v, n, sizeof *v, fn_start_cmp);
+	struct out_file *o = out_open(path, err, errlen);
+	if (!o) {
+		free(v);
+		return -1;
+	}
+	FILE *s = out_stream(o);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(s, "%016" PRIx64 " T %s\n", v[i]->start, v[i]->label);
+		uint64_t end = v[i]->start + v[i]->size;
+		if (v[i]->size && (i + 1 == n || v[i + 1]->start > end))
+			fprintf(s, "%016" PRIx64 " T %s.end\n", end, v[i]->label);
+	}
+	free(v);
+	return out_close(o, err, errlen);
+}
+
 static int write_gmon(const struct flat *f, const char *dir, char *err, size_t errlen)
 {
 	if (strcmp(dir, "-") == 0) {
@@ -176,12 +216,19 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		rc = write_module(f, ix[i], path, rate, err, errlen);
 		if (rc)
 			break;
-		if (mod->symfile)
+		if (mod->symfile) {
 			printf("%s: gprof -b -p %s %s\n", path, mod->symfile, path);
-		else
-			printf("%s: %s has no symbol table; gprof needs one "
-			       "(see --external-symbol-table in gprof(1))\n",
-			       path, mod->path);
+			continue;
+		}
+		/* gmon.NAME.out -> gmon.NAME.syms */
+		char *syms = xmalloc(strlen(path) + 2);
+		strcpy(syms, path);
+		strcpy(syms + strlen(syms) - 4, ".syms");
+		rc = write_symbols(f, ix[i], syms, err, errlen);
+		if (rc == 0)
+			printf("%s: gprof -b -p --external-symbol-table=%s %s %s\n", path, syms,
+			       mod->path, path);
+		free(syms);
 	}
 	uint64_t outside = f->shown;
 	for (size_t i = 0; i < n; i++)

@@ -53,7 +53,7 @@ static const char *const style =
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	"td.fn{font-family:ui-monospace,monospace;word-break:break-all}"
 	"td.src{color:var(--muted);font-size:12px}\n"
-	".notes{color:var(--muted);font-size:13px}footer{margin-top:28px;color:var(--muted);"
+	".notes{color:var(--muted);font-size:13px;white-space:pre-wrap}footer{margin-top:28px;color:var(--muted);"
 	"font-size:12px}\n";
 
 static const char *mod_color(const struct flat *f, const uint32_t *rank, uint32_t mod)
@@ -251,19 +251,71 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 		out_html_str(s, f->fns[cellfn[c]].label);
 		fputs("</title></rect>\n", s);
 	}
+	/* Leader lines from the strip down to one label row each.  A line
+	 * runs down past the rows above its own, so choose the order of the
+	 * rows and the side of each label (left or right of its line) such
+	 * that no label is crossed by a later row's line and all fit: at most
+	 * 3! orders x 2^3 sides to try.  If none works, rightmost mark first
+	 * with labels to the right, which never crosses but may be clipped. */
+	double mx[3], est[3];
+	char pcs[3][16];
 	for (int i = 0; i < nm; i++) {
 		const struct flat_fn *fn = &f->fns[marks[i]];
-		double x = W * (double)(fn->start - lo) / span;
-		if (x < 0 || x > W)
-			x = 0;
-		double y = H + 4 + 16.0 * i;
-		fprintf(s, "<path d=\"M%.2f %.0fV%.0f\" stroke=\"%s\" stroke-width=\"1.5\"/>", x,
-			H, y + 8, mod_color(f, rank, m));
-		bool right = x > W / 2;
-		fprintf(s, "<text x=\"%.2f\" y=\"%.0f\" text-anchor=\"%s\">", right ? x - 4 : x + 4,
-			y + 11, right ? "end" : "start");
+		mx[i] = W * (double)(fn->start - lo) / span;
+		if (mx[i] < 0 || mx[i] > W)
+			mx[i] = 0;
+		snprintf(pcs[i], sizeof pcs[i], " %.1f%%", pct(f, fn->samples));
+		size_t len = strlen(fn->label);
+		est[i] = 7.3 * (double)((len > 40 ? 40 : len) + strlen(pcs[i]));
+	}
+	static const int perms[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+					 { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+	int order[3] = { 0, 1, 2 }, sides = 0, found = 0;
+	for (int p = 0; p < 6 && !found; p++) {
+		if (nm < 3 && (perms[p][0] >= nm || perms[p][1] >= nm))
+			continue;
+		for (int sm = 0; sm < (1 << nm) && !found; sm++) {
+			bool ok = true;
+			for (int r = 0; r < nm && ok; r++) {
+				int k = perms[p][r];
+				bool left = sm >> r & 1;
+				double a = left ? mx[k] - 4 - est[k] : mx[k] + 4;
+				double b = a + est[k];
+				ok = a >= 0 && b <= W;
+				for (int q = r + 1; q < nm && ok; q++) {
+					double x = mx[perms[p][q]];
+					ok = x < a - 3 || x > b + 3;
+				}
+			}
+			if (ok) {
+				memcpy(order, perms[p], sizeof order);
+				sides = sm;
+				found = 1;
+			}
+		}
+	}
+	if (!found) {
+		for (int i = 0; i < nm; i++)
+			order[i] = i;
+		for (int i = 1; i < nm; i++)
+			for (int j = i; j > 0 && mx[order[j]] > mx[order[j - 1]]; j--) {
+				int t = order[j];
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+	}
+	for (int r = 0; r < nm; r++) {
+		int k = order[r];
+		const struct flat_fn *fn = &f->fns[marks[k]];
+		bool left = sides >> r & 1;
+		double x = mx[k], y = H + 4 + 16.0 * r;
+		double tx = left ? x - 4 - est[k] : x + 4;
+		fprintf(s, "<path d=\"M%.2f %.0fV%.0fH%.2f\" fill=\"none\" stroke=\"%s\" "
+			   "stroke-width=\"1.5\"/>",
+			x, H, y + 7, left ? x - 2 : x + 2, mod_color(f, rank, m));
+		fprintf(s, "<text x=\"%.2f\" y=\"%.0f\">", tx, y + 11);
 		text_cut(s, fn->label, 40);
-		fprintf(s, " %.1f%%</text>\n", pct(f, fn->samples));
+		fprintf(s, "%s</text>\n", pcs[k]);
 	}
 	fputs("</svg></figure>\n", s);
 }
@@ -344,14 +396,8 @@ static int write_html(const struct flat *f, const char *out, char *err, size_t e
 		fputs("</section></main>\n", s);
 	}
 	/* the symbolization notes belong on the page, and on stderr as usual */
-	char *notes = NULL;
-	size_t notes_len = 0;
-	FILE *ns = open_memstream(&notes, &notes_len);
-	if (ns) {
-		flat_notes(f, ns);
-		fclose(ns);
-	}
-	if (notes && *notes) {
+	char *notes = flat_notes_text(f);
+	if (*notes) {
 		fputs("<pre class=\"notes\">", s);
 		out_html_str(s, notes);
 		fputs("</pre>\n", s);

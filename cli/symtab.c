@@ -92,12 +92,6 @@ static const Dwfl_Callbacks callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static void hex(char *out, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -141,7 +135,7 @@ static char *debian_package(const char *path)
 			line[strcspn(line, "\n")] = '\0';
 			if (strcmp(line, path) != 0 && strcmp(line, alt) != 0)
 				continue;
-			const char *b = base_name(g.gl_pathv[i]);
+			const char *b = basename(g.gl_pathv[i]);
 			size_t n = strcspn(b, ":.");
 			if (strcmp(b + n, ".list") != 0 && b[n] != ':')
 				n = strlen(b) - 5;
@@ -173,7 +167,7 @@ static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
 /* What would give this file a full symbol table, for the note. */
 static void note_no_symtab(struct symfile *sf)
 {
-	const char *b = base_name(sf->path);
+	const char *b = basename(sf->path);
 	char *pkg = debian_package(sf->path);
 	if (pkg && strcmp(pkg, "libc6") == 0)
 		set_note(sf, false,
@@ -186,11 +180,16 @@ static void note_no_symtab(struct symfile *sf)
 			 "show as %s+0xADDRESS; install its debug symbols (%s-dbgsym from "
 			 "the debian-debug archive, or a %s-dbg package if there is one)",
 			 b, b, pkg, pkg);
+	else if (sf->nfns)
+		set_note(sf, false,
+			 "%s has only its exported symbols (.dynsym, stripped): internal "
+			 "functions show as %s+0xADDRESS; profile an unstripped build, or "
+			 "install its -dbgsym/-dbg package",
+			 b, b);
 	else
 		set_note(sf, false,
-			 "%s has no symbol table (stripped): functions show as "
-			 "%s+0xADDRESS; profile an unstripped build, or install its "
-			 "-dbgsym/-dbg package",
+			 "%s has no symbols (stripped): functions show as %s+0xADDRESS; "
+			 "profile an unstripped build, or install its -dbgsym/-dbg package",
 			 b, b);
 	free(pkg);
 }
@@ -279,7 +278,7 @@ static bool report(struct symfile *sf, const char *file, int fd)
 		return false;
 	}
 	dwfl_report_begin(sf->dwfl);
-	sf->mod = dwfl_report_elf(sf->dwfl, base_name(sf->path), file, fd, 0, true);
+	sf->mod = dwfl_report_elf(sf->dwfl, basename(sf->path), file, fd, 0, true);
 	dwfl_report_end(sf->dwfl, NULL, NULL);
 	if (!sf->mod) {
 		dwfl_end(sf->dwfl);
@@ -376,7 +375,7 @@ static void open_file(struct symfile *sf)
 			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS",
 				 sf->path,
 				 access(sf->path, F_OK) != 0 ? "not found" : "cannot read it as ELF",
-				 base_name(sf->path));
+				 basename(sf->path));
 			return;
 		}
 	} else if (sf->build_id_len) {
@@ -400,7 +399,7 @@ static void open_file(struct symfile *sf)
 				set_note(sf, true,
 					 "%s changed since recording (build-id %s, now %s): "
 					 "its functions show as %s+0xADDRESS",
-					 sf->path, idhex, now, base_name(sf->path));
+					 sf->path, idhex, now, basename(sf->path));
 				return;
 			}
 		}

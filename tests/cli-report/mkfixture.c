@@ -1,0 +1,349 @@
+/*
+ * mkfixture.c - the known profile of the report/export tests (not a test
+ * itself; the t-*.sh scripts run it).
+ *
+ *   mkfixture write FILE [--changed] [--missing]
+ *       Write a pcprof.data whose samples sit, with exact counts, at this
+ *       program's own functions, at libhot.so's (exported and static), at
+ *       the stripped libcold.so's, in libc and libz, and outside every
+ *       module, for two processes.  The module table is this process's
+ *       own (dl_iterate_phdr), so every address is real and symbolizable.
+ *       --changed records a wrong build-id for libhot.so (a rebuilt
+ *       library); --missing adds a module whose file does not exist.
+ *   mkfixture counts
+ *       Print the expected counts, "name count", one per line.
+ *   mkfixture spin SECONDS
+ *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
+ *       (libhot.so), 10% in fix_warm; for `pcprof run`.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "data.h"
+#include "profile.h"
+
+void hot_lib_spin(uint64_t n);
+void *hot_lib_inner_addr(void);
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) void fix_hot(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink += i * i;
+}
+
+__attribute__((noinline)) void fix_warm(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink ^= i + 7;
+}
+
+__attribute__((noinline)) static void fix_cold(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink -= i;
+}
+
+/* ---- the module table, from this process ------------------------------------ */
+
+struct modlist {
+	struct pp_module *m;
+	size_t n;
+};
+
+static void build_id(struct dl_phdr_info *info, struct pp_module *m)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+		while (p + 12 <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+			const uint8_t *d = p + 12 + name;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(p + 12, "GNU", 4) == 0 && nh->n_descsz <= sizeof m->build_id) {
+				memcpy(m->build_id, d, nh->n_descsz);
+				m->build_id_len = nh->n_descsz;
+				return;
+			}
+			p = d + desc;
+		}
+	}
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct modlist *l = arg;
+	l->m = realloc(l->m, (l->n + 1) * sizeof *l->m);
+	struct pp_module *m = &l->m[l->n++];
+	memset(m, 0, sizeof *m);
+	char path[4096];
+	const char *name = info->dlpi_name;
+	if (!name[0]) {
+		ssize_t k = readlink("/proc/self/exe", path, sizeof path - 1);
+		path[k > 0 ? k : 0] = '\0';
+		name = path;
+	} else if (strstr(name, "linux-vdso") || strstr(name, "linux-gate")) {
+		name = "[vdso]";
+	} else if (realpath(name, path)) {
+		name = path;
+	}
+	m->path = strdup(name);
+	m->bias = info->dlpi_addr;
+	for (int i = 0; i < info->dlpi_phnum && m->nsegs < 8; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD)
+			m->seg[m->nsegs++] = (struct pp_segment){ ph->p_vaddr, ph->p_memsz,
+								  ph->p_offset, ph->p_flags };
+	}
+	build_id(info, m);
+	return 0;
+}
+
+/* ---- the samples -------------------------------------------------------------- */
+
+struct hit {
+	const char *name; /* expected report label ("" for none) */
+	uint64_t pc;
+	uint32_t thread;
+	uint64_t count;
+};
+
+static void *cold_sym(const char *name)
+{
+	static void *h;
+	if (!h) {
+		/* libcold.so sits next to this program */
+		char dir[4096];
+		ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 32);
+		if (k <= 0)
+			return NULL;
+		dir[k] = '\0';
+		strcpy(strrchr(dir, '/') + 1, "libcold.so");
+		h = dlopen(dir, RTLD_NOW);
+		if (!h) {
+			fprintf(stderr, "mkfixture: %s\n", dlerror());
+			exit(1);
+		}
+	}
+	return dlsym(h, name);
+}
+
+/* The hits of the first process (the second's are in main). */
+static size_t hits(struct hit *h)
+{
+	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
+	uint64_t cold = (uint64_t)(uintptr_t)cold_inner();
+	size_t n = 0;
+	h[n++] = (struct hit){ "fix_hot", (uint64_t)(uintptr_t)fix_hot + 4, 0, 70000 };
+	h[n++] = (struct hit){ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 0, 15000 };
+	h[n++] = (struct hit){ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 1, 5000 };
+	h[n++] = (struct hit){ "hot_lib_inner", (uint64_t)(uintptr_t)hot_lib_inner_addr() + 2, 1,
+			       5000 };
+	h[n++] = (struct hit){ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 1, 3000 };
+	h[n++] = (struct hit){ "fix_cold", (uint64_t)(uintptr_t)fix_cold + 4, 0, 1000 };
+	h[n++] = (struct hit){ "cold_lib_spin", (uint64_t)(uintptr_t)cold_sym("cold_lib_spin") + 4,
+			       0, 800 };
+	/* two pcs of one unnamed function: one row, found by its unwind entry */
+	h[n++] = (struct hit){ "", cold + 1, 0, 400 };
+	h[n++] = (struct hit){ "", cold + 5, 0, 400 };
+	h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1, 0, 500 };
+	h[n++] = (struct hit){ "crc32", (uint64_t)(uintptr_t)crc32 + 2, 0, 300 };
+	h[n++] = (struct hit){ "", 0x1234, 0, 100 };
+	return n;
+}
+
+static void set_samples(struct pp_process *p, const struct hit *h, size_t n)
+{
+	p->samples = calloc(n, sizeof *p->samples);
+	p->nsamples = n;
+	for (size_t i = 0; i < n; i++) {
+		p->samples[i] = (struct pp_sample){ h[i].pc, pp_find_module(p, h[i].pc, 0),
+						    h[i].thread, h[i].count };
+		p->ticks += h[i].count;
+	}
+	p->signals = p->ticks - 7;
+	p->cpu_ns = p->ticks * 1000000ull; /* exactly 1000 Hz achieved */
+	pp_sort_samples(p);
+}
+
+static struct pp_module *copy_modules(const struct modlist *l)
+{
+	struct pp_module *m = calloc(l->n + 1, sizeof *m);
+	for (size_t i = 0; i < l->n; i++) {
+		m[i] = l->m[i];
+		m[i].path = strdup(l->m[i].path);
+	}
+	return m;
+}
+
+static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe,
+			 const char *cmd)
+{
+	p->pid = pid;
+	p->ppid = ppid;
+	p->exe = strdup(exe);
+	p->cmdline = strdup(cmd);
+	p->hz = 1000;
+	strcpy(p->engine, "thread-timer");
+	p->why = strdup("fixture");
+	p->start_ns = 1700000000000000000ull;
+	p->end_ns = p->start_ns + 2000000000ull;
+	p->end = PP_END_EXIT;
+	p->lost = 3;
+}
+
+static int write_fixture(const char *file, int changed, int missing)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	cold_sym("cold_lib_spin"); /* loaded before the module list is taken */
+	free(l.m);
+	l.m = NULL;
+	l.n = 0;
+	dl_iterate_phdr(add_module, &l);
+	const char *exe = l.m[0].path;
+
+	struct pp_profile prof = { 0 };
+	prof.command = strdup("mkfixture spin 100");
+	prof.start_ns = 1700000000000000000ull;
+	prof.end_ns = prof.start_ns + 2000000000ull;
+	prof.nprocs = 2;
+	prof.procs = calloc(2, sizeof *prof.procs);
+
+	/* process 1: this one */
+	struct pp_process *p = &prof.procs[0];
+	int pid = getpid();
+	fill_process(p, pid, getppid(), exe, "mkfixture spin 100");
+	p->modules = copy_modules(&l);
+	p->nmodules = l.n;
+	p->threads = calloc(2, sizeof *p->threads);
+	p->nthreads = 2;
+	p->threads[0] = (struct pp_thread){ .tid = pid, .name = "mkfixture", .ticks = 0 };
+	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
+	struct hit h[32];
+	size_t n = hits(h);
+	if (missing) {
+		/* a library that is gone since the recording */
+		struct pp_module *m = &p->modules[p->nmodules++];
+		memset(m, 0, sizeof *m);
+		m->path = strdup("/nonexistent/libgone.so");
+		m->bias = 0x7e0000000000ull;
+		m->nsegs = 1;
+		m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
+		h[n++] = (struct hit){ "libgone.so+0x1100", 0x7e0000001100ull, 0, 50 };
+	}
+	set_samples(p, h, n);
+	for (size_t i = 0; i < p->nsamples; i++)
+		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
+	if (changed)
+		for (size_t i = 0; i < p->nmodules; i++)
+			if (strstr(p->modules[i].path, "libhot.so"))
+				p->modules[i].build_id[0] ^= 0xff;
+
+	/* process 2: a child with libhot.so mapped elsewhere (ASLR) */
+	struct pp_process *c = &prof.procs[1];
+	fill_process(c, pid + 1000, pid, exe, "mkfixture child");
+	c->modules = copy_modules(&l);
+	c->nmodules = l.n;
+	const uint64_t shift = 0x10000000;
+	for (size_t i = 0; i < c->nmodules; i++)
+		if (strstr(c->modules[i].path, "libhot.so"))
+			c->modules[i].bias += shift;
+	c->threads = calloc(1, sizeof *c->threads);
+	c->nthreads = 1;
+	c->threads[0] = (struct pp_thread){ .tid = pid + 1000, .name = "child", .ticks = 3000 };
+	struct hit ch[2] = {
+		{ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 0, 2000 },
+		{ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4 + shift, 0, 1000 },
+	};
+	set_samples(c, ch, 2);
+
+	char err[256];
+	if (pp_write(file, &prof, err, sizeof err) != 0) {
+		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
+		return 1;
+	}
+	pp_free(&prof);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.m[i].path);
+	free(l.m);
+	return 0;
+}
+
+/* Expected totals per label, both processes together. */
+static int print_counts(void)
+{
+	struct hit h[32];
+	size_t n = hits(h);
+	const char *names[] = { "fix_hot", "hot_lib_spin", "hot_lib_inner", "fix_warm",
+				"fix_cold", "cold_lib_spin", "getppid", "crc32" };
+	uint64_t total = 3000;
+	for (size_t i = 0; i < n; i++)
+		total += h[i].count;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		uint64_t c = 0;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(h[i].name, names[k]) == 0)
+				c += h[i].count;
+		if (strcmp(names[k], "fix_warm") == 0)
+			c += 2000;
+		if (strcmp(names[k], "hot_lib_spin") == 0)
+			c += 1000;
+		printf("%s %llu\n", names[k], (unsigned long long)c);
+	}
+	printf("cold_inner 800\nunknown 100\ntotal %llu\n", (unsigned long long)total);
+	return 0;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int spin(double seconds)
+{
+	double end = cpu_now() + seconds;
+	while (cpu_now() < end) {
+		fix_hot(7000000);
+		hot_lib_spin(1600000);
+		fix_warm(1000000);
+	}
+	fix_cold(1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
+		int changed = 0, missing = 0;
+		for (int i = 3; i < argc; i++) {
+			if (strcmp(argv[i], "--changed") == 0)
+				changed = 1;
+			else if (strcmp(argv[i], "--missing") == 0)
+				missing = 1;
+		}
+		return write_fixture(argv[2], changed, missing);
+	}
+	if (argc == 2 && strcmp(argv[1], "counts") == 0)
+		return print_counts();
+	if (argc == 3 && strcmp(argv[1], "spin") == 0)
+		return spin(atof(argv[2]));
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] | counts | spin SECONDS\n");
+	return 2;
+}
