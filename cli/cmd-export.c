@@ -97,10 +97,9 @@ int cmd_export(int argc, char **argv)
 	struct pp_profile prof;
 	struct flat *f = flat_open(file, &fo, &prof);
 	char err[512];
-	int rc = fmt->write(f, out, err, sizeof err);
+	if (fmt->write(f, out, err, sizeof err) != 0)
+		die(1, "%s", err);
 	flat_notes(f, stderr);
 	flat_close(f, &prof);
-	if (rc != 0)
-		die(1, "%s", err);
 	return 0;
 }
