@@ -113,6 +113,10 @@ $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" -MMD -MP -c -o $@ $<
 
+# pcprof run looks for libprofil.so.1 next to itself (the build tree), then
+# where `make install` puts it.
+$(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\"
+
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
 
@@ -146,7 +150,7 @@ $(B)/tests/targets/%: tests/targets/%.c
 # tests/cli-run/*.c test pcprof's own code (the data file, the raw
 # recordings) directly, so they link those objects instead of libprofil;
 # ppdump is not a test but the reader the shell tests there query.
-CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/util.o
+CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/raw.o $(B)/cli/util.o
 CLI_TEST_CFLAGS = $(CLI_CFLAGS) -Icli -Ilib -Itests
 $(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
 	@mkdir -p $(@D)
