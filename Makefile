@@ -82,10 +82,14 @@ $(LIB_A): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
+# The .pc names the install directories, so make install writes it again
+# with the PREFIX given at install time.
+make_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' libprofil.pc.in > $(1)
+
 $(LIB_PC): libprofil.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(call make_pc,$@)
 
 # The headers as they are installed, so that tests and examples compile
 # exactly as users' programs do (-I$(B)/include/libprofil).
@@ -175,10 +179,10 @@ install: lib cli
 	install -m 755 $(AUDIT_SO) $(DESTDIR)$(LIBDIR)/libprofil-audit.so.1
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libprofil.a
-	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc
+	$(call make_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc)
 	cd include && find . -name '*.h' -exec install -D -m 644 {} \
 		$(DESTDIR)$(INCLUDEDIR)/libprofil/{} \;
-	for m in man/*.[137]; do \
+	for m in $(wildcard man/*.[137]); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	if [ -x $(B)/pcprof ]; then install -d $(DESTDIR)$(BINDIR) && \
 		install -m 755 $(B)/pcprof $(DESTDIR)$(BINDIR)/pcprof; fi
