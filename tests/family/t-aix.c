@@ -59,6 +59,19 @@ static void t68(void)
 	T_EQ(a[3], 65535);
 }
 
+/* Scale 2 (also 0x10002, masked): everything in one location. */
+static void scale2(void)
+{
+	HISTCOUNTER a[4] = { 0 };
+	fam_manual();
+	T_EQ(profil(a, sizeof a, X, 0x10002), 0);
+	FAM_INJ(X, 1);
+	FAM_INJ(X + 0x100000, 1);
+	FAM_INJ(X - 1, 1); /* below the offset: no */
+	T_EQ(a[0], 2);
+	T_EQ(fam_sum(a, 4, 2), 2);
+}
+
 static HISTCOUNTER space[128]; /* one contiguous buffer space, two halves */
 
 static void t69(void)
@@ -175,6 +188,7 @@ int main(void)
 {
 	fam_case("T67 scale masking", t67);
 	fam_case("T68 AIX round-up", t68);
+	fam_case("scale 2, one location", scale2);
 	fam_case("T69 array form", t69);
 	fam_case("T70 automatic scale", t70);
 	fam_case("T72 already on is ineffective", t72);

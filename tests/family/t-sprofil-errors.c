@@ -53,6 +53,10 @@ static void t53(void)
 	struct prof top = { .pr_base = a, .pr_size = 64, .pr_off = UINTPTR_MAX - 16,
 			    .pr_scale = 0x10000 };
 	FAILS(sprofil(&top, 1, NULL, PROF_USHORT), EINVAL);
+	/* pr_scale beyond 32 bits. */
+	struct prof big = { .pr_base = a, .pr_size = 64, .pr_off = 0x1000,
+			    .pr_scale = 0x100000000UL };
+	FAILS(sprofil(&big, 1, NULL, PROF_USHORT), EINVAL);
 	/* Two overflow bins. */
 	uint16_t b1[1], b2[1];
 	struct prof bins[2] = { { .pr_base = b1, .pr_size = 2, .pr_off = 0, .pr_scale = 2 },

@@ -3,6 +3,10 @@
  * T43 two regions, T44 PROF_UINT index, T22 PROF_UINT64 index, T45 overflow
  * bin, T46 pc outside every region without a bin (glibc crashes there),
  * T47 pc below the lowest region with a bin.  All exact (manual engine).
+ * Also the choices of spec 3.4 between the systems: the multiply-first
+ * index for scales that are not powers of two (glibc divides first),
+ * scales above 0x10000 (HP-UX's table goes to 131072), and an overflow bin
+ * anywhere in the array in default mode (glibc; HP-UX wants it last).
  */
 #include <sys/profil.h>
 
@@ -101,6 +105,54 @@ static void t47(void)
 	T_EQ(fam_sum(a16, 32, 2) + fam_sum(b16, 32, 2), 0);
 }
 
+/* Multiply first: I = floor(floor(d * scale / 65536) / E). */
+static void rounding(void)
+{
+	uint16_t h[8] = { 0 };
+	uint32_t w[8] = { 0 };
+	struct prof p = { .pr_base = h, .pr_size = sizeof h, .pr_off = 0x8000, .pr_scale = 0xC000 };
+	fam_manual();
+	T_EQ(sprofil(&p, 1, NULL, PROF_USHORT), 0);
+	FAM_INJ(0x8000 + 3, 1); /* B = 2: counter 1 (divide-first: 0) */
+	T_EQ(h[0], 0);
+	T_EQ(h[1], 1);
+	p = (struct prof){ .pr_base = w, .pr_size = sizeof w, .pr_off = 0x8000, .pr_scale = 0xC000 };
+	T_EQ(sprofil(&p, 1, NULL, PROF_UINT), 0);
+	FAM_INJ(0x8000 + 6, 1); /* B = 4: counter 1 (divide-first: 0) */
+	T_EQ(w[0], 0);
+	T_EQ(w[1], 1);
+}
+
+/* 131072 = 2.0: two counter bytes per text byte (HP-UX's table). */
+static void large_scale(void)
+{
+	uint16_t h[8] = { 0 };
+	struct prof p = { .pr_base = h, .pr_size = sizeof h, .pr_off = 0x8000, .pr_scale = 131072 };
+	fam_manual();
+	T_EQ(sprofil(&p, 1, NULL, PROF_USHORT), 0);
+	FAM_INJ(0x8000 + 3, 1); /* B = 6: counter 3 */
+	T_EQ(h[3], 1);
+	FAM_INJ(0x8000 + 7, 1); /* B = 14: counter 7, the last */
+	T_EQ(h[7], 1);
+	FAM_INJ(0x8000 + 8, 1); /* B = 16: past the end */
+	T_EQ(fam_sum(h, 8, 2), 2);
+}
+
+static void bin_first(void)
+{
+	struct prof p[3];
+	fam_manual();
+	set_two(p + 1);
+	p[0] = (struct prof){ .pr_base = bin16, .pr_size = 2, .pr_off = 0, .pr_scale = 2 };
+	T_EQ(sprofil(p, 3, NULL, PROF_USHORT), 0);
+	FAM_INJ(0x30000, 1);
+	FAM_INJ(0x10, 1); /* below every region */
+	T_EQ(bin16[0], 2);
+	FAM_INJ(0x10002, 1);
+	T_EQ(a16[1], 1);
+	T_EQ(bin16[0], 2);
+}
+
 int main(void)
 {
 	fam_case("T43 two regions", t43);
@@ -109,5 +161,8 @@ int main(void)
 	fam_case("T45 overflow bin", t45);
 	fam_case("T46 no bin, pc outside", t46);
 	fam_case("T47 below lowest, with bin", t47);
+	fam_case("multiply-first index", rounding);
+	fam_case("scale above 0x10000", large_scale);
+	fam_case("bin first in the array", bin_first);
 	return fam_status();
 }

@@ -111,10 +111,32 @@ static void t65(void)
 	T_EQ(z[1], 0);
 }
 
+/* Overlapping ranges (the page forbids them) are accepted: the greatest
+ * lowpc wins, as for sprofil. */
+static void overlap(void)
+{
+	unsigned int outer[64] = { 0 }, inner[16] = { 0 };
+	struct profil_args a[2] = {
+		{ outer, (void *)0x10100, (void *)0x10000, (void *)0x10000, 0x10000 },
+		{ inner, (void *)0x10040, (void *)0x10020, (void *)0x10020, 0x10000 },
+	};
+	fam_manual();
+	T_EQ(profil(a, 2, (void *)-1, 0), 0);
+	FAM_INJ(0x10024, 1);
+	T_EQ(inner[1], 1);
+	FAM_INJ(0x10040, 1);
+	T_EQ(outer[16], 1);
+	FAM_INJ(0x1001c, 1);
+	T_EQ(outer[7], 1);
+	T_EQ(fam_sum(outer, 64, 4), 2);
+	T_EQ(fam_sum(inner, 16, 4), 1);
+}
+
 int main(void)
 {
 	fam_case("T62 two ranges", t62);
 	fam_case("T64 stop and switch", t64);
 	fam_case("T65 boundaries", t65);
+	fam_case("overlapping ranges", overlap);
 	return fam_status();
 }
