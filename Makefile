@@ -147,7 +147,23 @@ $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
 
-examples:
+# ---- profil-family tests and examples (tests/family, tests/compat, examples/)
+# The family tests share tests/family/family.h.  examples/*.c are programs
+# written as on each seed system (HP-UX, IRIX, Solaris, Tru64, AIX); here
+# they are built against $(B)/include/libprofil for convenience, while
+# tests/compat/t-examples.sh builds them against a staged `make install`
+# through pkg-config, as their users would.
+
+$(filter $(B)/tests/family/%,$(TEST_BIN)): tests/family/family.h
+
+EXAMPLE_SRC := $(wildcard examples/*.c)
+EXAMPLE_BIN := $(EXAMPLE_SRC:%.c=$(B)/%)
+
+examples: $(EXAMPLE_BIN)
+
+$(B)/examples/%: examples/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -I$(B)/include/libprofil -o $@ $< $(TEST_LDFLAGS) -lprofil
 
 # ---- check -----------------------------------------------------------------
 
