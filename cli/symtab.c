@@ -72,6 +72,7 @@ struct symfile {
 	char *note;           /* one line, or NULL */
 	bool warning;         /* note is a warning */
 	bool noted;           /* note already printed */
+	bool used;            /* a pc was looked up in it: its note matters */
 	struct symfile *next;
 };
 
@@ -484,6 +485,7 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 	struct symfile *sf = get_file(st, module);
 	uint64_t addr = pc - st->proc->modules[module].bias;
 	out->module = sf->path;
+	sf->used = true;
 	if (sf->state != SF_OK)
 		return false;
 	const struct fn *f = find_fn(sf, addr);
@@ -533,7 +535,7 @@ void symtab_notes(struct symtab *st, FILE *f)
 {
 	for (size_t m = 0; m < st->proc->nmodules; m++) {
 		struct symfile *sf = st->files[m];
-		if (!sf || !sf->note || sf->noted)
+		if (!sf || !sf->note || sf->noted || !sf->used)
 			continue;
 		sf->noted = true;
 		fprintf(f, "%s: %s\n", sf->warning ? "warning" : "note", sf->note);

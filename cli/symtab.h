@@ -41,9 +41,9 @@ const char *symtab_symbol_file(struct symtab *st, uint32_t module);
 
 /* Print the collected notes (modules without symbols and the Debian package
  * that would fix it, build-id mismatches), one per line, to f: "note: ..."
- * or "warning: ...".  A file is read once however many processes mapped
- * it, and its note is printed once per pcprof run, by the first call that
- * finds it among its modules. */
+ * or "warning: ...", for the files in which a pc was looked up.  A file is
+ * read once however many processes mapped it, and its note is printed once
+ * per pcprof run, by the first call that finds it among its modules. */
 void symtab_notes(struct symtab *st, FILE *f);
 
 void symtab_close(struct symtab *st);
