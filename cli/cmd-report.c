@@ -57,6 +57,13 @@ static size_t parse_limit(const char *s)
 	return (size_t)v;
 }
 
+/* s on one line: control characters (a command line's newlines) as spaces */
+static void put_line(const char *s)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+}
+
 /* "thread-timer" or "thread-timer (2), perf (1)": the distinct values. */
 static void print_distinct(const struct flat *f, const char *label, bool hz)
 {
@@ -89,7 +96,9 @@ static void print_distinct(const struct flat *f, const char *label, bool hz)
 static void header(const struct flat *f, const char *file)
 {
 	printf("%-10s %s\n", "file", file);
-	printf("%-10s %s\n", "command", f->prof->command);
+	printf("%-10s ", "command");
+	put_line(f->prof->command);
+	putchar('\n');
 	printf("%-10s %zu:", "processes", f->nprocs);
 	for (size_t i = 0; i < f->nprocs && i < 8; i++)
 		printf(" %d", (int)f->procs[i].p->pid);
@@ -252,10 +261,12 @@ static void processes(const struct flat *f, const struct ropts *o)
 		double cpu = (double)p->cpu_ns / 1e9;
 		uint64_t ticks = p->ticks ? p->ticks : fp->samples;
 		printf("%7d  %7d  %5.1f  %9" PRIu64 "  %8.2f  %7.2f  %5.0f Hz  %-12s  %4" PRIu64
-		       "  %-9s  %s\n",
+		       "  %-9s  ",
 		       (int)p->pid, (int)p->ppid, pct(f, fp->samples), fp->samples, fp->seconds, cpu,
 		       cpu > 0 ? (double)ticks / cpu : 0.0, p->engine, p->lost,
-		       end_text(p, eb, sizeof eb), p->cmdline[0] ? p->cmdline : p->exe);
+		       end_text(p, eb, sizeof eb));
+		put_line(p->cmdline[0] ? p->cmdline : p->exe);
+		putchar('\n');
 	}
 	free(ix);
 }
@@ -285,7 +296,8 @@ static void threads(const struct flat *f, const struct ropts *o)
 		const struct pp_process *p = f->procs[t[i].proc].p;
 		const struct flat_fn *fn = &f->fns[t[i].top_fn];
 		char name[17];
-		snprintf(name, sizeof name, "%.16s", t[i].t ? t[i].t->name : "?");
+		/* samples of threads beyond the recorder's thread table */
+		snprintf(name, sizeof name, "%.16s", t[i].t ? t[i].t->name : "(untracked)");
 		printf("%7d  %7d  %-16s  %5.1f  %9" PRIu64 "  %8.2f  %s (%s, %.0f%%)\n",
 		       (int)p->pid, t[i].t ? (int)t[i].t->tid : 0, name, pct(f, t[i].samples),
 		       t[i].samples, t[i].seconds, fn->label, flat_mod_name(f, fn->mod),

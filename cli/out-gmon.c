@@ -79,13 +79,21 @@ static int write_module(const struct flat *f, uint32_t m, const char *path, uint
 			max = p->addr;
 	}
 	/* Two-byte bins (gprof's unit) attribute every pc exactly; wider ones,
-	 * a power of two, only for a huge span of sampled pcs. */
+	 * a power of two, only for a huge span of sampled pcs.  A span beyond
+	 * 2^22 bins of 2^32 bytes (or one that would wrap) is not a module's
+	 * code: refuse it rather than loop. */
 	uint64_t bpb = 2, lo, hi;
 	for (;;) {
 		lo = min & ~(bpb - 1);
 		hi = (max & ~(bpb - 1)) + bpb;
-		if ((hi - lo) / bpb <= MAX_BINS)
+		if (hi > lo && (hi - lo) / bpb <= MAX_BINS)
 			break;
+		if (hi <= lo || bpb >= (1ull << 32)) {
+			snprintf(err, errlen, "%s: sampled addresses 0x%" PRIx64 "..0x%" PRIx64
+					      " span too much for gmon.out",
+				 mod->path, min, max);
+			return -1;
+		}
 		bpb *= 2;
 	}
 	size_t nbins = (size_t)((hi - lo) / bpb);
@@ -230,6 +238,8 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 			       mod->path, path);
 		free(syms);
 	}
+	if (n == 0)
+		fprintf(stderr, "note: no samples in any module: no gmon file written\n");
 	uint64_t outside = f->shown;
 	for (size_t i = 0; i < n; i++)
 		outside -= f->mods[ix[i]].samples;

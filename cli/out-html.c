@@ -51,8 +51,8 @@ static const char *const style =
 	"color:var(--muted);font-weight:500;border-bottom:1px solid var(--line);padding:4px 8px}"
 	"td{padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-	"td.fn{font-family:ui-monospace,monospace;word-break:break-all}"
-	"td.src{color:var(--muted);font-size:12px}\n"
+	"td.fn{font-family:ui-monospace,monospace;overflow-wrap:anywhere}"
+	".src{color:var(--muted);font:12px system-ui,sans-serif;margin-top:1px}\n"
 	".notes{color:var(--muted);font-size:13px;white-space:pre-wrap}footer{margin-top:28px;color:var(--muted);"
 	"font-size:12px}\n";
 
@@ -325,7 +325,7 @@ static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
 {
 	size_t shown = n > TOP_ROWS ? TOP_ROWS : n;
 	fputs("<h2>Functions</h2>\n<table class=\"functions\"><thead><tr><th>#</th><th>self%</th>"
-	      "<th>cum%</th><th>samples</th><th>seconds</th><th>function</th><th>module</th>"
+	      "<th>cum%</th><th>samples</th><th>seconds</th><th>function, module, source</th>"
 	      "</tr></thead><tbody>\n",
 	      s);
 	uint64_t cum = 0;
@@ -337,16 +337,15 @@ static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
 			   "<td class=\"fn\">",
 			i + 1, pct(f, fn->samples), pct(f, cum), fn->samples, fn->seconds);
 		out_html_str(s, fn->label);
-		if (fn->file) {
-			const char *b = strrchr(fn->file, '/');
-			fputs("<div class=\"src\">", s);
-			out_html_str(s, b ? b + 1 : fn->file);
-			fprintf(s, ":%d</div>", fn->line);
-		}
-		fprintf(s, "</td><td><span class=\"swatch\" style=\"background:%s\"></span>",
+		fprintf(s, "<div class=\"src\"><span class=\"swatch\" style=\"background:%s\"></span>",
 			mod_color(f, rank, fn->mod));
 		out_html_str(s, flat_mod_name(f, fn->mod));
-		fputs("</td></tr>\n", s);
+		if (fn->file) {
+			fputs(" &middot; ", s);
+			out_html_str(s, basename(fn->file));
+			fprintf(s, ":%d", fn->line);
+		}
+		fputs("</div></td></tr>\n", s);
 	}
 	fputs("</tbody></table>\n", s);
 	if (n > shown)

@@ -173,13 +173,15 @@ static struct mapping *place_mappings(const struct flat *f)
 		const struct flat_mod *mod = &f->mods[m];
 		struct mapping *x = &mp[m];
 		x->bias = mod->bias;
-		for (;;) {
+		/* at most one move: above everything placed cannot clash, unless
+		 * the addresses wrap, and then an overlap is the lesser evil */
+		for (int tries = 0; tries < 2; tries++) {
 			x->start = mod->text_lo + x->bias;
 			x->limit = mod->text_hi + x->bias;
 			bool clash = false;
 			for (uint32_t j = 0; j < f->nmods && !clash; j++)
 				clash = mp[j].id && x->start < mp[j].limit && mp[j].start < x->limit;
-			if (!clash)
+			if (!clash || tries == 1)
 				break;
 			x->bias = ((top + 0xfffff) & ~(uint64_t)0xfffff) - mod->text_lo;
 		}
