@@ -138,7 +138,7 @@ static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t p
 	struct flat_mod *fm = &f->mods[f->nmods];
 	*fm = (struct flat_mod){ 0 };
 	fm->path = xstrdup(pm->path);
-	fm->name = basename(fm->path);
+	fm->name = *basename(fm->path) ? basename(fm->path) : fm->path; /* "/" has none */
 	fm->build_id_len = pm->build_id_len > 40 ? 0 : pm->build_id_len;
 	memcpy(fm->build_id, pm->build_id, fm->build_id_len);
 	fm->is_exe = strcmp(pm->path, p->exe) == 0;

@@ -44,24 +44,28 @@ static void put(FILE *s, const struct enc *e, uint64_t v, int n)
 }
 
 /* Byte order and word size from the image's ELF header; ours if it cannot
- * be read. */
-static struct enc image_encoding(const char *path)
+ * be read.  Returns whether path is a readable ELF file (never blocking on
+ * a FIFO a recorded path may now name). */
+static bool image_encoding(const char *path, struct enc *e)
 {
-	struct enc e = { .big = false, .addr_size = (int)sizeof(void *) };
 	uint16_t one = 1;
-	e.big = *(const uint8_t *)&one == 0;
+	e->big = *(const uint8_t *)&one == 0;
+	e->addr_size = (int)sizeof(void *);
 	unsigned char id[EI_NIDENT];
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	if (fd < 0)
-		return e;
-	if (read(fd, id, sizeof id) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0) {
-		if (id[EI_CLASS] == ELFCLASS32 || id[EI_CLASS] == ELFCLASS64)
-			e.addr_size = id[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-		if (id[EI_DATA] == ELFDATA2LSB || id[EI_DATA] == ELFDATA2MSB)
-			e.big = id[EI_DATA] == ELFDATA2MSB;
-	}
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  read(fd, id, sizeof id) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0;
 	close(fd);
-	return e;
+	if (!ok)
+		return false;
+	if (id[EI_CLASS] == ELFCLASS32 || id[EI_CLASS] == ELFCLASS64)
+		e->addr_size = id[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	if (id[EI_DATA] == ELFDATA2LSB || id[EI_DATA] == ELFDATA2MSB)
+		e->big = id[EI_DATA] == ELFDATA2MSB;
+	return true;
 }
 
 static int write_module(const struct flat *f, uint32_t m, const char *path, uint32_t rate,
@@ -109,7 +113,8 @@ static int write_module(const struct flat *f, uint32_t m, const char *path, uint
 			top = *b;
 	}
 
-	struct enc e = image_encoding(mod->symfile ? mod->symfile : mod->path);
+	struct enc e;
+	image_encoding(mod->symfile ? mod->symfile : mod->path, &e);
 	struct out_file *o = out_open(path, err, errlen);
 	if (!o) {
 		free(bins);
@@ -206,24 +211,36 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct flat_mod *mod = &f->mods[ix[i]];
-		/* gmon.NAME.out, or gmon.NAME.2.out for a second file of that name */
-		size_t len = strlen(dir) + strlen(mod->name) + 32;
+		/* gmon.NAME.out, or gmon.NAME.2.out for a second file of that
+		 * name; a '/' (module "/") or control character becomes '_' */
+		char *name = xstrdup(mod->name);
+		for (char *c = name; *c; c++)
+			if (*c == '/' || (unsigned char)*c < 0x20)
+				*c = '_';
+		size_t len = strlen(dir) + strlen(name) + 32;
 		char *path = xmalloc(len);
 		for (int k = 1;; k++) {
 			if (k == 1)
-				snprintf(path, len, "%s/gmon.%s.out", dir, mod->name);
+				snprintf(path, len, "%s/gmon.%s.out", dir, name);
 			else
-				snprintf(path, len, "%s/gmon.%s.%d.out", dir, mod->name, k);
+				snprintf(path, len, "%s/gmon.%s.%d.out", dir, name, k);
 			size_t j = 0;
 			while (j < i && strcmp(names[j], path) != 0)
 				j++;
 			if (j == i)
 				break;
 		}
+		free(name);
 		names[i] = path;
 		rc = write_module(f, ix[i], path, rate, err, errlen);
 		if (rc)
 			break;
+		struct enc e;
+		if (!image_encoding(mod->symfile ? mod->symfile : mod->path, &e)) {
+			printf("%s: no ELF file to read it with (%s is gone or not ELF)\n", path,
+			       mod->path);
+			continue;
+		}
 		if (mod->symfile) {
 			printf("%s: gprof -b -p %s %s\n", path, mod->symfile, path);
 			continue;

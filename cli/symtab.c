@@ -347,6 +347,14 @@ static bool report_vdso(struct symfile *sf)
 	return true;
 }
 
+/* Only regular files are opened: a recorded path may now name a FIFO or a
+ * device, which could block the report forever or never end. */
+static bool regular_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
 static void open_file(struct symfile *sf)
 {
 	char idhex[81] = "";
@@ -363,20 +371,24 @@ static void open_file(struct symfile *sf)
 		}
 	} else if (sf->path[0] != '/') {
 		sf->state = SF_NOFILE;
+		set_note(sf, true, "%s: not an absolute path; its functions show as %s+0xADDRESS",
+			 sf->path, sf->path);
 		return;
-	} else if (access(sf->path, R_OK) != 0 || !report(sf, sf->path, -1)) {
+	} else if (!regular_file(sf->path) || !report(sf, sf->path, -1)) {
 		/* gone or unreadable: a debug file by build-id still has the
 		 * symbols, at the same link-time addresses */
 		char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
-		if (dbg && access(dbg, R_OK) == 0 && report(sf, dbg, -1)) {
+		if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
 			sf->symfile = dbg;
 		} else {
 			free(dbg);
 			sf->state = SF_MISSING;
-			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS",
-				 sf->path,
-				 access(sf->path, F_OK) != 0 ? "not found" : "cannot read it as ELF",
-				 basename(sf->path));
+			struct stat st;
+			const char *why = stat(sf->path, &st) != 0 ? "not found"
+					  : !S_ISREG(st.st_mode)   ? "not a regular file"
+								   : "cannot read it as ELF";
+			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS", sf->path, why,
+				 *basename(sf->path) ? basename(sf->path) : sf->path);
 			return;
 		}
 	} else if (sf->build_id_len) {
@@ -388,7 +400,7 @@ static void open_file(struct symfile *sf)
 				hex(now, bits, (size_t)n);
 			unreport(sf);
 			char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
-			if (dbg && access(dbg, R_OK) == 0 && report(sf, dbg, -1)) {
+			if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
 				sf->symfile = dbg;
 				set_note(sf, true,
 					 "%s changed since recording (build-id %s, now %s); "

@@ -2,14 +2,16 @@
  * mkfixture.c - the known profile of the report/export tests (not a test
  * itself; the t-*.sh scripts run it).
  *
- *   mkfixture write FILE [--changed] [--missing]
+ *   mkfixture write FILE [--changed] [--missing] [--odd]
  *       Write a pcprof.data whose samples sit, with exact counts, at this
  *       program's own functions, at libhot.so's (exported and static), at
  *       the stripped libcold.so's, in libc and libz, and outside every
  *       module, for two processes.  The module table is this process's
  *       own (dl_iterate_phdr), so every address is real and symbolizable.
  *       --changed records a wrong build-id for libhot.so (a rebuilt
- *       library); --missing adds a module whose file does not exist.
+ *       library); --missing adds a module whose file does not exist;
+ *       --odd adds modules named by a FIFO (created next to FILE), a
+ *       device, a directory and a relative path, 10 samples each.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture spin SECONDS
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -182,7 +185,7 @@ static void set_samples(struct pp_process *p, const struct hit *h, size_t n)
 
 static struct pp_module *copy_modules(const struct modlist *l)
 {
-	struct pp_module *m = calloc(l->n + 1, sizeof *m);
+	struct pp_module *m = calloc(l->n + 5, sizeof *m); /* room for --missing, --odd */
 	for (size_t i = 0; i < l->n; i++) {
 		m[i] = l->m[i];
 		m[i].path = strdup(l->m[i].path);
@@ -206,7 +209,7 @@ static void fill_process(struct pp_process *p, int pid, int ppid, const char *ex
 	p->lost = 3;
 }
 
-static int write_fixture(const char *file, int changed, int missing)
+static int write_fixture(const char *file, int changed, int missing, int odd)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -236,6 +239,28 @@ static int write_fixture(const char *file, int changed, int missing)
 	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
 	struct hit h[32];
 	size_t n = hits(h);
+	if (odd) {
+		/* paths that must not be opened as ELF files, or hang the report:
+		 * a FIFO next to FILE, a device, a directory, a relative path */
+		static char fifo[4200];
+		snprintf(fifo, sizeof fifo, "%s", file);
+		char *slash = strrchr(fifo, '/');
+		strcpy(slash ? slash + 1 : fifo, "fifo");
+		if (mkfifo(fifo, 0600) != 0) {
+			perror(fifo);
+			return 1;
+		}
+		const char *odd_paths[] = { fifo, "/dev/zero", "/", "relative.so" };
+		for (int i = 0; i < 4; i++) {
+			struct pp_module *m = &p->modules[p->nmodules++];
+			memset(m, 0, sizeof *m);
+			m->path = strdup(odd_paths[i]);
+			m->bias = 0x7d0000000000ull + 0x100000000ull * (uint64_t)i;
+			m->nsegs = 1;
+			m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
+			h[n++] = (struct hit){ "", m->bias + 0x1010, 0, 10 };
+		}
+	}
 	if (missing) {
 		/* a library that is gone since the recording */
 		struct pp_module *m = &p->modules[p->nmodules++];
@@ -344,19 +369,22 @@ static int spin(double seconds)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
-		int changed = 0, missing = 0;
+		int changed = 0, missing = 0, odd = 0;
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
 				changed = 1;
 			else if (strcmp(argv[i], "--missing") == 0)
 				missing = 1;
+			else if (strcmp(argv[i], "--odd") == 0)
+				odd = 1;
 		}
-		return write_fixture(argv[2], changed, missing);
+		return write_fixture(argv[2], changed, missing, odd);
 	}
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 3 && strcmp(argv[1], "spin") == 0)
 		return spin(atof(argv[2]));
-	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] | counts | spin SECONDS\n");
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] | counts | "
+			"spin SECONDS\n");
 	return 2;
 }

@@ -47,6 +47,26 @@ try 1 "$T/no/such/dir/x.pb.gz: No such file or directory" \
 try 1 "not a directory" "$PCPROF" export --format gmon -o "$T/plainfile" "$T/fx.data"
 try 1 "-o takes a directory" "$PCPROF" export --format gmon -o - "$T/fx.data"
 
+# recorded paths that are not ELF files now: a FIFO (opening it would
+# block), a device, a directory, a relative path.  Their samples are kept
+# as module+0xOFFSET, with a warning each, and the report ends.
+"$FIX" write "$T/odd.data" --odd || fail "mkfixture --odd"
+timeout 60 "$PCPROF" report "$T/odd.data" >"$T/odd" 2>&1 || fail "report on odd paths: exit $?"
+for m in fifo zero / relative.so; do
+	grep -Eq " 10 +0\.01 +$m\+0x1010 +$m\$" "$T/odd" || fail "no row for $m: $(cat "$T/odd")"
+done
+for w in "$T/fifo: not a regular file" "/dev/zero: not a regular file" \
+	"/: not a regular file" "relative.so: not an absolute path"; do
+	grep -q "^warning: $w" "$T/odd" || fail "no warning '$w'"
+done
+for fmt in gmon pprof folded speedscope html; do
+	timeout 60 "$PCPROF" export -f $fmt -o "$T/odd.$fmt" "$T/odd.data" >"$T/oddx" 2>&1 ||
+		fail "export $fmt on odd paths: exit $?: $(cat "$T/oddx")"
+done
+"$PCPROF" export -f gmon -o "$T/odd.gmon" "$T/odd.data" >"$T/oddg" 2>/dev/null || fail "gmon"
+grep -q "gmon._.out: no ELF file to read it with (/ is gone or not ELF)" "$T/oddg" ||
+	fail "gmon file for module / not named gmon._.out: $(cat "$T/oddg")"
+
 # help
 for c in report export; do
 	"$PCPROF" $c --help >"$T/h" || fail "$c --help exit $?"
