@@ -132,6 +132,12 @@ row "$T/ch" hot_lib_spin | grep -q . && fail "symbolized a changed libhot.so"
 grep -Eq ' libhot\.so\+0x[0-9a-f]+ +libhot\.so$' "$T/ch" || fail "no libhot.so+0x row"
 grep -Eq ' 50 +0\.05 +libgone\.so\+0x1100 +libgone\.so$' "$T/ch" || fail "no libgone.so+0x1100 row"
 
+# debuginfod stays off: with a server configured (a closed local port), a
+# client that asked it would create its cache directory
+DEBUGINFOD_URLS=http://127.0.0.1:9 DEBUGINFOD_CACHE_PATH="$T/dcache" \
+	"$PCPROF" report "$T/fx.data" >/dev/null || fail "report with DEBUGINFOD_URLS"
+[ ! -e "$T/dcache" ] || fail "report asked debuginfod"
+
 # the default file is ./pcprof.data
 cp "$T/fx.data" "$T/pcprof.data"
 (cd "$T" && "$PCPROF" report >"$T/default") || fail "report without FILE"
