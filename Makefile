@@ -171,8 +171,15 @@ $(CLI_REPORT)/lib%.so: tests/cli-report/%lib.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fPIC -shared -Wl,-soname,$(@F) \
 		$(if $(filter cold,$*),-s) -o $@ $<
+# libdbg.so: stripped, its symbols in libdbg.so.debug beside it (debuglink)
+$(CLI_REPORT)/libdbg.so: tests/cli-report/dbglib.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) -O1 -g -fPIC -shared -Wl,-soname,$(@F) -o $@.full $<
+	objcopy --only-keep-debug $@.full $@.debug
+	cd $(@D) && objcopy --strip-all --add-gnu-debuglink=$(@F).debug $(@F).full $(@F)
+	rm -f $@.full
 $(CLI_REPORT)/mkfixture: tests/cli-report/mkfixture.c $(CLI_TEST_OBJ) $(CLI_REPORT)/libhot.so \
-		$(CLI_REPORT)/libcold.so
+		$(CLI_REPORT)/libcold.so $(CLI_REPORT)/libdbg.so
 	$(CC) $(CLI_TEST_CFLAGS) -o $@ $< $(CLI_TEST_OBJ) -L$(CLI_REPORT) -lhot \
 		-Wl,-rpath,$(CURDIR)/$(CLI_REPORT) $(CLI_LIBS) -ldl
 $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c

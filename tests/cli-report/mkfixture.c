@@ -5,8 +5,9 @@
  *   mkfixture write FILE [--changed] [--missing] [--odd]
  *       Write a pcprof.data whose samples sit, with exact counts, at this
  *       program's own functions, at libhot.so's (exported and static), at
- *       the stripped libcold.so's, in libc and libz, and outside every
- *       module, for two processes.  The module table is this process's
+ *       the stripped libcold.so's, libdbg.so's (stripped, with a debuglink
+ *       to its debug file), in libc and libz, and outside every module,
+ *       for two processes.  The module table is this process's
  *       own (dl_iterate_phdr), so every address is real and symbolizable.
  *       --changed records a wrong build-id for libhot.so (a rebuilt
  *       library); --missing adds a module whose file does not exist;
@@ -125,24 +126,27 @@ struct hit {
 	uint64_t count;
 };
 
-static void *cold_sym(const char *name)
+/* A symbol of libcold.so or libdbg.so, which sit next to this program
+ * and are loaded here (by dlopen, so that the program links without them). */
+static void *lib_sym(const char *lib, const char *name)
 {
-	static void *h;
+	char path[4096];
+	ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
+	if (k <= 0)
+		return NULL;
+	path[k] = '\0';
+	strcpy(strrchr(path, '/') + 1, lib);
+	void *h = dlopen(path, RTLD_NOW);
 	if (!h) {
-		/* libcold.so sits next to this program */
-		char dir[4096];
-		ssize_t k = readlink("/proc/self/exe", dir, sizeof dir - 32);
-		if (k <= 0)
-			return NULL;
-		dir[k] = '\0';
-		strcpy(strrchr(dir, '/') + 1, "libcold.so");
-		h = dlopen(dir, RTLD_NOW);
-		if (!h) {
-			fprintf(stderr, "mkfixture: %s\n", dlerror());
-			exit(1);
-		}
+		fprintf(stderr, "mkfixture: %s\n", dlerror());
+		exit(1);
 	}
 	return dlsym(h, name);
+}
+
+static void *cold_sym(const char *name)
+{
+	return lib_sym("libcold.so", name);
 }
 
 /* The hits of the first process (the second's are in main). */
@@ -163,6 +167,8 @@ static size_t hits(struct hit *h)
 	/* two pcs of one unnamed function: one row, found by its unwind entry */
 	h[n++] = (struct hit){ "", cold + 1, 0, 400 };
 	h[n++] = (struct hit){ "", cold + 5, 0, 400 };
+	void *(*dbg_inner)(void) = (void *(*)(void))lib_sym("libdbg.so", "dbg_lib_inner_addr");
+	h[n++] = (struct hit){ "dbg_lib_inner", (uint64_t)(uintptr_t)dbg_inner() + 3, 0, 700 };
 	h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1, 0, 500 };
 	h[n++] = (struct hit){ "crc32", (uint64_t)(uintptr_t)crc32 + 2, 0, 300 };
 	h[n++] = (struct hit){ "", 0x1234, 0, 100 };
@@ -213,7 +219,9 @@ static int write_fixture(const char *file, int changed, int missing, int odd)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
-	cold_sym("cold_lib_spin"); /* loaded before the module list is taken */
+	/* loaded before the module list is taken */
+	cold_sym("cold_lib_spin");
+	lib_sym("libdbg.so", "dbg_lib_spin");
 	free(l.m);
 	l.m = NULL;
 	l.n = 0;
@@ -319,7 +327,7 @@ static int print_counts(void)
 	struct hit h[32];
 	size_t n = hits(h);
 	const char *names[] = { "fix_hot", "hot_lib_spin", "hot_lib_inner", "fix_warm",
-				"fix_cold", "cold_lib_spin", "getppid", "crc32" };
+				"fix_cold", "cold_lib_spin", "dbg_lib_inner", "getppid", "crc32" };
 	uint64_t total = 3000;
 	for (size_t i = 0; i < n; i++)
 		total += h[i].count;
@@ -335,6 +343,9 @@ static int print_counts(void)
 		printf("%s %llu\n", names[k], (unsigned long long)c);
 	}
 	printf("cold_inner 800\nunknown 100\ntotal %llu\n", (unsigned long long)total);
+	/* rows of the report: the named ones, the unnamed one, 0x1234; and the
+	 * modules with samples: mkfixture, libhot, libcold, libdbg, libc, libz */
+	printf("functions %zu\nmodules 6\n", sizeof names / sizeof names[0] + 2);
 	/* the unnamed function's label: libcold.so+0x(link-time address) */
 	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
 	void *inner = cold_inner();

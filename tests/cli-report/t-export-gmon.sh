@@ -3,7 +3,8 @@
 # itself.  `gprof -b -p` must name the right functions with the fixture's
 # exact times for the executable, for a shared library (static function
 # included), for the stripped library (through the symbol list we write
-# for --external-symbol-table) and for libc; 70000 samples in one function
+# for --external-symbol-table), for the one whose symbols are in a debug
+# file (read through that file) and for libc; 70000 samples in one function
 # check the repeated records that carry counts above 65535.
 . "$(dirname "$0")/lib.sh"
 command -v gprof >/dev/null || skip "gprof not installed (binutils)"
@@ -49,6 +50,10 @@ has libhot.so hot_lib_inner "$(expect hot_lib_inner)"
 gp libcold.so
 has libcold.so cold_lib_spin "$(expect cold_lib_spin)"
 has libcold.so "$(expect cold_inner_label)" "$(expect cold_inner)"
+gp libdbg.so
+grep -q "gmon.libdbg.so.out: gprof -b -p [^ ]*/libdbg.so.debug " "$T/list" ||
+	fail "gprof command for libdbg.so does not use its debug file: $(grep libdbg "$T/list")"
+has libdbg.so dbg_lib_inner "$(expect dbg_lib_inner)"
 gp libc.so.6
 has libc.so.6 getppid "$(expect getppid)"
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # pcprof report on the fixture (tests/cli-report/mkfixture.c): the header,
 # exact counts and shares per function with their modules (executable,
-# shared library with static functions, stripped library, libc, libz,
+# shared library with static functions, stripped library, stripped library
+# with its symbols in a debug file found by .gnu_debuglink, libc, libz,
 # outside every module), one process's pcs merged with another's mapped
 # elsewhere, every view and filter, and the notes about missing symbols.
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,8 @@ grep -q '^command  *mkfixture spin 100$' "$T/out" || fail "no command line"
 grep -q '^processes  *2: ' "$T/out" || fail "no process count"
 grep -q '^engine  *thread-timer$' "$T/out" || fail "no engine"
 grep -q '^rate  *1000 Hz$' "$T/out" || fail "no rate"
-grep -q "^samples  *$total (104.50 s); CPU time 104.50 s; achieved 1000.0 Hz; lost 6\$" "$T/out" ||
+secs=$(awk -v n="$total" 'BEGIN { printf "%.2f", n / 1000 }')
+grep -q "^samples  *$total ($secs s); CPU time $secs s; achieved 1000.0 Hz; lost 6\$" "$T/out" ||
 	fail "bad samples line: $(grep '^samples' "$T/out")"
 
 # the hot function is the first row, with its exact count and share
@@ -43,17 +45,19 @@ check hot_lib_spin libhot.so "$(expect hot_lib_spin)" # both processes, two bias
 check hot_lib_inner libhot.so "$(expect hot_lib_inner)" # static, .symtab only
 check cold_lib_spin libcold.so "$(expect cold_lib_spin)" # stripped: .dynsym
 check "$(expect cold_inner_label)" libcold.so "$(expect cold_inner)" # unnamed, 2 pcs
+check dbg_lib_inner libdbg.so "$(expect dbg_lib_inner)" # static, in the debuglink file
 check getppid libc.so.6 "$(expect getppid)"
 check 0x1234 '[unknown]' "$(expect unknown)"
 r=$(awk '$5 == "crc32"' "$T/out")
 case "$r" in *" libz.so"*) ;; *) fail "crc32 row: $r" ;; esac
 rows=$(awk '/^ self%/ { on = 1; next } on && NF == 6' "$T/out" | wc -l)
-[ "$rows" = 10 ] || fail "$rows function rows, want 10"
+[ "$rows" = "$(expect functions)" ] || fail "$rows function rows, want $(expect functions)"
 sum=$(awk '/^ self%/ { on = 1; next } on && NF == 6 { s += $3 } END { print s }' "$T/out")
 [ "$sum" = "$total" ] || fail "rows add up to $sum, not $total"
 
 # notes: the stripped library always; libz and libc when no debug file exists
 grep -q '^note: libcold.so has only its exported symbols' "$T/out" || fail "no note for libcold.so"
+! grep -q '^note: libdbg' "$T/out" || fail "note for libdbg.so although its debug file is there"
 debug_file() { # the build-id debug file of a library, if installed
 	id=$(readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }')
 	[ -n "$id" ] && [ -e "/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug" ]
@@ -74,6 +78,7 @@ fi
 grep -Eq '^ *[0-9.]+ +[0-9.]+ +70000 +70.00 +mkfixture\.c:[0-9]+ +fix_hot +mkfixture$' "$T/lines" ||
 	fail "no mkfixture.c line for fix_hot: $(grep fix_hot "$T/lines")"
 grep -Eq ' hotlib\.c:[0-9]+ +hot_lib_spin ' "$T/lines" || fail "no hotlib.c line"
+grep -Eq ' dbglib\.c:[0-9]+ +dbg_lib_inner ' "$T/lines" || fail "no dbglib.c line (debug file)"
 
 # --modules: per-module totals
 "$PCPROF" report --modules "$T/fx.data" >"$T/mods" || fail "report --modules"
