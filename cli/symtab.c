@@ -243,6 +243,7 @@ static void load_functions(struct symfile *sf)
 	if (n <= 0)
 		return;
 	sf->fns = xcalloc((size_t)n, sizeof *sf->fns);
+	Elf *checked = NULL; /* symbols come from one or two files: look once each */
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -255,8 +256,10 @@ static void load_functions(struct symfile *sf)
 		int t = GELF_ST_TYPE(sym.st_info);
 		if (t != STT_FUNC && t != STT_GNU_IFUNC)
 			continue;
-		if (!sf->full && elf && elf_has_symtab(elf))
-			sf->full = true;
+		if (!sf->full && elf && elf != checked) {
+			checked = elf;
+			sf->full = elf_has_symtab(elf);
+		}
 		sf->fns[sf->nfns++] = (struct fn){ addr, sym.st_size, name, sym_rank(&sym, name) };
 	}
 	qsort(sf->fns, sf->nfns, sizeof *sf->fns, fn_cmp);
@@ -380,6 +383,8 @@ static void open_file(struct symfile *sf)
 		char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
 		if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
 			sf->symfile = dbg;
+			set_note(sf, false, "%s: gone; its symbols come from the debug file %s",
+				 sf->path, dbg);
 		} else {
 			free(dbg);
 			sf->state = SF_MISSING;
