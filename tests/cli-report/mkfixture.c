@@ -10,7 +10,9 @@
  *       for two processes.  The module table is this process's
  *       own (dl_iterate_phdr), so every address is real and symbolizable.
  *       --changed records a wrong build-id for libhot.so (a rebuilt
- *       library); --missing adds a module whose file does not exist;
+ *       library); --missing adds a module whose file does not exist, and
+ *       libc under a path that does not exist (its build-id debug file
+ *       still names it);
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each.
  *   mkfixture counts
@@ -278,6 +280,19 @@ static int write_fixture(const char *file, int changed, int missing, int odd)
 		m->nsegs = 1;
 		m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
 		h[n++] = (struct hit){ "libgone.so+0x1100", 0x7e0000001100ull, 0, 50 };
+		/* libc as if moved away since: its debug file (libc6-dbg), found
+		 * by build-id, still names getppid */
+		for (size_t i = 0; i < l.n; i++) {
+			if (!strstr(l.m[i].path, "/libc.so.6"))
+				continue;
+			const uint64_t shift = 0x100000000000ull;
+			m = &p->modules[p->nmodules++];
+			*m = l.m[i];
+			m->path = strdup("/nonexistent/libc.so.6");
+			m->bias += shift;
+			h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1 + shift, 0, 40 };
+			break;
+		}
 	}
 	set_samples(p, h, n);
 	for (size_t i = 0; i < p->nsamples; i++)

@@ -136,6 +136,16 @@ grep -q '^warning: /nonexistent/libgone.so: not found' "$T/ch" || fail "no missi
 row "$T/ch" hot_lib_spin | grep -q . && fail "symbolized a changed libhot.so"
 grep -Eq ' libhot\.so\+0x[0-9a-f]+ +libhot\.so$' "$T/ch" || fail "no libhot.so+0x row"
 grep -Eq ' 50 +0\.05 +libgone\.so\+0x1100 +libgone\.so$' "$T/ch" || fail "no libgone.so+0x1100 row"
+# libc recorded under a path that is gone: named from its debug file when
+# libc6-dbg is installed (found by build-id), else kept as an address
+if debug_file "$libc"; then
+	grep -Eq ' 40 +0\.04 +getppid +libc\.so\.6$' "$T/ch" || fail "vanished libc not named by its debug file"
+	grep -q '^note: /nonexistent/libc.so.6: gone; its symbols come from the debug file /usr/lib/debug/' \
+		"$T/ch" || fail "no note about the vanished libc"
+else
+	grep -Eq ' 40 +0\.04 +libc\.so\.6\+0x[0-9a-f]+ +libc\.so\.6$' "$T/ch" || fail "vanished libc row"
+	grep -q '^warning: /nonexistent/libc.so.6: not found' "$T/ch" || fail "no warning for vanished libc"
+fi
 
 # debuginfod stays off: with a server configured (a closed local port), a
 # client that asked it would create its cache directory
