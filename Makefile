@@ -28,7 +28,7 @@ STD     := -std=gnu11 -D_GNU_SOURCE
 B       := build
 ARCH    := $(shell $(CC) -dumpmachine | cut -d- -f1)
 
-.PHONY: all lib cli tests examples deps check demo install uninstall clean \
+.PHONY: all lib cli tests examples deps check demo demo-bin install uninstall clean \
 	format-check bench
 .DELETE_ON_ERROR:
 
@@ -189,11 +189,39 @@ check:
 	tests/check
 
 # ---- demo ------------------------------------------------------------------
+# tests/demo builds demo-bin and profiles pcprof-demo with pcprof run.  The
+# demo has hot code in its executable, in a shared library of its own
+# (found through its RUNPATH, $ORIGIN) and in a plugin it dlopen()s, and is
+# built like any program, without libprofil.  selfprof is the library's own
+# demo: it calls profil() on itself.
+
+DEMO_CFLAGS := $(STD) $(WARN) -O2 -g -fno-omit-frame-pointer -pthread
 
 demo:
 	$(MAKE) deps
 	$(MAKE) all
 	tests/demo
+
+demo-bin: $(B)/demo/pcprof-demo $(B)/demo/demo-plugin.so $(B)/demo/selfprof
+
+$(B)/demo/libdemowork.so: demo/work.c demo/demo.h
+	@mkdir -p $(@D)
+	$(CC) $(DEMO_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/demo/demo-plugin.so: demo/plugin.c demo/demo.h
+	@mkdir -p $(@D)
+	$(CC) $(DEMO_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/demo/pcprof-demo: demo/demo.c demo/demo.h $(B)/demo/libdemowork.so
+	$(CC) $(DEMO_CFLAGS) -o $@ $< -L$(B)/demo -ldemowork -Wl,-rpath,'$$ORIGIN' -ldl
+
+# (selfprof is built with the flags it always had: with -Wall, glibc's
+# <unistd.h> declares profil's buffer nonnull, and profil(NULL, ...) is how
+# profiling is turned off.)
+$(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -rdynamic -pthread -I$(B)/include/libprofil -o $@ $< \
+		$(TEST_LDFLAGS) -lprofil
 
 # ---- fuzzing -----------------------------------------------------------------
 # A libFuzzer build of the pcprof.data reader for tests/cli-run/t-fuzz.sh.
