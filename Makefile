@@ -28,7 +28,7 @@ STD     := -std=gnu11 -D_GNU_SOURCE
 B       := build
 ARCH    := $(shell $(CC) -dumpmachine | cut -d- -f1)
 
-.PHONY: all lib cli tests examples deps check demo install uninstall clean \
+.PHONY: all lib cli tests examples deps check demo demo-bin install uninstall clean \
 	format-check bench
 .DELETE_ON_ERROR:
 
@@ -163,7 +163,8 @@ $(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
 tests: $(B)/tests/cli-run/ppdump
 
 # tests/cli-report: mkfixture writes profiles with known samples at its own
-# functions and at those of two test libraries (libcold.so linked stripped);
+# functions and at those of three test libraries (libcold.so stripped,
+# libdbg.so with a separate debug file);
 # jsoncheck validates JSON without python.  Neither is a test: the t-*.sh
 # scripts run them.
 CLI_REPORT := $(B)/tests/cli-report
@@ -187,7 +188,6 @@ $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
 	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
 
 tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
-
 
 # ---- profil-family tests and examples (tests/family, tests/compat, examples/)
 # The family tests share tests/family/family.h.  examples/*.c are programs
@@ -216,11 +216,39 @@ check:
 	tests/check
 
 # ---- demo ------------------------------------------------------------------
+# tests/demo builds demo-bin and profiles pcprof-demo with pcprof run.  The
+# demo has hot code in its executable, in a shared library of its own
+# (found through its RUNPATH, $ORIGIN) and in a plugin it dlopen()s, and is
+# built like any program, without libprofil.  selfprof is the library's own
+# demo: it calls profil() on itself.
+
+DEMO_CFLAGS := $(STD) $(WARN) -O2 -g -fno-omit-frame-pointer -pthread
 
 demo:
 	$(MAKE) deps
 	$(MAKE) all
 	tests/demo
+
+demo-bin: $(B)/demo/pcprof-demo $(B)/demo/demo-plugin.so $(B)/demo/selfprof
+
+$(B)/demo/libdemowork.so: demo/work.c demo/demo.h
+	@mkdir -p $(@D)
+	$(CC) $(DEMO_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/demo/demo-plugin.so: demo/plugin.c demo/demo.h
+	@mkdir -p $(@D)
+	$(CC) $(DEMO_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/demo/pcprof-demo: demo/demo.c demo/demo.h $(B)/demo/libdemowork.so
+	$(CC) $(DEMO_CFLAGS) -o $@ $< -L$(B)/demo -ldemowork -Wl,-rpath,'$$ORIGIN' -ldl
+
+# (selfprof is built with the flags it always had: with -Wall, glibc's
+# <unistd.h> declares profil's buffer nonnull, and profil(NULL, ...) is how
+# profiling is turned off.)
+$(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -rdynamic -pthread -I$(B)/include/libprofil -o $@ $< \
+		$(TEST_LDFLAGS) -lprofil
 
 # ---- fuzzing -----------------------------------------------------------------
 # A libFuzzer build of the pcprof.data reader for tests/cli-run/t-fuzz.sh.
