@@ -437,7 +437,8 @@ static void open_file(struct symfile *sf)
 		else if (debugfile && sf->full)
 			sf->symfile = xstrdup(debugfile);
 	}
-	if (!sf->full && !sf->note)
+	/* the vDSO has no .symtab, ever, and its .dynsym names all of it */
+	if (!sf->full && !sf->note && strcmp(sf->path, "[vdso]") != 0)
 		note_no_symtab(sf);
 }
 
