@@ -6,7 +6,7 @@
  *       Write a pcprof.data whose samples sit, with exact counts, at this
  *       program's own functions, at libhot.so's (exported and static), at
  *       the stripped libcold.so's, libdbg.so's (stripped, with a debuglink
- *       to its debug file), in libc and libz, and outside every module,
+ *       to its debug file), in libc, libz and the vDSO, and outside every module,
  *       for two processes.  The module table is this process's
  *       own (dl_iterate_phdr), so every address is real and symbolizable.
  *       --changed records a wrong build-id for libhot.so (a rebuilt
@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,6 +152,34 @@ static void *cold_sym(const char *name)
 	return lib_sym("libcold.so", name);
 }
 
+/* The address of the vDSO's __vdso_clock_gettime, or 0: the vDSO is a whole
+ * ELF image in memory, section headers included. */
+static uint64_t vdso_clock_gettime(void)
+{
+	const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	if (!base)
+		return 0;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	uint64_t bias = (uint64_t)(uintptr_t)base; /* base - p_vaddr of the first PT_LOAD */
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD) {
+			bias -= ph[i].p_vaddr;
+			break;
+		}
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
+		const char *str = (const char *)(base + sh[sh[i].sh_link].sh_offset);
+		for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+			if (strcmp(str + sym[k].st_name, "__vdso_clock_gettime") == 0)
+				return bias + sym[k].st_value;
+	}
+	return 0;
+}
+
 /* The hits of the first process (the second's are in main). */
 static size_t hits(struct hit *h)
 {
@@ -172,6 +201,8 @@ static size_t hits(struct hit *h)
 	void *(*dbg_inner)(void) = (void *(*)(void))lib_sym("libdbg.so", "dbg_lib_inner_addr");
 	h[n++] = (struct hit){ "dbg_lib_inner", (uint64_t)(uintptr_t)dbg_inner() + 3, 0, 700 };
 	h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1, 0, 500 };
+	if (vdso_clock_gettime())
+		h[n++] = (struct hit){ "__vdso_clock_gettime", vdso_clock_gettime() + 2, 0, 60 };
 	h[n++] = (struct hit){ "crc32", (uint64_t)(uintptr_t)crc32 + 2, 0, 300 };
 	h[n++] = (struct hit){ "", 0x1234, 0, 100 };
 	return n;
@@ -342,7 +373,8 @@ static int print_counts(void)
 	struct hit h[32];
 	size_t n = hits(h);
 	const char *names[] = { "fix_hot", "hot_lib_spin", "hot_lib_inner", "fix_warm",
-				"fix_cold", "cold_lib_spin", "dbg_lib_inner", "getppid", "crc32" };
+				"fix_cold", "cold_lib_spin", "dbg_lib_inner", "getppid", "crc32",
+				"__vdso_clock_gettime" };
 	uint64_t total = 3000;
 	for (size_t i = 0; i < n; i++)
 		total += h[i].count;
@@ -359,8 +391,10 @@ static int print_counts(void)
 	}
 	printf("cold_inner 800\nunknown 100\ntotal %llu\n", (unsigned long long)total);
 	/* rows of the report: the named ones, the unnamed one, 0x1234; and the
-	 * modules with samples: mkfixture, libhot, libcold, libdbg, libc, libz */
-	printf("functions %zu\nmodules 6\n", sizeof names / sizeof names[0] + 2);
+	 * modules with samples: mkfixture, libhot, libcold, libdbg, libc, libz,
+	 * and the vDSO if this kernel has one */
+	int vdso = vdso_clock_gettime() != 0;
+	printf("functions %zu\nmodules %d\n", sizeof names / sizeof names[0] + 1 + vdso, 6 + vdso);
 	/* the unnamed function's label: libcold.so+0x(link-time address) */
 	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
 	void *inner = cold_inner();

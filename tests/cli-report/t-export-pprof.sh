@@ -40,5 +40,8 @@ go tool pprof -top -lines "$T/p.pb.gz" >"$T/lines" 2>"$T/perr" || fail "pprof -l
 grep -Eq ' fix_hot .*mkfixture\.c:[0-9]+$' "$T/lines" || fail "no source line: $(cat "$T/lines")"
 
 go tool pprof -tags "$T/p.pb.gz" >"$T/tags" 2>"$T/perr" || fail "pprof -tags"
-grep -q 'worker' "$T/tags" && grep -Eq "^ *pid: Total $(echo "$secs" | sed 's/0*$//')s" "$T/tags" || fail "labels: $(cat "$T/tags")"
+# the child process (3000 samples) and the worker thread have their labels
+grep -Eq '^ *pid: Total ' "$T/tags" && grep -Eq '^ +3\.0s \( *[0-9.]+%\): [0-9]+$' "$T/tags" &&
+	grep -Eq '^ *thread: Total ' "$T/tags" && grep -Eq '\): worker$' "$T/tags" ||
+	fail "labels: $(cat "$T/tags")"
 exit 0

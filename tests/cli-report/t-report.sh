@@ -47,6 +47,9 @@ check cold_lib_spin libcold.so "$(expect cold_lib_spin)" # stripped: .dynsym
 check "$(expect cold_inner_label)" libcold.so "$(expect cold_inner)" # unnamed, 2 pcs
 check dbg_lib_inner libdbg.so "$(expect dbg_lib_inner)" # static, in the debuglink file
 check getppid libc.so.6 "$(expect getppid)"
+if [ "$(expect __vdso_clock_gettime)" != 0 ]; then # from this kernel's vDSO
+	check __vdso_clock_gettime '[vdso]' "$(expect __vdso_clock_gettime)"
+fi
 check 0x1234 '[unknown]' "$(expect unknown)"
 r=$(awk '$5 == "crc32"' "$T/out")
 case "$r" in *" libz.so"*) ;; *) fail "crc32 row: $r" ;; esac
