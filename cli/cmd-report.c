@@ -64,35 +64,6 @@ static void put_line(const char *s)
 		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
 }
 
-/* "thread-timer" or "thread-timer (2), perf (1)": the distinct values. */
-static void print_distinct(const struct flat *f, const char *label, bool hz)
-{
-	printf("%-10s ", label);
-	const char *sep = "";
-	for (size_t i = 0; i < f->nprocs; i++) {
-		const struct pp_process *p = f->procs[i].p;
-		bool seen = false;
-		size_t n = 0;
-		for (size_t j = 0; j < f->nprocs; j++) {
-			const struct pp_process *q = f->procs[j].p;
-			bool same = hz ? q->hz == p->hz : strcmp(q->engine, p->engine) == 0;
-			if (same && j < i)
-				seen = true;
-			n += same;
-		}
-		if (seen)
-			continue;
-		if (hz)
-			printf("%s%" PRIu32 " Hz", sep, p->hz);
-		else
-			printf("%s%s", sep, p->engine[0] ? p->engine : "(none)");
-		if (n != f->nprocs)
-			printf(" (%zu)", n);
-		sep = ", ";
-	}
-	putchar('\n');
-}
-
 static void header(const struct flat *f, const char *file)
 {
 	printf("%-10s %s\n", "file", file);
@@ -105,8 +76,10 @@ static void header(const struct flat *f, const char *file)
 	if (f->nprocs > 8)
 		printf(" and %zu more", f->nprocs - 8);
 	putchar('\n');
-	print_distinct(f, "engine", false);
-	print_distinct(f, "rate", true);
+	char *engines = flat_distinct(f, false), *rates = flat_distinct(f, true);
+	printf("%-10s %s\n%-10s %s\n", "engine", engines, "rate", rates);
+	free(engines);
+	free(rates);
 	printf("%-10s %" PRIu64 " (%.2f s)", "samples", f->total, f->total_seconds);
 	if (f->cpu_ns) {
 		printf("; CPU time %.2f s", (double)f->cpu_ns / 1e9);

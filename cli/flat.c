@@ -609,3 +609,36 @@ double flat_achieved_hz(const struct flat *f)
 	uint64_t ticks = f->ticks ? f->ticks : f->total + f->lost;
 	return (double)ticks / ((double)f->cpu_ns / 1e9);
 }
+
+char *flat_distinct(const struct flat *f, bool hz)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&text, &len);
+	if (!s)
+		die(2, "out of memory");
+	const char *sep = "";
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct pp_process *p = f->procs[i].p;
+		bool seen = false;
+		size_t n = 0;
+		for (size_t j = 0; j < f->nprocs; j++) {
+			const struct pp_process *q = f->procs[j].p;
+			bool same = hz ? q->hz == p->hz : strcmp(q->engine, p->engine) == 0;
+			seen |= same && j < i;
+			n += same;
+		}
+		if (seen)
+			continue;
+		if (hz)
+			fprintf(s, "%s%" PRIu32 " Hz", sep, p->hz);
+		else
+			fprintf(s, "%s%s", sep, p->engine[0] ? p->engine : "(none)");
+		if (n != f->nprocs)
+			fprintf(s, " (%zu)", n);
+		sep = ", ";
+	}
+	if (fclose(s) != 0 || !text)
+		die(2, "out of memory");
+	return text;
+}

@@ -158,6 +158,11 @@ uint32_t *flat_sorted_mods(const struct flat *f, enum flat_sort by, size_t *n);
 /* "name" of a module index, "[unknown]" for FLAT_NO_MOD. */
 const char *flat_mod_name(const struct flat *f, uint32_t mod);
 
+/* The selected processes' engines (hz false) or rates (hz true), each
+ * distinct value once with its number of processes if not all: "perf",
+ * "100 Hz (2), 1000 Hz (1)".  A malloc'd string. */
+char *flat_distinct(const struct flat *f, bool hz);
+
 /* Achieved sampling rate: ticks per CPU second (0 if unknown). */
 double flat_achieved_hz(const struct flat *f);
 

@@ -86,12 +86,16 @@ static void text_cut(FILE *s, const char *t, size_t max)
 
 static void facts(FILE *s, const struct flat *f)
 {
-	const struct pp_process *p0 = f->procs[0].p;
+	char *engines = flat_distinct(f, false), *rates = flat_distinct(f, true);
 	fputs("<dl class=\"facts\">", s);
 	fprintf(s, "<div><dt>processes</dt><dd>%zu</dd></div>", f->nprocs);
 	fputs("<div><dt>engine</dt><dd>", s);
-	out_html_str(s, p0->engine[0] ? p0->engine : "?");
-	fprintf(s, "</dd></div><div><dt>rate</dt><dd>%" PRIu32 " Hz</dd></div>", p0->hz);
+	out_html_str(s, engines);
+	fputs("</dd></div><div><dt>rate</dt><dd>", s);
+	out_html_str(s, rates);
+	fputs("</dd></div>", s);
+	free(engines);
+	free(rates);
 	fprintf(s, "<div><dt>samples</dt><dd>%" PRIu64 "</dd></div>", f->total);
 	fprintf(s, "<div><dt>sampled time</dt><dd>%.2f s</dd></div>", f->total_seconds);
 	if (f->cpu_ns) {
