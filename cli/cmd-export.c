@@ -26,8 +26,8 @@ static void usage(FILE *f)
 		   "\n"
 		   "Formats:\n");
 	for (size_t i = 0; i < NFORMATS; i++)
-		fprintf(f, "  %-11s %s (default -o %s)\n", formats[i]->name, formats[i]->help,
-			formats[i]->default_out);
+		fprintf(f, "  %-11s %s\n  %-11s (default -o %s)\n", formats[i]->name,
+			formats[i]->help, "", formats[i]->default_out);
 	fprintf(f, "\n"
 		   "Options:\n"
 		   "  -f, --format FORMAT  one of the formats above\n"

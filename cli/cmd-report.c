@@ -45,7 +45,8 @@ static void usage(FILE *f)
 		"  -n, --limit N        at most N rows per table\n"
 		"  -h, --help           this text\n"
 		"\n"
-		"Percentages are of all samples of the selected processes.  See pcprof-report(1).\n");
+		"Percentages are of all samples of the selected processes.\n"
+		"See pcprof-report(1).\n");
 }
 
 static size_t parse_limit(const char *s)
