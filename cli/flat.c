@@ -138,7 +138,8 @@ static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t p
 	struct flat_mod *fm = &f->mods[f->nmods];
 	*fm = (struct flat_mod){ 0 };
 	fm->path = xstrdup(pm->path);
-	fm->name = *basename(fm->path) ? basename(fm->path) : fm->path; /* "/" has none */
+	/* "/" has no base name, and a hostile file may give no path at all */
+	fm->name = *basename(fm->path) ? basename(fm->path) : *fm->path ? fm->path : "[unnamed]";
 	fm->build_id_len = pm->build_id_len > 40 ? 0 : pm->build_id_len;
 	memcpy(fm->build_id, pm->build_id, fm->build_id_len);
 	fm->is_exe = strcmp(pm->path, p->exe) == 0;
@@ -355,7 +356,8 @@ static int hit_thread_cmp(const void *a, const void *b)
 static void build_threads(struct flat *f)
 {
 	struct flat_hit *h = xmalloc(f->nhits * sizeof *h);
-	memcpy(h, f->hits, f->nhits * sizeof *h);
+	if (f->nhits) /* hits is NULL when there are none */
+		memcpy(h, f->hits, f->nhits * sizeof *h);
 	sort_ctx = f;
 	qsort(h, f->nhits, sizeof *h, hit_thread_cmp);
 	f->threads = xcalloc(f->nhits, sizeof *f->threads);

@@ -28,13 +28,13 @@
 #include "out.h"
 #include "util.h"
 
-#define MAX_BINS (1u << 22) /* 8 MiB of counters per record at most */
 
 struct enc {
 	bool big;      /* big-endian image */
 	int addr_size; /* 4 or 8 */
 };
 
+/* v as an n-byte (n <= 8) integer in the image's byte order */
 static void put(FILE *s, const struct enc *e, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -68,81 +68,122 @@ static bool image_encoding(const char *path, struct enc *e)
 	return true;
 }
 
+struct bin {
+	uint64_t lo;    /* link-time address, even */
+	uint64_t count;
+};
+
+static int bin_cmp(const void *a, const void *b)
+{
+	const struct bin *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* One histogram record: n bins from lo, counters min(count, 65535), which
+ * are then taken off the counts (what is left goes in the next copy). */
+static void put_record(FILE *s, const struct enc *e, struct bin *b, size_t n, uint32_t rate)
+{
+	fputc(0, s); /* tag: time histogram */
+	put(s, e, b[0].lo, e->addr_size);
+	put(s, e, b[0].lo + 2 * (uint64_t)n, e->addr_size);
+	put(s, e, n, 4);
+	put(s, e, rate, 4);
+	char dimen[15] = "seconds";
+	fwrite(dimen, 1, sizeof dimen, s);
+	fputc('s', s);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = b[i].count > 65535 ? 65535 : b[i].count;
+		put(s, e, c, 2);
+		b[i].count -= c;
+	}
+}
+
+/*
+ * The module's samples as histogram records of 2-byte bins (gprof's unit,
+ * so every pc is charged to exactly one function).  Rather than one record
+ * over the whole text, one per cluster of sampled addresses (a gap of more
+ * than GAP bytes starts a new one): the file stays proportional to the
+ * code that was hit, and a hot loop's counts above 65535 repeat only its
+ * own small record.  gprof 2.40 adds up disjoint records that cover parts
+ * of one function (checked by hand: fix_hot in two records and a repeat).
+ */
+#define GAP 64
+/* At most this many copies of a record: a bin above 256 x 65535 samples
+ * (28 minutes at 10 kHz on one instruction) scales the whole file down. */
+#define MAX_COPIES 256
+
 static int write_module(const struct flat *f, uint32_t m, const char *path, uint32_t rate,
 			char *err, size_t errlen)
 {
 	const struct flat_mod *mod = &f->mods[m];
-	uint64_t min = UINT64_MAX, max = 0;
-	for (size_t i = 0; i < f->npcs; i++) {
-		const struct flat_pc *p = &f->pcs[i];
-		if (p->mod != m || !p->samples)
-			continue;
-		if (p->addr < min)
-			min = p->addr;
-		if (p->addr > max)
-			max = p->addr;
-	}
-	/* Two-byte bins (gprof's unit) attribute every pc exactly; wider ones,
-	 * a power of two, only for a huge span of sampled pcs.  A span beyond
-	 * 2^22 bins of 2^32 bytes (or one that would wrap) is not a module's
-	 * code: refuse it rather than loop. */
-	uint64_t bpb = 2, lo, hi;
-	for (;;) {
-		lo = min & ~(bpb - 1);
-		hi = (max & ~(bpb - 1)) + bpb;
-		if (hi > lo && (hi - lo) / bpb <= MAX_BINS)
-			break;
-		if (hi <= lo || bpb >= (1ull << 32)) {
-			snprintf(err, errlen, "%s: sampled addresses 0x%" PRIx64 "..0x%" PRIx64
-					      " span too much for gmon.out",
-				 mod->path, min, max);
-			return -1;
-		}
-		bpb *= 2;
-	}
-	size_t nbins = (size_t)((hi - lo) / bpb);
-	uint64_t *bins = xcalloc(nbins, sizeof *bins);
+	struct bin *b = xcalloc(f->npcs, sizeof *b);
+	size_t n = 0;
+	for (size_t i = 0; i < f->npcs; i++)
+		if (f->pcs[i].mod == m && f->pcs[i].samples)
+			b[n++] = (struct bin){ f->pcs[i].addr & ~(uint64_t)1, f->pcs[i].samples };
+	qsort(b, n, sizeof *b, bin_cmp);
+	size_t k = 0; /* pcs in one bin: one bin */
 	uint64_t top = 0;
-	for (size_t i = 0; i < f->npcs; i++) {
-		const struct flat_pc *p = &f->pcs[i];
-		if (p->mod != m || !p->samples)
-			continue;
-		uint64_t *b = &bins[(p->addr - lo) / bpb];
-		*b += p->samples;
-		if (*b > top)
-			top = *b;
+	for (size_t i = 0; i < n; i++) {
+		if (k && b[k - 1].lo == b[i].lo) {
+			b[k - 1].count = b[k - 1].count > UINT64_MAX - b[i].count
+						 ? UINT64_MAX
+						 : b[k - 1].count + b[i].count;
+		} else {
+			b[k++] = b[i];
+		}
+		if (b[k - 1].count > top)
+			top = b[k - 1].count;
+	}
+	n = k;
+	uint64_t scale = top / ((uint64_t)MAX_COPIES * 65535) + 1;
+	if (scale > 1) {
+		for (size_t i = 0; i < n; i++)
+			b[i].count = b[i].count / scale + (b[i].count % scale >= scale / 2);
+		rate = (uint32_t)((rate + scale / 2) / scale);
+		if (!rate)
+			rate = 1;
+		fprintf(stderr, "note: %s: counts divided by %" PRIu64 " (and the rate with them) "
+				"to fit gmon.out's 16-bit counters\n",
+			path, scale);
 	}
 
 	struct enc e;
 	image_encoding(mod->symfile ? mod->symfile : mod->path, &e);
 	struct out_file *o = out_open(path, err, errlen);
 	if (!o) {
-		free(bins);
+		free(b);
 		return -1;
 	}
 	FILE *s = out_stream(o);
 	fwrite("gmon", 1, 4, s);
-	put(s, &e, 1, 4);            /* version */
-	put(s, &e, 0, 12);           /* spare */
-	do {
-		fputc(0, s);             /* tag: histogram */
-		put(s, &e, lo, e.addr_size);
-		put(s, &e, hi, e.addr_size);
-		put(s, &e, nbins, 4);
-		put(s, &e, rate, 4);
-		char dimen[15] = "seconds";
-		fwrite(dimen, 1, sizeof dimen, s);
-		fputc('s', s);
-		top = 0;
-		for (size_t i = 0; i < nbins; i++) {
-			uint64_t c = bins[i] > 65535 ? 65535 : bins[i];
-			put(s, &e, c, 2);
-			bins[i] -= c;
-			if (bins[i] > top)
-				top = bins[i];
-		}
-	} while (top > 0);
-	free(bins);
+	put(s, &e, 1, 4); /* version */
+	static const char spare[12];
+	fwrite(spare, 1, sizeof spare, s);
+	/* Fill each cluster's gaps with empty bins, so that its bins are
+	 * contiguous; clusters never share a bin, so records never overlap. */
+	struct bin *r = xcalloc(n ? (size_t)(n * (GAP / 2 + 1)) : 1, sizeof *r);
+	for (size_t i = 0; i < n;) {
+		size_t nr = 0;
+		uint64_t most = 0;
+		size_t j = i;
+		do {
+			while (nr && r[nr - 1].lo + 2 < b[j].lo) {
+				uint64_t next = r[nr - 1].lo + 2;
+				r[nr++] = (struct bin){ next, 0 };
+			}
+			r[nr++] = b[j];
+			if (b[j].count > most)
+				most = b[j].count;
+			j++;
+		} while (j < n && b[j].lo - b[j - 1].lo <= GAP);
+		do
+			put_record(s, &e, r, nr, rate);
+		while ((most = most > 65535 ? most - 65535 : 0) > 0);
+		i = j;
+	}
+	free(r);
+	free(b);
 	return out_close(o, err, errlen);
 }
 

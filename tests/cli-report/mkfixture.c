@@ -2,7 +2,7 @@
  * mkfixture.c - the known profile of the report/export tests (not a test
  * itself; the t-*.sh scripts run it).
  *
- *   mkfixture write FILE [--changed] [--missing] [--odd]
+ *   mkfixture write FILE [--changed] [--missing] [--odd] [--huge]
  *       Write a pcprof.data whose samples sit, with exact counts, at this
  *       program's own functions, at libhot.so's (exported and static), at
  *       the stripped libcold.so's, libdbg.so's (stripped, with a debuglink
@@ -14,7 +14,8 @@
  *       libc under a path that does not exist (its build-id debug file
  *       still names it);
  *       --odd adds modules named by a FIFO (created next to FILE), a
- *       device, a directory and a relative path, 10 samples each.
+ *       device, a directory and a relative path, 10 samples each;
+ *       --huge gives fix_hot 20000000 samples instead of 70000.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture spin SECONDS
@@ -248,7 +249,7 @@ static void fill_process(struct pp_process *p, int pid, int ppid, const char *ex
 	p->lost = 3;
 }
 
-static int write_fixture(const char *file, int changed, int missing, int odd)
+static int write_fixture(const char *file, int changed, int missing, int odd, int huge)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -325,6 +326,8 @@ static int write_fixture(const char *file, int changed, int missing, int odd)
 			break;
 		}
 	}
+	if (huge) /* beyond what 256 copies of a 16-bit counter hold */
+		h[0].count = 20000000;
 	set_samples(p, h, n);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
@@ -429,7 +432,7 @@ static int spin(double seconds)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
-		int changed = 0, missing = 0, odd = 0;
+		int changed = 0, missing = 0, odd = 0, huge = 0;
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
 				changed = 1;
@@ -437,14 +440,16 @@ int main(int argc, char **argv)
 				missing = 1;
 			else if (strcmp(argv[i], "--odd") == 0)
 				odd = 1;
+			else if (strcmp(argv[i], "--huge") == 0)
+				huge = 1;
 		}
-		return write_fixture(argv[2], changed, missing, odd);
+		return write_fixture(argv[2], changed, missing, odd, huge);
 	}
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 3 && strcmp(argv[1], "spin") == 0)
 		return spin(atof(argv[2]));
-	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] | counts | "
-			"spin SECONDS\n");
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] | "
+			"counts | spin SECONDS\n");
 	return 2;
 }

@@ -57,6 +57,18 @@ has libdbg.so dbg_lib_inner "$(expect dbg_lib_inner)"
 gp libc.so.6
 has libc.so.6 getppid "$(expect getppid)"
 
+# 20 million samples in one bin: more than 256 copies of a 16-bit counter,
+# so the counts and the rate are divided alike and gprof's seconds stay right
+"$FIX" write "$T/huge.data" --huge || fail "mkfixture --huge"
+"$PCPROF" export --format gmon -o "$T/hg" "$T/huge.data" >/dev/null 2>"$T/herr" ||
+	fail "export --huge: $(cat "$T/herr")"
+grep -q "^note: $T/hg/gmon.mkfixture.out: counts divided by 2 " "$T/herr" ||
+	fail "no note about scaled counts: $(cat "$T/herr")"
+gprof -b -p "$FIX" "$T/hg/gmon.mkfixture.out" >"$T/gp.huge" 2>&1 || fail "gprof --huge"
+awk '$NF == "fix_hot" && $3 == "20000.00" { ok = 1 } END { exit !ok }' "$T/gp.huge" ||
+	fail "gprof on 20 million samples: $(cat "$T/gp.huge")"
+[ "$(wc -c <"$T/hg/gmon.mkfixture.out")" -lt 100000 ] || fail "gmon file for --huge is too big"
+
 # samples outside every module are in no file, and we say so
 grep -q "note: $(expect unknown) samples outside every mapped file" "$T/err" ||
 	fail "no note about samples outside modules: $(cat "$T/err")"
