@@ -628,7 +628,7 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
 		 lost_busy = 0, lost_mods = 0;
-	size_t threads = 0, abrupt = 0, running = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
 	for (size_t i = 0; i < set->n; i++) {
@@ -643,6 +643,10 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		lost_threads += in->lost_threads;
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
+		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
+			unsampled++;
+		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
+			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
 		 * and it is there), or ended without exit handlers. */
 		if (in->raw_end == PCPROF_END_RUNNING) {
@@ -689,6 +693,11 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
 	if (running)
 		add(&t, "; %zu still running (recorded until now)", running);
+	if (unsampled)
+		add(&t, "; %zu not sampled (libprofil never started in them)", unsampled);
+	if (unaudited)
+		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
+		    unaudited);
 	add(&t, " -> %s", out);
 	fprintf(stderr, "%s: %s\n", progname, t.s);
 }
