@@ -59,9 +59,9 @@
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND 127
 
-/* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
 #define SHM_MIN_FREE  (256ull << 20) /* bytes free on /dev/shm to use it */
 
+/* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
 #define DEFAULT_SLOTS 262144ul
 #define MIN_SLOTS     1024ul
 #define MAX_SLOTS     (1ul << 26)
@@ -363,12 +363,15 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
-static void catch_signals(sigset_t *blocked, sigset_t *old)
+/* Blocks the forwarded signals (the caller unblocks them once the child's
+ * pid is known) and installs the handler; *old is the previous mask. */
+static void catch_signals(sigset_t *old)
 {
-	sigemptyset(blocked);
+	sigset_t blocked;
+	sigemptyset(&blocked);
 	for (size_t i = 0; i < NFWD; i++)
-		sigaddset(blocked, forwarded[i]);
-	sigprocmask(SIG_BLOCK, blocked, old);
+		sigaddset(&blocked, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &blocked, old);
 	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < NFWD; i++)
@@ -490,11 +493,11 @@ static void remove_dir(const char *dir)
  * why and end with 126 or 127 without writing a data file. */
 static void start(struct run *r, char **argv, char **env, const char *dir)
 {
-	sigset_t blocked, old;
+	sigset_t old;
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		die(EXIT_RUN_FAILED, "pipe: %s", strerror(errno));
-	catch_signals(&blocked, &old);
+	catch_signals(&old);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
@@ -666,7 +669,7 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	struct text t = { .len = 0 };
 	double secs = (double)cpu * 1e-9;
 	add(&t, "%llu samples, %.2f s CPU", (unsigned long long)ticks, secs);
-	if (secs > 0 && hz)
+	if (secs > 0 && signals)
 		add(&t, ", %.0f Hz of %u", (double)signals / secs, hz);
 	add(&t, " (%s), %zu process%s, %zu thread%s", engines[0] ? engines : "no engine", set->n,
 	    set->n == 1 ? "" : "es", threads, threads == 1 ? "" : "s");
@@ -678,8 +681,6 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	if (lost_table)
 		add_item(&lost, "%llu samples (pc table full: try --slots %lu)",
 			 (unsigned long long)lost_table, o->slots * 4);
-	if (lost_threads)
-		add_item(&lost, "%llu samples (thread table full)", (unsigned long long)lost_threads);
 	if (lost_busy)
 		add_item(&lost, "%llu samples (being stored as a process died)",
 			 (unsigned long long)lost_busy);
@@ -693,6 +694,9 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
 	if (running)
 		add(&t, "; %zu still running (recorded until now)", running);
+	if (lost_threads)
+		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
+		    (unsigned long long)lost_threads);
 	if (unsampled)
 		add(&t, "; %zu not sampled (libprofil never started in them)", unsampled);
 	if (unaudited)
