@@ -39,7 +39,12 @@ all: lib cli tests examples
 LIB_SRC := $(wildcard lib/*.c lib/arch/*.c)
 LIB_ASM := $(wildcard lib/arch/guard-$(ARCH).S)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
-LIB_CFLAGS := $(STD) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -pthread
+# -fno-delete-null-pointer-checks: glibc declares profil's buffer
+# __nonnull((1)), and our definition sees that prototype; without the flag
+# GCC may drop the "NULL buffer turns profiling off" test it then assumes
+# cannot be true.
+LIB_CFLAGS := $(STD) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
+	-fno-delete-null-pointer-checks
 
 SONAME  := libprofil.so.$(SOVERSION)
 LIB_SO  := $(B)/$(SONAME)
