@@ -123,8 +123,15 @@ $(B)/cli/%.o: cli/%.c
 	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" -MMD -MP -c -o $@ $<
 
 # pcprof run looks for libprofil.so.1 next to itself (the build tree), then
-# where `make install` puts it.
+# where `make install` puts it; libdir.txt changes (and cmd-run.o is
+# rebuilt) whenever LIBDIR does, so `make install PREFIX=...` never installs
+# a pcprof that looks in the previous place.
 $(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\"
+$(B)/cli/cmd-run.o: $(B)/libdir.txt
+$(B)/libdir.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+FORCE:
 
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm

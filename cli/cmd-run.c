@@ -36,7 +36,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +58,8 @@
 #define EXIT_RUN_FAILED 125
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND 127
+
+#define SHM_MIN_FREE  (256ull << 20) /* bytes free on /dev/shm to use it */
 
 /* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
 #define DEFAULT_SLOTS 262144ul
@@ -359,25 +363,29 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	errno = e;
 }
 
-static void catch_signals(sigset_t *blocked, sigset_t *old)
+/* Blocks the forwarded signals (the caller unblocks them once the child's
+ * pid is known) and installs the handler; *old is the previous mask. */
+static void catch_signals(sigset_t *old)
 {
-	sigemptyset(blocked);
+	sigset_t blocked;
+	sigemptyset(&blocked);
 	for (size_t i = 0; i < NFWD; i++)
-		sigaddset(blocked, forwarded[i]);
-	sigprocmask(SIG_BLOCK, blocked, old);
+		sigaddset(&blocked, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &blocked, old);
 	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < NFWD; i++)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
 }
 
-/* In the child: the dispositions and mask pcprof started with (an ignored
- * SIGINT, as in a background job, must stay ignored across the exec). */
-static void restore_signals(const sigset_t *old)
+/* The dispositions pcprof started with: in the child before the exec (an
+ * ignored SIGINT, as in a background job, must stay ignored), and in pcprof
+ * once the program has ended, so that pcprof can be interrupted like any
+ * tool while it writes (the write is atomic). */
+static void restore_dispositions(void)
 {
 	for (size_t i = 0; i < NFWD; i++)
 		sigaction(forwarded[i], &saved_action[i], NULL);
-	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 /* Exit the way the program did.  A signal is re-raised on pcprof with its
@@ -485,18 +493,19 @@ static void remove_dir(const char *dir)
  * why and end with 126 or 127 without writing a data file. */
 static void start(struct run *r, char **argv, char **env, const char *dir)
 {
-	sigset_t blocked, old;
+	sigset_t old;
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		die(EXIT_RUN_FAILED, "pipe: %s", strerror(errno));
-	catch_signals(&blocked, &old);
+	catch_signals(&old);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
 		die(EXIT_RUN_FAILED, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(pfd[0]);
-		restore_signals(&old);
+		restore_dispositions();
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		size_t at = strlen(root_entry);
 		snprintf(root_entry + at, sizeof root_entry - at, "%d", (int)getpid());
 		execvpe(argv[0], argv, env);
@@ -536,6 +545,7 @@ static void wait_program(struct run *r)
 			die(EXIT_RUN_FAILED, "waitid: %s", strerror(errno));
 	} while (p != r->pid);
 	child = 0;
+	restore_dispositions();
 	while (reap(r, WNOHANG) > 0)
 		;
 }
@@ -621,7 +631,7 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
 		 lost_busy = 0, lost_mods = 0;
-	size_t threads = 0, abrupt = 0, running = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
 	for (size_t i = 0; i < set->n; i++) {
@@ -636,6 +646,10 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		lost_threads += in->lost_threads;
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
+		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
+			unsampled++;
+		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
+			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
 		 * and it is there), or ended without exit handlers. */
 		if (in->raw_end == PCPROF_END_RUNNING) {
@@ -655,7 +669,7 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	struct text t = { .len = 0 };
 	double secs = (double)cpu * 1e-9;
 	add(&t, "%llu samples, %.2f s CPU", (unsigned long long)ticks, secs);
-	if (secs > 0 && hz)
+	if (secs > 0 && signals)
 		add(&t, ", %.0f Hz of %u", (double)signals / secs, hz);
 	add(&t, " (%s), %zu process%s, %zu thread%s", engines[0] ? engines : "no engine", set->n,
 	    set->n == 1 ? "" : "es", threads, threads == 1 ? "" : "s");
@@ -667,8 +681,6 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	if (lost_table)
 		add_item(&lost, "%llu samples (pc table full: try --slots %lu)",
 			 (unsigned long long)lost_table, o->slots * 4);
-	if (lost_threads)
-		add_item(&lost, "%llu samples (thread table full)", (unsigned long long)lost_threads);
 	if (lost_busy)
 		add_item(&lost, "%llu samples (being stored as a process died)",
 			 (unsigned long long)lost_busy);
@@ -682,6 +694,14 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
 	if (running)
 		add(&t, "; %zu still running (recorded until now)", running);
+	if (lost_threads)
+		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
+		    (unsigned long long)lost_threads);
+	if (unsampled)
+		add(&t, "; %zu not sampled (libprofil never started in them)", unsampled);
+	if (unaudited)
+		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
+		    unaudited);
 	add(&t, " -> %s", out);
 	fprintf(stderr, "%s: %s\n", progname, t.s);
 }
@@ -703,6 +723,25 @@ static void check_output(const char *out)
 		die(EXIT_RUN_FAILED, "%s: cannot write in %s: %s", out, dir, strerror(errno));
 }
 
+/* Where the recordings go: TMPDIR if set; else /dev/shm when it is memory
+ * with room to spare, because every page the targets touch in a file on a
+ * disk file system costs block allocation and writeback (about 8 ms per
+ * short-lived process on ext4, against 1 ms on tmpfs); else /tmp.  The
+ * margin matters: a target that touches a page of its recording when the
+ * file system is full dies of SIGBUS. */
+static const char *recording_parent(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (tmp && *tmp)
+		return tmp;
+	struct statfs fs;
+	if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC &&
+	    (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize >= SHM_MIN_FREE &&
+	    access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return "/tmp";
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct opts o;
@@ -713,9 +752,8 @@ int cmd_run(int argc, char **argv)
 
 	char lib[PATH_MAX], audit[PATH_MAX];
 	find_lib(lib, audit, sizeof lib);
-	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/pcprof.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(dir, sizeof dir, "%s/pcprof.XXXXXX", recording_parent());
 	if (!mkdtemp(dir))
 		die(EXIT_RUN_FAILED, "cannot create a directory like %s: %s", dir, strerror(errno));
 	char **env = make_env(lib, audit, dir, &o);

@@ -187,10 +187,25 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 {
 	struct pcprof_raw_slot *chunk = xmalloc(SLOT_CHUNK * sizeof *chunk);
 	size_t cap = 0;
-	for (uint64_t base = 0; base < h->slot_cap; base += SLOT_CHUNK) {
-		size_t n = h->slot_cap - base < SLOT_CHUNK ? (size_t)(h->slot_cap - base) : SLOT_CHUNK;
-		if (read_at(fd, chunk, n * sizeof *chunk, h->slot_off + base * sizeof *chunk) < 0)
+	for (uint64_t base = 0; base < h->slot_cap; ) {
+		/* The file is sparse: skip the pages no sample ever touched
+		 * (file systems without SEEK_DATA report everything as data). */
+		uint64_t off = h->slot_off + base * sizeof *chunk;
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
 			break;
+		if (data > (off_t)off) {
+			/* The slot that holds `data`, or the next one: a slot
+			 * whose key lies in a hole is empty, and keys are
+			 * 8-byte aligned, so they never straddle a page. */
+			uint64_t next = ((uint64_t)data - h->slot_off) / sizeof *chunk;
+			base = next > base ? next : base + 1;
+			continue;
+		}
+		size_t n = h->slot_cap - base < SLOT_CHUNK ? (size_t)(h->slot_cap - base) : SLOT_CHUNK;
+		if (read_at(fd, chunk, n * sizeof *chunk, off) < 0)
+			break;
+		base += n;
 		for (size_t i = 0; i < n; i++) {
 			const struct pcprof_raw_slot *s = &chunk[i];
 			if (s->count == 0 || s->key == 0)

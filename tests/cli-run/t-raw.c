@@ -9,6 +9,8 @@
  *   - thread UINT32_MAX (thread table full) becomes "[other]";
  *   - a slot still marked busy counts as lost;
  *   - CPU time is the image's own (cpu_ns - cpu_start_ns);
+ *   - a sparse file (as the recorder leaves them) is read past its holes,
+ *     also where a slot starts in a hole and ends in a written page;
  *   - broken files (empty, zero header, bad magic, tables outside the file,
  *     file shorter than its header says) are refused with a message.
  */
@@ -141,6 +143,49 @@ static void refused(const void *buf, size_t len, const char *expect)
 		T_FAIL("message '%s' does not say '%s'", err, expect);
 }
 
+/* A sparse recording: only page 0 (header, tables) and the page holding
+ * slot 851 are written.  Slot 850 starts in the hole before that page and
+ * ends inside it, so skipping holes must not stall there. */
+static void sparse(void)
+{
+	static struct file f;
+	make(&f);
+	struct pcprof_raw_header *h = &f.h;
+	h->mod_off = 2048;
+	h->mod_cap = 2;
+	h->mod_count = 1;
+	h->thr_off = 2048 + 2 * sizeof(struct pcprof_raw_module);
+	h->thr_cap = NTHR;
+	h->slot_off = 4096 + 64;
+	h->slot_cap = 4096;
+	h->file_size = h->slot_off + h->slot_cap * sizeof(struct pcprof_raw_slot);
+	T_OK(h->thr_off + NTHR * sizeof(struct pcprof_raw_thread) <= 4096);
+	T_OK(h->slot_off + 850 * 24 < 24576 && h->slot_off + 851 * 24 > 24576);
+
+	char path[256], err[256];
+	snprintf(path, sizeof path, "%s/sparse.raw", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	T_OK(fd >= 0);
+	T_OK(ftruncate(fd, (off_t)h->file_size) == 0);
+	T_EQ(pwrite(fd, h, sizeof *h, 0), sizeof *h);
+	T_EQ(pwrite(fd, f.mod, sizeof f.mod[0], (off_t)h->mod_off), sizeof f.mod[0]);
+	T_EQ(pwrite(fd, f.thr, sizeof f.thr, (off_t)h->thr_off), sizeof f.thr);
+	struct pcprof_raw_slot s = { 0x401010, 3, 0, 9 };
+	T_EQ(pwrite(fd, &s, sizeof s, (off_t)(h->slot_off + 851 * sizeof s)), sizeof s);
+	close(fd);
+
+	struct pp_process pr;
+	struct raw_info in;
+	alarm(10); /* a stall is a failure, not a timeout of the whole run */
+	T_EQ(raw_read(path, &pr, &in, err, sizeof err), 0);
+	alarm(0);
+	T_EQ(pr.nsamples, 1);
+	T_EQ(pr.samples[0].pc, 0x401010);
+	T_EQ(pr.samples[0].count, 9);
+	pp_process_free(&pr);
+	unlink(path);
+}
+
 int main(void)
 {
 	T_OK(mkdtemp(dir));
@@ -221,6 +266,8 @@ int main(void)
 		pp_process_free(&set.procs[i]);
 	free(set.procs);
 	free(set.info);
+
+	sparse();
 
 	/* broken recordings */
 	refused("", 0, "empty");

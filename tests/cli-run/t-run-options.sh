@@ -28,10 +28,20 @@ done
 
 PCPROF_LIB=$T/nothing "$PCPROF" run -q -o "$T/l.data" -- true 2>"$T/err"
 [ $? = 125 ] && grep -q "PCPROF_LIB" "$T/err" || fail "PCPROF_LIB missing: $(cat "$T/err")"
-PCPROF_LIB=build/libprofil.so.1 "$PCPROF" run -q -o "$T/l.data" -- "$HOT" main 0.05 ||
+PCPROF_LIB=build/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.05 2>"$T/err" ||
 	fail "PCPROF_LIB=build/libprofil.so.1"
 dump "$T/l.data"
 [ "$(procs | wc -l)" = 1 ] || fail "PCPROF_LIB: nothing recorded"
+grep -q "audit" "$T/err" && fail "the audit module next to the library was not used: $(cat "$T/err")"
+# A library without the audit module next to it: recorded all the same
+# (modules listed by the library), and the summary says so.
+mkdir "$T/lib"
+cp build/libprofil.so.1 "$T/lib/"
+PCPROF_LIB=$T/lib/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.2 2>"$T/err" ||
+	fail "PCPROF_LIB without the audit module"
+grep -q "1 without the audit module" "$T/err" || fail "summary: $(cat "$T/err")"
+dump "$T/l.data"
+expect_hot "$(procs)" hot_main 70
 
 # The program's own LD_PRELOAD is kept, after ours.
 LD_PRELOAD=libm.so.6 "$PCPROF" run -q -o "$T/m.data" -- sh -c 'echo "$LD_PRELOAD"' >"$T/out"

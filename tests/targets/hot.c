@@ -19,10 +19,13 @@
  *   exit        hot_main, then _exit(7): no exit handlers
  *   abort       hot_main, then abort()
  *   segv        hot_main, then a write through a null pointer
+ *   dlopen      load libz.so.1 with dlopen(), run its crc32() over a buffer
+ *               for SECONDS, close it again, then exit 0
  *   wait        hot_main, then write FILE and sleep until a signal
  *   sigint      SIGINT handled; write FILE, then hot_main until SIGINT
  *               arrives (at most SECONDS), then exit 42 (43 if none came)
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +64,26 @@ HOT(hot_before_exec)
 HOT(hot_after_exec)
 
 static double secs;
+
+/* Time spent in a library the program loads and unloads itself. */
+static int run_libz(double seconds)
+{
+	void *h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+	typedef unsigned long crc_fn(unsigned long, const unsigned char *, unsigned);
+	crc_fn *crc = h ? (crc_fn *)dlsym(h, "crc32") : NULL;
+	if (!crc) {
+		fprintf(stderr, "hot: %s\n", dlerror());
+		return 1;
+	}
+	static unsigned char buf[1 << 16];
+	unsigned long c = 0;
+	double t0 = cpu();
+	do
+		c = crc(c, buf, sizeof buf);
+	while (cpu() - t0 < seconds);
+	sink = (double)c;
+	return dlclose(h) != 0;
+}
 
 static void *worker(void *arg)
 {
@@ -132,6 +155,8 @@ int main(int argc, char **argv)
 		hot_main(secs);
 		volatile int *volatile null = NULL;
 		*null = 1;
+	} else if (strcmp(mode, "dlopen") == 0) {
+		return run_libz(secs);
 	} else if (strcmp(mode, "wait") == 0 && file) {
 		hot_main(secs);
 		write_file(file);
