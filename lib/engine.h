@@ -76,6 +76,11 @@ struct profil_engine {
 	/* One line describing the variant in use (e.g. perf's sigtrap/fasync)
 	 * appended to the "why" text; may be NULL. */
 	const char *(*variant)(void);
+
+	/* True if a signal of a stopped run can still arrive after every
+	 * kernel object is gone (so our handler must stay installed to drop
+	 * it); may be NULL (false). */
+	bool (*lingers)(void);
 };
 
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_thread_timer;

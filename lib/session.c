@@ -344,7 +344,10 @@ static void stop_engine(void)
 		profil__threads_detach_all(e);
 	e->stop();
 	profil__threads_unblock_creation();
-	if (S.sig)
+	/* An engine whose signals can outlive it keeps our handler in place
+	 * for good: it drops our late signals and passes every other
+	 * delivery to the saved disposition, as if it were still there. */
+	if (S.sig && !(e->lingers && e->lingers()))
 		release_signal(S.sig, true);
 	S.sig = 0;
 }
