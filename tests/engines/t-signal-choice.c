@@ -1,0 +1,75 @@
+/*
+ * SIGPROF is not the only profiling signal: with PROFIL_SIGNAL=SIGRTMIN+2
+ * (read at library start-up, so checked in a re-executed child) profiling
+ * counts at its rate, while SIGPROF stays entirely the program's: its
+ * handler is never replaced and never called.  The timer engines take the
+ * chosen signal while profiling runs; every disposition is restored after.
+ * An unknown PROFIL_SIGNAL value is ignored and named by profil_stats().
+ */
+#include <unistd.h>
+
+#include "helpers/tprof.h"
+
+static _Atomic int sigprofs;
+
+static void app_handler(int sig)
+{
+	(void)sig;
+	sigprofs++;
+}
+
+static int child(void)
+{
+	static unsigned short buf[4];
+	struct sigaction sa, now;
+	struct tp_dispositions before, after;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = app_handler;
+	sigemptyset(&sa.sa_mask);
+	T_OK(sigaction(SIGPROF, &sa, NULL) == 0);
+	tp_save_dispositions(&before);
+
+	double t0 = t_proc_cpu();
+	tp_profil_on(buf, sizeof buf, 0, 2);
+	T_OK(sigaction(SIGPROF, NULL, &now) == 0);
+	T_OK(now.sa_handler == app_handler);
+	if (!tp_engine_is("perf")) {
+		T_OK(sigaction(SIGRTMIN + 2, NULL, &now) == 0);
+		T_OK(now.sa_handler != SIG_DFL && (now.sa_flags & SA_SIGINFO));
+	}
+	tp_burn(0.5);
+	T_OK(sigaction(SIGPROF, NULL, &now) == 0);
+	T_OK(now.sa_handler == app_handler);
+	T_EQ(tp_profil_off(), 0);
+	TP_NEAR(buf[0], (t_proc_cpu() - t0) * profil_hz(), 0.25);
+	T_EQ(sigprofs, 0);
+	tp_save_dispositions(&after);
+	tp_same_dispositions(&before, &after);
+	return 0;
+}
+
+static int junk_child(void)
+{
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	T_OK(strstr(st.why, "PROFIL_SIGNAL") != NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "child") == 0)
+		return child();
+	if (argc > 1 && strcmp(argv[1], "junk") == 0)
+		return junk_child();
+
+	const char *env[] = { "PROFIL_SIGNAL=SIGRTMIN+2", NULL };
+	int st = tp_rerun("child", env);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+		T_SKIP("the child skipped (see above)");
+	TP_EXITED_OK(st);
+	const char *junk[] = { "PROFIL_SIGNAL=SIGSEGV", NULL };
+	TP_EXITED_OK(tp_rerun("junk", junk));
+	return 0;
+}
