@@ -45,8 +45,12 @@ SONAME  := libprofil.so.$(SOVERSION)
 LIB_SO  := $(B)/$(SONAME)
 LIB_A   := $(B)/libprofil.a
 LIB_PC  := $(B)/libprofil.pc
+# The module tracker pcprof loads with LD_AUDIT (lib/audit/audit.c): its own
+# small object, sharing only the raw-file code with the library.
+AUDIT_SO  := $(B)/libprofil-audit.so.1
+AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o
 
-lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp
+lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp $(AUDIT_SO)
 
 $(B)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -59,6 +63,17 @@ $(B)/lib/%.o: lib/%.S
 $(LIB_SO): $(LIB_OBJ) lib/libprofil.map
 	$(CC) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
 		-Wl,-z,defs -Wl,-z,now -o $@ $(LIB_OBJ) -ldl
+
+$(B)/audit/%.o: lib/audit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/audit/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(AUDIT_SO): $(AUDIT_OBJ)
+	$(CC) -shared -Wl,-soname,libprofil-audit.so.1 -Wl,-z,defs -o $@ $(AUDIT_OBJ)
 
 $(B)/libprofil.so: $(LIB_SO)
 	ln -sf $(SONAME) $@
@@ -96,7 +111,7 @@ endif
 
 $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CLI_CFLAGS) -Ilib -MMD -MP -c -o $@ $<
+	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" -MMD -MP -c -o $@ $<
 
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
@@ -157,6 +172,7 @@ install: lib cli
 		$(DESTDIR)$(INCLUDEDIR)/libprofil/sys $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 755 $(AUDIT_SO) $(DESTDIR)$(LIBDIR)/libprofil-audit.so.1
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libprofil.a
 	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc
@@ -170,6 +186,7 @@ install: lib cli
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so \
 		$(DESTDIR)$(LIBDIR)/libprofil.a $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc \
+		$(DESTDIR)$(LIBDIR)/libprofil-audit.so.1 \
 		$(DESTDIR)$(INCLUDEDIR)/libprofil $(DESTDIR)$(BINDIR)/pcprof
 
 # ---- misc ------------------------------------------------------------------

@@ -1,0 +1,11 @@
+/* cmd-export.c - placeholder until the subcommand lands (issue 4). */
+#include <stdio.h>
+
+#include "cmd.h"
+
+int cmd_export(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	fprintf(stderr, "pcprof export: not implemented yet\n");
+	return 2;
+}

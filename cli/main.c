@@ -1,0 +1,57 @@
+/*
+ * main.c - pcprof: the subcommand table and global options.
+ * Each subcommand lives in cli/cmd-<name>.c and gets argv from its name on.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "util.h"
+
+static const struct command {
+	const char *name;
+	const char *help; /* one line */
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "run", "run a program under the profiler and record pcprof.data", cmd_run },
+	{ "report", "print a flat profile by function, line, module, process, thread", cmd_report },
+	{ "export", "write gmon.out, pprof, folded, speedscope or HTML", cmd_export },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pcprof [--version] [--help] COMMAND [ARGS]\n\n");
+	fprintf(f, "Commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'pcprof COMMAND --help' describes a command; see also pcprof(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("pcprof %s\n", PCPROF_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			static char name[64];
+			snprintf(name, sizeof name, "pcprof %s", commands[i].name);
+			progname = name;
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "pcprof: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,94 @@
+/*
+ * profile.h - pcprof's in-memory profile: what `pcprof run` collects from the
+ * raw per-process recordings (lib/record-format.h), what the data file
+ * stores (docs/formats.md, cli/data.c) and what report and export read.
+ *
+ * Addresses in samples are runtime pcs; a module's bias turns them into
+ * link-time addresses (pc - bias), which is what symbol tables, gprof and
+ * the data file's per-module view use.
+ */
+#ifndef PCPROF_PROFILE_H
+#define PCPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PP_NO_MODULE UINT32_MAX
+
+struct pp_segment {
+	uint64_t vaddr;          /* link-time p_vaddr */
+	uint64_t memsz;
+	uint64_t offset;         /* p_offset */
+	uint32_t flags;          /* PF_R/PF_W/PF_X */
+};
+
+struct pp_module {
+	char *path;              /* absolute; "[vdso]"; never NULL */
+	uint8_t build_id[40];
+	uint32_t build_id_len;
+	uint64_t bias;           /* runtime = link-time + bias */
+	uint32_t epoch_loaded, epoch_unloaded; /* unloaded 0: loaded at the end */
+	uint32_t nsegs;
+	struct pp_segment seg[8];
+};
+
+struct pp_thread {
+	int32_t tid;
+	char name[16];
+	uint64_t ticks;
+};
+
+struct pp_sample {
+	uint64_t pc;             /* runtime address */
+	uint32_t module;         /* index in modules, or PP_NO_MODULE */
+	uint32_t thread;         /* index in threads */
+	uint64_t count;          /* weighted ticks */
+};
+
+enum pp_end { PP_END_UNKNOWN = 0, PP_END_EXIT = 1, PP_END_EXEC = 2, PP_END_SIGNAL = 3 };
+
+struct pp_process {
+	int32_t pid, ppid;
+	uint32_t seq;            /* image number within pid (exec chain) */
+	char *exe;               /* never NULL */
+	char *cmdline;           /* never NULL */
+	uint32_t hz;
+	char engine[24];
+	char *why;               /* engine choice text; never NULL */
+	uint64_t start_ns, end_ns;
+	uint64_t cpu_ns;
+	uint64_t signals, ticks, lost;
+	uint32_t end;            /* enum pp_end */
+	int32_t exit_status;     /* if known: exit code, or signal number for PP_END_SIGNAL */
+	uint64_t mem_bytes;      /* recording memory the target used */
+	size_t nmodules, nthreads, nsamples;
+	struct pp_module *modules;
+	struct pp_thread *threads;
+	struct pp_sample *samples;   /* sorted by (module, pc, thread) */
+};
+
+struct pp_profile {
+	char *command;           /* the command line pcprof ran; never NULL */
+	uint64_t start_ns, end_ns;
+	size_t nprocs;
+	struct pp_process *procs;
+};
+
+/*
+ * Read a data file.  Returns 0, or -1 with a one-line message in err naming
+ * the problem (the caller adds the file name): truncated, corrupted, foreign
+ * or newer-version files are errors, never crashes.
+ */
+int pp_read(const char *path, struct pp_profile *out, char *err, size_t errlen);
+
+/* Write atomically: a temporary file in the same directory, fsync, rename.
+ * Returns 0 or -1 with err set. */
+int pp_write(const char *path, const struct pp_profile *p, char *err, size_t errlen);
+
+void pp_free(struct pp_profile *p);
+
+/* The module containing runtime address pc at module generation epoch, or
+ * PP_NO_MODULE. */
+uint32_t pp_find_module(const struct pp_process *proc, uint64_t pc, uint32_t epoch);
+
+#endif
