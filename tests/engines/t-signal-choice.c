@@ -2,9 +2,12 @@
  * SIGPROF is not the only profiling signal: with PROFIL_SIGNAL=SIGRTMIN+2
  * (read at library start-up, so checked in a re-executed child) profiling
  * counts at its rate, while SIGPROF stays entirely the program's: its
- * handler is never replaced and never called.  The timer engines take the
- * chosen signal while profiling runs; every disposition is restored after.
- * An unknown PROFIL_SIGNAL value is ignored and named by profil_stats().
+ * handler is never replaced and never called.  The timer engines, and perf
+ * in its fasync variant, take the chosen signal while profiling runs; perf's
+ * sigtrap variant takes SIGTRAP instead (so for perf the child runs once
+ * per variant, PROFIL_PERF_MODE=sigtrap and =fasync).  Every disposition is
+ * restored after.  An unknown PROFIL_SIGNAL value is ignored and named by
+ * profil_stats().
  */
 #include <unistd.h>
 
@@ -34,10 +37,10 @@ static int child(void)
 	tp_profil_on(buf, sizeof buf, 0, 2);
 	T_OK(sigaction(SIGPROF, NULL, &now) == 0);
 	T_OK(now.sa_handler == app_handler);
-	if (!tp_engine_is("perf")) {
-		T_OK(sigaction(SIGRTMIN + 2, NULL, &now) == 0);
-		T_OK(now.sa_handler != SIG_DFL && (now.sa_flags & SA_SIGINFO));
-	}
+	const char *mode = getenv("PROFIL_PERF_MODE");
+	int sig = tp_engine_is("perf") && strcmp(mode, "sigtrap") == 0 ? SIGTRAP : SIGRTMIN + 2;
+	T_OK(sigaction(sig, NULL, &now) == 0);
+	T_OK(now.sa_handler != SIG_DFL && (now.sa_flags & SA_SIGINFO));
 	tp_burn(0.5);
 	T_OK(sigaction(SIGPROF, NULL, &now) == 0);
 	T_OK(now.sa_handler == app_handler);
@@ -64,11 +67,16 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "junk") == 0)
 		return junk_child();
 
-	const char *env[] = { "PROFIL_SIGNAL=SIGRTMIN+2", NULL };
-	int st = tp_rerun("child", env);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
-		T_SKIP("the child skipped (see above)");
-	TP_EXITED_OK(st);
+	const char *env[][3] = {
+		{ "PROFIL_SIGNAL=SIGRTMIN+2", "PROFIL_PERF_MODE=sigtrap", NULL },
+		{ "PROFIL_SIGNAL=SIGRTMIN+2", "PROFIL_PERF_MODE=fasync", NULL },
+	};
+	for (int i = 0; i < (tp_engine_is("perf") ? 2 : 1); i++) {
+		int st = tp_rerun("child", env[i]);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+			T_SKIP("the child skipped (see above)");
+		TP_EXITED_OK(st);
+	}
 	const char *junk[] = { "PROFIL_SIGNAL=SIGSEGV", NULL };
 	TP_EXITED_OK(tp_rerun("junk", junk));
 	return 0;
