@@ -2,9 +2,12 @@
  * T36 [RT] quiescence: when profil() returns from turning profiling off,
  * no handler is still writing the old buffer, even with other threads
  * burning CPU (and taking profiling signals) at that very moment.
- *   1. 40 cycles of on / 5 ms of CPU / off / munmap at once: a late write
- *      would hit an unmapped page with the fault guard already gone, and
- *      kill the process.  The workers keep burning 0.25 s afterwards.
+ *   1. 100 cycles of on / 3 ms of CPU / off / munmap at once / 1 ms off: a
+ *      late write would hit an unmapped page with the fault guard already
+ *      gone, and a late profiling signal would find the program's default
+ *      disposition back in place (SIGPROF's or, for perf's sigtrap variant,
+ *      SIGTRAP's): either kills the process.  The workers keep burning
+ *      0.25 s afterwards.
  *   2. 20 cycles of on / off / snapshot, then 10 ms while the workers burn:
  *      the buffer must equal its snapshot.
  * 1000 Hz (profil_set_hz) puts many signals in flight around each switch.
@@ -44,15 +47,16 @@ int main(void)
 		T_OK(pthread_create(&t[i], NULL, worker, NULL) == 0);
 
 	unsigned long total = 0;
-	for (int cycle = 0; cycle < 40; cycle++) {
+	for (int cycle = 0; cycle < 100; cycle++) {
 		unsigned short *buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
 					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		T_OK(buf != MAP_FAILED);
 		tp_profil_on(buf, page, 0, 2);
-		tp_burn_thread(0.005);
+		tp_burn_thread(0.003);
 		T_EQ(tp_profil_off(), 0);
 		total += buf[0];
 		T_OK(munmap(buf, page) == 0);
+		nap_ms(1);
 	}
 	T_OK(total > 0);
 	nap_ms(250);
