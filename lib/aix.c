@@ -105,13 +105,7 @@ int profil__aix_array_cfg(const void *array, bool aix_rules, struct profil_cfg *
 		r->all_to_zero = s == 2;
 		r->last = hi - 1;
 	}
-	int r = profil__cfg_finish(c);
-	if (r < 0) {
-		profil__cfg_free(c);
-		return r;
-	}
-	*out = c;
-	return 0;
+	return profil__cfg_done(c, out);
 }
 
 static bool is_kind(int kind, int a, int b, int c)

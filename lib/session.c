@@ -92,18 +92,24 @@ static struct {
 
 /* ---- lock ---- */
 
-void profil__lock(sigset_t *saved)
+/* Block every asynchronous signal in the calling thread.  Synchronous ones
+ * stay deliverable: blocking them would turn a fault (and the fault guard's
+ * recovery) into a forced kill. */
+static void block_async(sigset_t *saved)
 {
 	sigset_t all;
 	sigfillset(&all);
-	/* Synchronous signals stay deliverable: blocking them would turn a
-	 * fault into a forced kill. */
 	sigdelset(&all, SIGSEGV);
 	sigdelset(&all, SIGBUS);
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+void profil__lock(sigset_t *saved)
+{
+	block_async(saved);
 	while (atomic_flag_test_and_set_explicit(&ctl, memory_order_acquire))
 		sched_yield();
 }
@@ -631,9 +637,8 @@ PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
 {
 	/* Block signals so that a handler calling pcsample() cannot wait for
 	 * this very thread to leave the accounting path. */
-	sigset_t all, saved;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	sigset_t saved;
+	block_async(&saved);
 	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return active ? 0 : -1;
