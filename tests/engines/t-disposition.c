@@ -6,7 +6,6 @@
  * of the program's own; and after an automatic stop (a buffer made
  * read-only), once the next profil() call has settled it.
  */
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "helpers/tprof.h"
@@ -63,10 +62,8 @@ int main(void)
 	cycle();
 
 	/* Automatic stop, settled by the next call. */
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned short *buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	T_OK(buf != MAP_FAILED);
+	size_t page;
+	unsigned short *buf = tp_page(&page);
 	set(SIGPROF, SIG_IGN, 0);
 	struct tp_dispositions before, after;
 	tp_save_dispositions(&before);

@@ -9,7 +9,6 @@
  * recovers (and profiling stops); errno must survive that too.
  */
 #include <pthread.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "helpers/tprof.h"
@@ -66,10 +65,8 @@ int main(void)
 	TP_NEAR(st.ticks, cpu * 1000, 0.25);
 
 	/* The fault path. */
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned short *ro = mmap(NULL, page, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	T_OK(ro != MAP_FAILED);
+	size_t page;
+	unsigned short *ro = tp_page(&page);
 	tp_profil_on(ro, page, 0, 2);
 	T_OK(mprotect(ro, page, PROT_READ) == 0);
 	errno_loop(9000, 1.0, profiling_off);

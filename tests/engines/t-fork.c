@@ -35,7 +35,7 @@ int main(void)
 	T_OK(read(fd[0], &grew, sizeof grew) == sizeof grew);
 	int status;
 	T_OK(waitpid(pid, &status, 0) == pid);
-	TP_EXITED_OK(status);
+	tp_child_ok(status);
 	T_RANGE(buf[0] - snap, 0, 1);
 	TP_NEAR(grew, 1.0 * profil_hz(), 0.25);
 

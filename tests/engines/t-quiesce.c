@@ -39,7 +39,6 @@ static void nap_ms(long ms)
 
 int main(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	pthread_t t[WORKERS];
 
 	T_OK(profil_set_hz(1000) > 0);
@@ -48,9 +47,8 @@ int main(void)
 
 	unsigned long total = 0;
 	for (int cycle = 0; cycle < 100; cycle++) {
-		unsigned short *buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
-					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		T_OK(buf != MAP_FAILED);
+		size_t page;
+		unsigned short *buf = tp_page(&page);
 		tp_profil_on(buf, page, 0, 2);
 		tp_burn_thread(0.003);
 		T_EQ(tp_profil_off(), 0);

@@ -4,21 +4,14 @@
  * access is back, the counters stay as they were (profiling is really off,
  * not paused).  A later profil() call starts afresh.
  */
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "helpers/tprof.h"
 
 int main(void)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	unsigned short *buf = mmap(NULL, page, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	T_OK(buf != MAP_FAILED);
-
-	tp_profil_on(buf, page, 0, 2);
-	tp_burn(0.1);
-	T_OK(buf[0] > 0);
+	size_t page;
+	unsigned short *buf = tp_counting_page(&page);
 	T_OK(mprotect(buf, page, PROT_READ) == 0);
 	tp_burn(0.5);
 	T_EQ(profil_state(), PROFIL_OFF);

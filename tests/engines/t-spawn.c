@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	T_EQ(posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ), 0);
 	int status;
 	T_OK(waitpid(pid, &status, 0) == pid);
-	TP_EXITED_OK(status);
+	tp_child_ok(status);
 	T_EQ(profil_state(), PROFIL_CLASSIC);
 
 	char cmd[64];

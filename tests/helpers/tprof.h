@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,14 +143,49 @@ TP_FN int tp_rerun(const char *arg, const char *const *add)
 	return status;
 }
 
-/* The child must have exited with status 0. */
-#define TP_EXITED_OK(status)                                                            \
-	do {                                                                            \
-		int st_ = (status);                                                     \
-		if (!WIFEXITED(st_) || WEXITSTATUS(st_) != 0)                           \
-			T_FAIL("child: %s %d", WIFEXITED(st_) ? "exit" : "signal",        \
-			       WIFEXITED(st_) ? WEXITSTATUS(st_) : WTERMSIG(st_));       \
-	} while (0)
+/* In a child started with an invalid value of environment variable `name`:
+ * the library ignored it and names it in profil_stats(). */
+TP_FN int tp_env_was_rejected(const char *name)
+{
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	if (!strstr(st.why, name))
+		T_FAIL("profil_stats() does not name %s: \"%s\"", name, st.why);
+	return 0;
+}
+
+/* One fresh read-write page (to protect or unmap later). */
+TP_FN unsigned short *tp_page(size_t *size)
+{
+	*size = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	T_OK(p != MAP_FAILED);
+	return p;
+}
+
+/* A page that profiling (scale 2, every pc in counter 0) is counting into,
+ * once 0.1 s of CPU has shown that counts arrive. */
+TP_FN unsigned short *tp_counting_page(size_t *size)
+{
+	unsigned short *buf = tp_page(size);
+	tp_profil_on(buf, *size, 0, 2);
+	tp_burn(0.1);
+	T_OK(buf[0] > 0);
+	return buf;
+}
+
+/* A child's wait status: exit 0 passes, exit 77 (the child skipped, and
+ * said why) makes the test skip, anything else fails it. */
+TP_FN void tp_child_ok(int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		T_SKIP("the child skipped (see above)");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		T_FAIL("child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+#define tp_rerun_ok(arg, add) tp_child_ok(tp_rerun(arg, add))
 
 /* Open file descriptors of this process (the one used to list them is not
  * counted). */
