@@ -9,12 +9,13 @@
  *   - the total number of ticks is within 10 % of process CPU time x rate
  *     (every engine weights its signals by their overruns);
  *   - per-thread engines (thread-timer, perf) sample each thread on its own
- *     CPU clock, so each function's count is its thread's CPU time x rate
- *     to within a tick or two of phase (first expiry), plus the few ticks
- *     that land in the clock reads outside the hot sections: we allow
- *     10 % + 3 counts each, and each function's share of the hot counts
- *     within 0.06 of its share of the CPU time (the 1.0/0.5 s split
- *     gives 2/3 and 1/3; 0.06 is about 10 counts in 150);
+ *     CPU clock, so each function's share of the hot counts is within 0.06
+ *     of its share of the CPU time (the 1.0/0.5 s split gives 2/3 and 1/3;
+ *     0.06 is about 10 counts in 150).  Each count alone is its thread's CPU
+ *     time x rate to within a tick or two when the machine is idle, but a
+ *     thread timer is only checked at kernel ticks that find its thread
+ *     running, so on a loaded machine a thread can end still owing ticks
+ *     (up to 9 of 50 seen here), which the share bound absorbs;
  *   - process-timer has one process-wide timer whose signal the kernel
  *     gives to a thread of its choice (since Linux 6.4, preferably the one
  *     running when the timer expired; before, any thread): attribution is
@@ -105,8 +106,6 @@ int main(void)
 		T_RANGE(share, want - 0.2, want + 0.2);
 		return 0;
 	}
-	T_RANGE(ha, a.cpu * hz * 0.9 - 3, a.cpu * hz * 1.1 + 3);
-	T_RANGE(hb, b.cpu * hz * 0.9 - 3, b.cpu * hz * 1.1 + 3);
 	T_RANGE(share, want - 0.06, want + 0.06);
 	return 0;
 }
