@@ -65,12 +65,12 @@ static int dispatch(void *buf, size_t bufsiz, size_t offset, unsigned long scale
 
 PROFIL_API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 {
-	return profil__ret(dispatch(buf, bufsiz, offset, scale));
+	return (int)PROFIL_PUBLIC(dispatch(buf, bufsiz, offset, scale));
 }
 
 /* Generic entry with pointer-tolerant types, reached through the Tru64
  * <sys/resource.h> macro (its fourth argument is Tru64's flags). */
 PROFIL_API int __profil_any(void *buf, size_t bufsiz, size_t offset, unsigned long scale)
 {
-	return profil__ret(dispatch(buf, bufsiz, offset, scale));
+	return (int)PROFIL_PUBLIC(dispatch(buf, bufsiz, offset, scale));
 }

@@ -138,11 +138,11 @@ static int build(struct region_desc *prof, int cnt, struct timeval *tvp, unsigne
 
 PROFIL_API int sprofil(struct region_desc *prof, int cnt, struct timeval *tvp, unsigned int flags)
 {
-	return profil__ret(build(prof, cnt, tvp, flags, false));
+	return (int)PROFIL_PUBLIC(build(prof, cnt, tvp, flags, false));
 }
 
 PROFIL_API int __sprofil_strict(struct region_desc *prof, int cnt, struct timeval *tvp,
 				unsigned int flags)
 {
-	return profil__ret(build(prof, cnt, tvp, flags, true));
+	return (int)PROFIL_PUBLIC(build(prof, cnt, tvp, flags, true));
 }
