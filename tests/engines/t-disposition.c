@@ -1,0 +1,78 @@
+/*
+ * T84 [RT] the program's signal dispositions are restored when profiling
+ * stops, for every signal (the profiling signal and the SIGSEGV/SIGBUS
+ * fault guard included): with SIGPROF at SIG_IGN (counts still arrive: the
+ * library takes the signal while it runs), at SIG_DFL, and with a handler
+ * of the program's own; and after an automatic stop (a buffer made
+ * read-only), once the next profil() call has settled it.
+ */
+#include <unistd.h>
+
+#include "helpers/tprof.h"
+
+static void app_handler(int sig)
+{
+	(void)sig;
+}
+
+static void app_fault(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	_exit(3);
+}
+
+static void set(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGUSR1);
+	T_OK(sigaction(sig, &sa, NULL) == 0);
+}
+
+static void cycle(void)
+{
+	static unsigned short buf[4];
+	struct tp_dispositions before, after;
+
+	tp_save_dispositions(&before);
+	buf[0] = 0;
+	tp_profil_on(buf, sizeof buf, 0, 2);
+	tp_burn(0.2);
+	T_EQ(tp_profil_off(), 0);
+	TP_NEAR(buf[0], 0.2 * profil_hz(), 0.3);
+	tp_save_dispositions(&after);
+	tp_same_dispositions(&before, &after);
+}
+
+int main(void)
+{
+	set(SIGPROF, SIG_IGN, 0);
+	cycle();
+	set(SIGPROF, SIG_DFL, 0);
+	cycle();
+	set(SIGPROF, app_handler, SA_RESTART | SA_NODEFER);
+	struct sigaction fault;
+	memset(&fault, 0, sizeof fault);
+	fault.sa_sigaction = app_fault;
+	fault.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	T_OK(sigaction(SIGSEGV, &fault, NULL) == 0);
+	cycle();
+
+	/* Automatic stop, settled by the next call. */
+	size_t page;
+	unsigned short *buf = tp_page(&page);
+	set(SIGPROF, SIG_IGN, 0);
+	struct tp_dispositions before, after;
+	tp_save_dispositions(&before);
+	tp_profil_on(buf, page, 0, 2);
+	T_OK(mprotect(buf, page, PROT_READ) == 0);
+	tp_burn(0.2);
+	T_EQ(profil_state(), PROFIL_OFF);
+	T_EQ(tp_profil_off(), 0);
+	tp_save_dispositions(&after);
+	tp_same_dispositions(&before, &after);
+	return 0;
+}

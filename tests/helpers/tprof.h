@@ -1,0 +1,258 @@
+/*
+ * helpers/tprof.h - what the core profil tests (tests/api, tests/engines,
+ * tests/safety) share: burning CPU time, starting profiling or skipping for
+ * an engine that cannot run here, running this program again with an
+ * argument, and counting the fds and POSIX timers the process holds.
+ * Header only; include as "helpers/tprof.h" after <unistd.h>.
+ */
+#ifndef TPROF_H
+#define TPROF_H
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <profil_ext.h>
+
+#include "test.h"
+
+#define TP_FN static __attribute__((unused))
+
+extern char **environ;
+
+/* The CPU-bound loop every burn runs: noinline, so that the pcs sampled
+ * while it runs lie in it, and opaque to the optimiser. */
+TP_FN __attribute__((noinline)) void tp_spin(unsigned long iters)
+{
+	unsigned long x = 0;
+	for (unsigned long i = 0; i < iters; i++) {
+		x += i ^ (x >> 3);
+		__asm__ volatile("" : "+r"(x));
+	}
+}
+
+/* Spin until `sec` more seconds of CPU time passed on clock clk.  Each
+ * tp_spin call is about 20 us, so the clock reads cost under 2 %. */
+TP_FN void tp_burn_on(clockid_t clk, double sec)
+{
+	double end = t_cpu(clk) + sec;
+	while (t_cpu(clk) < end)
+		tp_spin(20000);
+}
+#define tp_burn(sec)        tp_burn_on(CLOCK_PROCESS_CPUTIME_ID, sec)
+#define tp_burn_thread(sec) tp_burn_on(CLOCK_THREAD_CPUTIME_ID, sec)
+
+/* The engine the runner asked for (tests/run-one), or "auto". */
+TP_FN const char *tp_engine(void)
+{
+	const char *e = getenv("PROFIL_ENGINE");
+	return e && *e ? e : "auto";
+}
+
+TP_FN int tp_engine_is(const char *name)
+{
+	return strcmp(tp_engine(), name) == 0;
+}
+
+/*
+ * A NULL counter buffer.  glibc's <unistd.h> declares profil's buffer
+ * __nonnull, so a literal NULL draws a warning; passing it through a
+ * volatile keeps the compiler from reasoning about it, as in a program that
+ * computes its buffer.
+ */
+TP_FN unsigned short *tp_null(void)
+{
+	unsigned short *volatile none = NULL;
+	return none;
+}
+
+/* Turn classic profiling off the glibc way (buffer NULL). */
+#define tp_profil_off() profil(tp_null(), 0, 0, 0)
+
+/* Exact tests: no timer, only __profil_inject feeds samples. */
+TP_FN void tp_manual(void)
+{
+	T_OK(profil_set_engine("manual") == 0);
+}
+
+/*
+ * profil() for a real-timer test.  The perf engine may be denied on a given
+ * machine (perf_event_paranoid, seccomp) or not be built: that is a SKIP
+ * with the library's own reason.  Every other failure fails the test.
+ */
+TP_FN void tp_profil_on(unsigned short *buf, size_t size, size_t off, unsigned int scale)
+{
+	if (profil(buf, size, off, scale) == 0)
+		return;
+	int e = errno;
+	struct profil_stats st;
+	profil_stats(&st);
+	if (tp_engine_is("perf") &&
+	    (e == ENOSYS || e == EACCES || e == EPERM || e == ENOENT || e == ENODEV ||
+	     e == EOPNOTSUPP))
+		T_SKIP("perf engine cannot run here (%s): %s", strerror(e), st.why);
+	T_FAIL("profil(%p, %zu, %#zx, %#x): %s; engine %s: %s", (void *)buf, size, off,
+	       scale, strerror(e), tp_engine(), st.why);
+}
+
+/* [lo, hi] that `expect` ticks may give under a relative tolerance. */
+#define TP_NEAR(v, expect, tol) T_RANGE(v, (expect) * (1.0 - (tol)), (expect) * (1.0 + (tol)))
+
+/*
+ * Run /proc/self/exe again with argv[1] = arg and the environment plus the
+ * NAME=value entries of `add` (NULL-terminated; they replace entries of the
+ * same name).  Returns the wait status.  The child is made with fork and
+ * execve, so it goes through the library's exec wrapper.
+ */
+TP_FN int tp_rerun(const char *arg, const char *const *add)
+{
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	while (add && add[k])
+		k++;
+	char **env = calloc(n + k + 1, sizeof *env);
+	T_OK(env != NULL);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		int replaced = 0;
+		for (size_t j = 0; j < k; j++) {
+			size_t len = strcspn(add[j], "=") + 1;
+			replaced |= strncmp(environ[i], add[j], len) == 0;
+		}
+		if (!replaced)
+			env[m++] = environ[i];
+	}
+	for (size_t j = 0; j < k; j++)
+		env[m++] = (char *)add[j];
+	char *argv[] = { "tprof-child", (char *)arg, NULL };
+
+	fflush(NULL);
+	pid_t pid = fork();
+	T_OK(pid >= 0);
+	if (pid == 0) {
+		execve("/proc/self/exe", argv, env);
+		_exit(126);
+	}
+	int status;
+	T_OK(waitpid(pid, &status, 0) == pid);
+	free(env);
+	return status;
+}
+
+/* In a child started with an invalid value of environment variable `name`:
+ * the library ignored it and names it in profil_stats(). */
+TP_FN int tp_env_was_rejected(const char *name)
+{
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	if (!strstr(st.why, name))
+		T_FAIL("profil_stats() does not name %s: \"%s\"", name, st.why);
+	return 0;
+}
+
+/* One fresh read-write page (to protect or unmap later). */
+TP_FN unsigned short *tp_page(size_t *size)
+{
+	*size = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	T_OK(p != MAP_FAILED);
+	return p;
+}
+
+/* A page that profiling (scale 2, every pc in counter 0) is counting into,
+ * once 0.1 s of CPU has shown that counts arrive. */
+TP_FN unsigned short *tp_counting_page(size_t *size)
+{
+	unsigned short *buf = tp_page(size);
+	tp_profil_on(buf, *size, 0, 2);
+	tp_burn(0.1);
+	T_OK(buf[0] > 0);
+	return buf;
+}
+
+/* A child's wait status: exit 0 passes, exit 77 (the child skipped, and
+ * said why) makes the test skip, anything else fails it. */
+TP_FN void tp_child_ok(int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		T_SKIP("the child skipped (see above)");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		T_FAIL("child: %s %d", WIFEXITED(status) ? "exit" : "signal",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+#define tp_rerun_ok(arg, add) tp_child_ok(tp_rerun(arg, add))
+
+/* Open file descriptors of this process (the one used to list them is not
+ * counted). */
+TP_FN int tp_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	T_OK(d != NULL);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;
+}
+
+/* POSIX timers of this process, from /proc/self/timers (one "ID:" line per
+ * timer; the file exists with CONFIG_CHECKPOINT_RESTORE).  -1 if absent. */
+TP_FN int tp_count_timers(void)
+{
+	FILE *f = fopen("/proc/self/timers", "r");
+	if (!f)
+		return -1;
+	char line[256];
+	int n = 0;
+	while (fgets(line, sizeof line, f))
+		n += strncmp(line, "ID:", 3) == 0;
+	fclose(f);
+	return n;
+}
+
+/* Every signal disposition of the process, to compare before and after.
+ * SA_RESTORER (the kernel's flag for libc's return trampoline, not in the
+ * libc headers) is not compared. */
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+struct tp_dispositions {
+	struct sigaction sa[NSIG];
+};
+
+TP_FN void tp_save_dispositions(struct tp_dispositions *d)
+{
+	memset(d, 0, sizeof *d);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s > 33)) /* 32, 33: glibc's */
+			T_OK(sigaction(s, NULL, &d->sa[s]) == 0);
+}
+
+/* The same handler, flags and mask as saved, for every signal. */
+TP_FN void tp_same_dispositions(const struct tp_dispositions *a,
+				const struct tp_dispositions *b)
+{
+	for (int s = 1; s < NSIG; s++) {
+		const struct sigaction *x = &a->sa[s], *y = &b->sa[s];
+		if ((void *)x->sa_handler != (void *)y->sa_handler ||
+		    (x->sa_flags & ~SA_RESTORER) != (y->sa_flags & ~SA_RESTORER))
+			T_FAIL("signal %d (%s): handler %p flags %#x, was %p flags %#x", s,
+			       strsignal(s), (void *)y->sa_handler, (unsigned)y->sa_flags,
+			       (void *)x->sa_handler, (unsigned)x->sa_flags);
+		for (int m = 1; m < NSIG; m++)
+			if (m < 32 || m > 33) {
+				if (sigismember(&x->sa_mask, m) != sigismember(&y->sa_mask, m))
+					T_FAIL("signal %d (%s): sa_mask changed at %d", s,
+					       strsignal(s), m);
+			}
+	}
+}
+
+#endif
