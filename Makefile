@@ -174,7 +174,7 @@ uninstall:
 
 # ---- misc ------------------------------------------------------------------
 
-bench: all
+bench: lib
 	bench/run
 
 format-check:

@@ -1,0 +1,168 @@
+# table.awk - medians of bench/run's runs, as Markdown tables.
+#
+#   awk -v threads="1 2" -v rates="100 1000 10000" -v profs="..." \
+#       -v skips=SKIPS -f bench/table.awk RUNS
+#
+# SKIPS: a file of tab-separated lines "profiler threads|* rate|* reason"
+# (read in BEGIN: it is often empty).
+# RUNS: "RUN key=value ..." lines (a later key overrides an earlier one) and
+# "FAIL prof= threads= rate= rep=" lines.
+# Written for POSIX awk (mawk): no asort, no gensub.
+
+function median(list,    n, v, i, j, x) {
+	n = split(list, v, " ")
+	if (n == 0)
+		return ""
+	for (i = 2; i <= n; i++) {
+		x = v[i] + 0
+		for (j = i - 1; j >= 1 && v[j] + 0 > x; j--)
+			v[j + 1] = v[j]
+		v[j + 1] = x
+	}
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function add(key, val) { vals[key] = vals[key] " " val; cnt[key]++ }
+function absv(x) { return x < 0 ? -x : x }
+function label(p) {
+	if (p == "glibc") return "glibc profil (ITIMER_PROF)"
+	if (p == "gperftools") return "gperftools libprofiler (ITIMER_PROF)"
+	if (p == "perf-record") return "perf record -e cpu-clock:u"
+	return "libprofil " p
+}
+function hz(r) { return r >= 1000 ? r / 1000 " kHz" : r " Hz" }
+function skipreason(p, t, r,    i) {
+	for (i = 1; i <= nskip; i++)
+		if (sp[i] == p && (st[i] == "*" || st[i] == t) && (sr[i] == "*" || sr[i] == r))
+			return sw[i]
+	return ""
+}
+function lp(p) { return p != "glibc" && p != "gperftools" && p != "perf-record" }
+
+BEGIN {
+	while ((getline line < skips) > 0) {
+		split(line, f, "\t")
+		nskip++
+		sp[nskip] = f[1]; st[nskip] = f[2]; sr[nskip] = f[3]; sw[nskip] = f[4]
+	}
+}
+$1 == "FAIL" || $1 == "RUN" {
+	delete kv
+	for (i = 2; i <= NF; i++) {
+		eq = index($i, "=")
+		if (eq)
+			kv[substr($i, 1, eq - 1)] = substr($i, eq + 1)
+	}
+	if ($1 == "FAIL") {
+		failed[kv["prof"] SUBSEP kv["threads"] SUBSEP kv["rate"]]++
+		next
+	}
+	nrun++
+	for (k in kv)
+		R[nrun, k] = kv[k]
+	if (kv["prof"] == "none" || kv["prof"] == "none-lp") {
+		bwall[kv["prof"], kv["threads"], kv["rep"]] = kv["wall"]
+		bcpu[kv["prof"], kv["threads"], kv["rep"]] = kv["cpu"]
+		add("wall" SUBSEP kv["prof"] SUBSEP kv["threads"], kv["wall"])
+		b = kv["prof"] SUBSEP kv["threads"]
+		if (!(b in cmin) || kv["cpu"] < cmin[b]) cmin[b] = kv["cpu"]
+		if (!(b in cmax) || kv["cpu"] > cmax[b]) cmax[b] = kv["cpu"]
+	}
+}
+END {
+	for (i = 1; i <= nrun; i++) {
+		p = R[i, "prof"]
+		if (p == "none" || p == "none-lp")
+			continue
+		t = R[i, "threads"]; r = R[i, "req"]; rep = R[i, "rep"]
+		c = p SUBSEP t SUBSEP r
+		base = lp(p) ? "none-lp" : "none"
+		if ((base, t, rep) in bwall) {
+			add("ratio" SUBSEP c, R[i, "wall"] / bwall[base, t, rep])
+			if (R[i, "signals"] > 0)
+				add("ns" SUBSEP c, (R[i, "cpu"] - bcpu[base, t, rep]) * 1e9 / R[i, "signals"])
+			add("xcpu" SUBSEP c, (R[i, "cpu"] - bcpu[base, t, rep]) * 1e3)
+		}
+		add("ext" SUBSEP c, R[i, "ext"] - R[i, "wall"])
+		denom = R[i, "cpu"] * R[i, "eff"]
+		add("cap" SUBSEP c, R[i, "samples"] / denom)
+		add("dcap" SUBSEP c, R[i, "signals"] / denom)
+		add("sig" SUBSEP c, R[i, "signals"])
+		add("eff" SUBSEP c, R[i, "eff"])
+		add("sat" SUBSEP c, R[i, "sat"])
+		hot = R[i, "n5"] + R[i, "n3"] + R[i, "n2"]
+		if (hot > 0) {
+			e = absv(R[i, "n5"] / hot - R[i, "t5"])
+			x = absv(R[i, "n3"] / hot - R[i, "t3"]); if (x > e) e = x
+			x = absv(R[i, "n2"] / hot - R[i, "t2"]); if (x > e) e = x
+			add("err" SUBSEP c, 100 * e)
+		}
+	}
+
+	nt = split(threads, T, " ")
+	nr = split(rates, RT, " ")
+	np = split(profs, P, " ")
+	for (a = 1; a <= nt; a++) {
+		t = T[a]
+		printf "#### %d worker thread%s\n\n", t, t == 1 ? "" : "s"
+		printf "Unprofiled wall (median): %.3f s (workload-glibc), %.3f s (workload-lp).\n\n",
+			median(vals["wall" SUBSEP "none" SUBSEP t]), median(vals["wall" SUBSEP "none-lp" SUBSEP t])
+		printf "| profiler |"
+		for (b = 1; b <= nr; b++) printf " %s ratio / capture / err |", hz(RT[b])
+		printf "\n|---|"
+		for (b = 1; b <= nr; b++) printf "---|"
+		printf "\n"
+		for (q = 1; q <= np; q++) {
+			p = P[q]
+			printf "| %s |", label(p)
+			for (b = 1; b <= nr; b++) {
+				r = RT[b]; c = p SUBSEP t SUBSEP r
+				why = skipreason(p, t, r)
+				if (why != "") {
+					printf " skipped: %s |", why
+					continue
+				}
+				if (!cnt["ratio" SUBSEP c]) {
+					printf " no successful run |"
+					continue
+				}
+				printf " %.3f / %.3f / %.1f", median(vals["ratio" SUBSEP c]),
+					median(vals["cap" SUBSEP c]), median(vals["err" SUBSEP c])
+				if (lp(p) || p == "glibc")
+					if (median(vals["sat" SUBSEP c]) > 0)
+						printf " (saturated)"
+				if (median(vals["eff" SUBSEP c]) + 0 != r + 0)
+					printf " (at %d Hz)", median(vals["eff" SUBSEP c])
+				if (failed[c])
+					printf " (%d failed)", failed[c]
+				printf " |"
+			}
+			printf "\n"
+		}
+		printf "\n"
+	}
+
+	# Cost per distinct sample at the highest rate.
+	r = RT[nr]
+	printf "#### Cost per sample at %s\n\n", hz(r)
+	printf "Noise of \"extra worker CPU\": the unprofiled runs' worker CPU spans"
+	for (a = 1; a <= nt; a++)
+		printf "%s %.1f ms (%d thread%s, workload-glibc), %.1f ms (workload-lp)", (a > 1 ? ";" : ""),
+			1e3 * (cmax["none", T[a]] - cmin["none", T[a]]), T[a], T[a] == 1 ? "" : "s",
+			1e3 * (cmax["none-lp", T[a]] - cmin["none-lp", T[a]])
+	printf ".\n\n"
+	printf "| profiler | threads | distinct samples per worker CPU-s | distinct capture | extra worker CPU, ms | ns per distinct sample | outside wall, s |\n"
+	printf "|---|---|---|---|---|---|---|\n"
+	for (q = 1; q <= np; q++) {
+		p = P[q]
+		for (a = 1; a <= nt; a++) {
+			t = T[a]; c = p SUBSEP t SUBSEP r
+			if (!cnt["ratio" SUBSEP c])
+				continue
+			d = median(vals["dcap" SUBSEP c])
+			printf "| %s | %d | %.0f | %.3f | %.1f | %.0f | %.2f |\n", label(p), t,
+				d * median(vals["eff" SUBSEP c]), d, median(vals["xcpu" SUBSEP c]),
+				median(vals["ns" SUBSEP c]), median(vals["ext" SUBSEP c])
+		}
+	}
+	printf "\n"
+}
