@@ -78,6 +78,7 @@ END {
 		base = lp(p) ? "none-lp" : "none"
 		if ((base, t, rep) in bwall) {
 			add("ratio" SUBSEP c, R[i, "wall"] / bwall[base, t, rep])
+			add("cratio" SUBSEP c, R[i, "cpu"] / bcpu[base, t, rep])
 			if (R[i, "signals"] > 0)
 				add("ns" SUBSEP c, (R[i, "cpu"] - bcpu[base, t, rep]) * 1e9 / R[i, "signals"])
 			add("xcpu" SUBSEP c, (R[i, "cpu"] - bcpu[base, t, rep]) * 1e3)
@@ -107,7 +108,7 @@ END {
 		printf "Unprofiled wall (median): %.3f s (workload-glibc), %.3f s (workload-lp).\n\n",
 			median(vals["wall" SUBSEP "none" SUBSEP t]), median(vals["wall" SUBSEP "none-lp" SUBSEP t])
 		printf "| profiler |"
-		for (b = 1; b <= nr; b++) printf " %s ratio / capture / err |", hz(RT[b])
+		for (b = 1; b <= nr; b++) printf " %s wall / cpu / capture / err |", hz(RT[b])
 		printf "\n|---|"
 		for (b = 1; b <= nr; b++) printf "---|"
 		printf "\n"
@@ -125,8 +126,9 @@ END {
 					printf " no successful run |"
 					continue
 				}
-				printf " %.3f / %.3f / %.1f", median(vals["ratio" SUBSEP c]),
-					median(vals["cap" SUBSEP c]), median(vals["err" SUBSEP c])
+				printf " %.3f / %.3f / %.3f / %.1f", median(vals["ratio" SUBSEP c]),
+					median(vals["cratio" SUBSEP c]), median(vals["cap" SUBSEP c]),
+					median(vals["err" SUBSEP c])
 				if (lp(p) || p == "glibc")
 					if (median(vals["sat" SUBSEP c]) > 0)
 						printf " (saturated)"
@@ -159,9 +161,12 @@ END {
 			if (!cnt["ratio" SUBSEP c])
 				continue
 			d = median(vals["dcap" SUBSEP c])
-			printf "| %s | %d | %.0f | %.3f | %.1f | %.0f | %.2f |\n", label(p), t,
-				d * median(vals["eff" SUBSEP c]), d, median(vals["xcpu" SUBSEP c]),
-				median(vals["ns" SUBSEP c]), median(vals["ext" SUBSEP c])
+			x = median(vals["xcpu" SUBSEP c])
+			base = lp(p) ? "none-lp" : "none"
+			noise = 1e3 * (cmax[base, t] - cmin[base, t])
+			printf "| %s | %d | %.0f | %.3f | %.1f | %.0f%s | %.2f |\n", label(p), t,
+				d * median(vals["eff" SUBSEP c]), d, x, median(vals["ns" SUBSEP c]),
+				absv(x) <= noise ? " (within noise)" : "", median(vals["ext" SUBSEP c])
 		}
 	}
 	printf "\n"
