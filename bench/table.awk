@@ -21,6 +21,16 @@ function median(list,    n, v, i, j, x) {
 	}
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
+# The smallest and the second smallest value of a list.
+function low(list, k,    n, v, i, a, b) {
+	n = split(list, v, " ")
+	a = b = ""
+	for (i = 1; i <= n; i++) {
+		if (a == "" || v[i] + 0 < a) { b = a; a = v[i] + 0 }
+		else if (b == "" || v[i] + 0 < b) b = v[i] + 0
+	}
+	return k == 1 ? a : b
+}
 function add(key, val) { vals[key] = vals[key] " " val; cnt[key]++ }
 function absv(x) { return x < 0 ? -x : x }
 function label(p) {
@@ -63,9 +73,7 @@ $1 == "FAIL" || $1 == "RUN" {
 		bwall[kv["prof"], kv["threads"], kv["rep"]] = kv["wall"]
 		bcpu[kv["prof"], kv["threads"], kv["rep"]] = kv["cpu"]
 		add("wall" SUBSEP kv["prof"] SUBSEP kv["threads"], kv["wall"])
-		b = kv["prof"] SUBSEP kv["threads"]
-		if (!(b in cmin) || kv["cpu"] < cmin[b]) cmin[b] = kv["cpu"]
-		if (!(b in cmax) || kv["cpu"] > cmax[b]) cmax[b] = kv["cpu"]
+		add("bcpu" SUBSEP kv["prof"] SUBSEP kv["threads"], kv["cpu"])
 	}
 }
 END {
@@ -79,10 +87,9 @@ END {
 		if ((base, t, rep) in bwall) {
 			add("ratio" SUBSEP c, R[i, "wall"] / bwall[base, t, rep])
 			add("cratio" SUBSEP c, R[i, "cpu"] / bcpu[base, t, rep])
-			if (R[i, "signals"] > 0)
-				add("ns" SUBSEP c, (R[i, "cpu"] - bcpu[base, t, rep]) * 1e9 / R[i, "signals"])
 			add("xcpu" SUBSEP c, (R[i, "cpu"] - bcpu[base, t, rep]) * 1e3)
 		}
+		add("cpu" SUBSEP c, R[i, "cpu"])
 		add("ext" SUBSEP c, R[i, "ext"] - R[i, "wall"])
 		denom = R[i, "cpu"] * R[i, "eff"]
 		add("cap" SUBSEP c, R[i, "samples"] / denom)
@@ -143,16 +150,15 @@ END {
 		printf "\n"
 	}
 
-	# Cost per distinct sample at the highest rate.
+	# Cost per distinct sample at the highest rate.  Other jobs on the
+	# machine only ever add CPU time to a run (cache and TLB pollution,
+	# switches), so besides the paired median the least disturbed estimate
+	# is the smallest worker CPU of the cell minus the smallest of its
+	# baseline.  Its noise: the larger gap between the two smallest runs of
+	# the cell or of the baseline.
 	r = RT[nr]
 	printf "#### Cost per sample at %s\n\n", hz(r)
-	printf "Noise of \"extra worker CPU\": the unprofiled runs' worker CPU spans"
-	for (a = 1; a <= nt; a++)
-		printf "%s %.1f ms (%d thread%s, workload-glibc), %.1f ms (workload-lp)", (a > 1 ? ";" : ""),
-			1e3 * (cmax["none", T[a]] - cmin["none", T[a]]), T[a], T[a] == 1 ? "" : "s",
-			1e3 * (cmax["none-lp", T[a]] - cmin["none-lp", T[a]])
-	printf ".\n\n"
-	printf "| profiler | threads | distinct samples per worker CPU-s | distinct capture | extra worker CPU, ms | ns per distinct sample | outside wall, s |\n"
+	printf "| profiler | threads | distinct samples per worker CPU-s | distinct capture | extra worker CPU, ms: paired median / min - min | ns per distinct sample (min - min) |  wall outside the workload, s |\n"
 	printf "|---|---|---|---|---|---|---|\n"
 	for (q = 1; q <= np; q++) {
 		p = P[q]
@@ -161,12 +167,18 @@ END {
 			if (!cnt["ratio" SUBSEP c])
 				continue
 			d = median(vals["dcap" SUBSEP c])
-			x = median(vals["xcpu" SUBSEP c])
-			base = lp(p) ? "none-lp" : "none"
-			noise = 1e3 * (cmax[base, t] - cmin[base, t])
-			printf "| %s | %d | %.0f | %.3f | %.1f | %.0f%s | %.2f |\n", label(p), t,
-				d * median(vals["eff" SUBSEP c]), d, x, median(vals["ns" SUBSEP c]),
-				absv(x) <= noise ? " (within noise)" : "", median(vals["ext" SUBSEP c])
+			bl = vals["bcpu" SUBSEP (lp(p) ? "none-lp" : "none") SUBSEP t]
+			xm = 1e3 * (low(vals["cpu" SUBSEP c], 1) - low(bl, 1))
+			noise = 1e3 * (low(bl, 2) - low(bl, 1))
+			x = 1e3 * (low(vals["cpu" SUBSEP c], 2) - low(vals["cpu" SUBSEP c], 1))
+			if (x > noise)
+				noise = x
+			ns = "within noise"
+			if (xm > noise)
+				ns = sprintf("%.0f", xm * 1e6 / median(vals["sig" SUBSEP c]))
+			printf "| %s | %d | %.0f | %.3f | %.1f / %.1f (noise %.1f) | %s | %.2f |\n",
+				label(p), t, d * median(vals["eff" SUBSEP c]), d,
+				median(vals["xcpu" SUBSEP c]), xm, noise, ns, median(vals["ext" SUBSEP c])
 		}
 	}
 	printf "\n"
