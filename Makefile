@@ -45,8 +45,12 @@ SONAME  := libprofil.so.$(SOVERSION)
 LIB_SO  := $(B)/$(SONAME)
 LIB_A   := $(B)/libprofil.a
 LIB_PC  := $(B)/libprofil.pc
+# The module tracker pcprof loads with LD_AUDIT (lib/audit/audit.c): its own
+# small object, sharing only the raw-file code with the library.
+AUDIT_SO  := $(B)/libprofil-audit.so.1
+AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o
 
-lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp
+lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp $(AUDIT_SO)
 
 $(B)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -60,6 +64,17 @@ $(LIB_SO): $(LIB_OBJ) lib/libprofil.map
 	$(CC) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
 		-Wl,-z,defs -Wl,-z,now -o $@ $(LIB_OBJ) -ldl
 
+$(B)/audit/%.o: lib/audit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/audit/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(AUDIT_SO): $(AUDIT_OBJ)
+	$(CC) -shared -Wl,-soname,libprofil-audit.so.1 -Wl,-z,defs -o $@ $(AUDIT_OBJ)
+
 $(B)/libprofil.so: $(LIB_SO)
 	ln -sf $(SONAME) $@
 
@@ -67,10 +82,14 @@ $(LIB_A): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJ)
 
+# The .pc names the install directories, so make install writes it again
+# with the PREFIX given at install time.
+make_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' libprofil.pc.in > $(1)
+
 $(LIB_PC): libprofil.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(call make_pc,$@)
 
 # The headers as they are installed, so that tests and examples compile
 # exactly as users' programs do (-I$(B)/include/libprofil).
@@ -128,7 +147,23 @@ $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
 
-examples:
+# ---- profil-family tests and examples (tests/family, tests/compat, examples/)
+# The family tests share tests/family/family.h.  examples/*.c are programs
+# written as on each seed system (HP-UX, IRIX, Solaris, Tru64, AIX); here
+# they are built against $(B)/include/libprofil for convenience, while
+# tests/compat/t-examples.sh builds them against a staged `make install`
+# through pkg-config, as their users would.
+
+$(filter $(B)/tests/family/%,$(TEST_BIN)): tests/family/family.h
+
+EXAMPLE_SRC := $(wildcard examples/*.c)
+EXAMPLE_BIN := $(EXAMPLE_SRC:%.c=$(B)/%)
+
+examples: $(EXAMPLE_BIN)
+
+$(B)/examples/%: examples/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CFLAGS) -I$(B)/include/libprofil -o $@ $< $(TEST_LDFLAGS) -lprofil
 
 # ---- check -----------------------------------------------------------------
 
@@ -157,12 +192,13 @@ install: lib cli
 		$(DESTDIR)$(INCLUDEDIR)/libprofil/sys $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	install -m 755 $(AUDIT_SO) $(DESTDIR)$(LIBDIR)/libprofil-audit.so.1
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libprofil.a
-	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc
+	$(call make_pc,$(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc)
 	cd include && find . -name '*.h' -exec install -D -m 644 {} \
 		$(DESTDIR)$(INCLUDEDIR)/libprofil/{} \;
-	for m in man/*.[137]; do \
+	for m in $(wildcard man/*.[137]); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	if [ -x $(B)/pcprof ]; then install -d $(DESTDIR)$(BINDIR) && \
 		install -m 755 $(B)/pcprof $(DESTDIR)$(BINDIR)/pcprof; fi
@@ -170,6 +206,7 @@ install: lib cli
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so \
 		$(DESTDIR)$(LIBDIR)/libprofil.a $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc \
+		$(DESTDIR)$(LIBDIR)/libprofil-audit.so.1 \
 		$(DESTDIR)$(INCLUDEDIR)/libprofil $(DESTDIR)$(BINDIR)/pcprof
 
 # ---- misc ------------------------------------------------------------------

@@ -15,7 +15,7 @@
 
 #if defined(_PROFIL_H) || defined(_LIBPROFIL_SYS_PROFIL_H)
 #error "<mon.h> (AIX) and <sys/profil.h> both define struct prof with different layouts; include only one of them in a translation unit"
-#endif
+#else /* the rest of the header: not compiled after the error */
 
 #include <sys/types.h>
 #include <unistd.h>
@@ -46,4 +46,5 @@ extern int __profil_aix(void *__buf, unsigned int __bufsiz, unsigned long __offs
 }
 #endif
 
+#endif /* conflict */
 #endif

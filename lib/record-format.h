@@ -5,16 +5,25 @@
  * pcprof turns these files into its versioned data file (docs/formats.md).
  *
  * Protocol.  pcprof creates a private directory and starts the program with
- *   LD_PRELOAD=<libprofil.so.1>   the library, first
+ *   LD_PRELOAD=<libprofil.so.1>   the library, first in the list
+ *   LD_AUDIT=<libprofil-audit.so.1>  module tracker (every load and unload,
+ *                                 dlopen/dlclose included, without changing
+ *                                 how dlopen resolves names); optional: without
+ *                                 it modules are listed at start and at exit
  *   PCPROF_DIR=<dir>              where each process image writes its file
- *   PCPROF_SLOTS=<n>              hash table slots per process (power of 2)
+ *   PCPROF_ROOT=<pid>             the pid of the program pcprof started
  *   PCPROF_FOLLOW=0|1             record forked children and exec'd images
+ *                                 (0: only the first image of PCPROF_ROOT)
+ *   PCPROF_SLOTS=<n>              hash table slots per process (power of 2,
+ *                                 default 262144)
  *   PROFIL_HZ, PROFIL_ENGINE      as for the library
  * Each process image (the program, every forked child, every image after an
- * exec) creates "<dir>/<pid>.<seq>.raw" (seq 0, 1, ... per pid: an exec'd
- * image takes the next free one), sizes it with ftruncate and maps it
- * MAP_SHARED.  Everything is written in place, so the data survives
- * _exit, abort, SIGSEGV and SIGKILL: the kernel keeps the page-cache pages.
+ * exec) has one file "<dir>/<pid>.<seq>.raw" (seq 0, 1, ... per pid: an exec'd
+ * image takes the next free one), created by the audit module when the image
+ * starts (or by the library if there is none, and by the library in a forked
+ * child), sized with ftruncate and mapped MAP_SHARED.  Everything is written
+ * in place, so the data survives _exit, abort, SIGSEGV and SIGKILL: the
+ * kernel keeps the page-cache pages.
  *
  * All integers are native (x86-64: little-endian), all offsets from the start
  * of the file.  Fields marked (atomic) are updated while the program runs;
@@ -56,12 +65,18 @@ struct pcprof_raw_header {
 	uint64_t end_ns;             /* (atomic) CLOCK_REALTIME at exit/exec, or 0 */
 	uint64_t cpu_ns;             /* (atomic) process CPU time, updated every
 					few samples and at exit/exec */
+	uint64_t cpu_start_ns;       /* process CPU time when this image started:
+					the clock runs on across exec, so the
+					image's own CPU time is cpu_ns - this */
 	uint32_t end;                /* (atomic) enum pcprof_raw_end */
 	uint32_t epoch;              /* (atomic) module generation, see modules */
 	uint64_t signals;            /* (atomic) profiling signals recorded */
 	uint64_t ticks;              /* (atomic) weighted ticks recorded */
 	uint64_t lost;               /* (atomic) ticks not stored: table full */
-	uint64_t lost_threads;       /* (atomic) ticks of threads beyond the table */
+	uint64_t lost_threads;       /* (atomic) ticks of threads beyond the table
+					(still in the slots, with thread UINT32_MAX) */
+	uint32_t flags;              /* PCPROF_RAW_F_* */
+	uint32_t pad;
 
 	uint64_t mod_off;            /* struct pcprof_raw_module[mod_cap] */
 	uint32_t mod_cap;
@@ -72,7 +87,7 @@ struct pcprof_raw_header {
 	uint64_t slot_off;           /* struct pcprof_raw_slot[slot_cap] */
 	uint64_t slot_cap;           /* power of two */
 	uint64_t slot_used;          /* (atomic) */
-	uint64_t reserved[8];
+	uint64_t reserved[6];
 };
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
@@ -116,5 +131,17 @@ struct pcprof_raw_slot {
 };
 
 #define PCPROF_RAW_SLOT_BUSY UINT64_MAX
+
+/* header.flags */
+#define PCPROF_RAW_F_AUDIT   1u /* modules tracked by the audit module */
+#define PCPROF_RAW_F_SAMPLER 2u /* the library attached and is sampling */
+
+/*
+ * Reading modules: a sample (pc, epoch) belongs to the module whose epoch
+ * range contains epoch and whose segments (vaddr + bias .. + memsz) contain
+ * pc.  The loader also reports every object as closed while the process
+ * exits, so a sample taken during exit may match no module by epoch: then
+ * take the most recently loaded module whose segments contain pc.
+ */
 
 #endif

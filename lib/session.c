@@ -83,22 +83,33 @@ static struct {
 	char why[256];
 	struct profil_cfg *exec_saved;              /* stopped for an exec */
 	sigset_t fork_mask;
-} S;
+} S = {
+	/* Usable before our constructor runs (another library's constructor
+	 * may call profil first): USER_HZ, saturate. */
+	.base_hz = 100,
+	.policy = PROFIL_OVF_SATURATE,
+};
 
 /* ---- lock ---- */
 
-void profil__lock(sigset_t *saved)
+/* Block every asynchronous signal in the calling thread.  Synchronous ones
+ * stay deliverable: blocking them would turn a fault (and the fault guard's
+ * recovery) into a forced kill. */
+static void block_async(sigset_t *saved)
 {
 	sigset_t all;
 	sigfillset(&all);
-	/* Synchronous signals stay deliverable: blocking them would turn a
-	 * fault into a forced kill. */
 	sigdelset(&all, SIGSEGV);
 	sigdelset(&all, SIGBUS);
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+void profil__lock(sigset_t *saved)
+{
+	block_async(saved);
 	while (atomic_flag_test_and_set_explicit(&ctl, memory_order_acquire))
 		sched_yield();
 }
@@ -292,19 +303,25 @@ static int start_engine(const struct profil_run *run)
 			profil__strlcat(reason, sizeof reason, profil__errname(-r));
 		}
 		if (r == 0) {
-			char text[160] = "chosen";
-			if (S.forced)
+			char text[200] = "chosen";
+			if (S.forced) {
 				profil__strlcat(text, sizeof text, " by name");
-			else if (want_subtick(run))
-				profil__strlcat(text, sizeof text, ", rate above the kernel tick");
-			else
-				profil__strlcat(text, sizeof text, ", rate within the kernel tick");
+			} else {
+				profil__strlcat(text, sizeof text, ", ");
+				profil__strlcat_u(text, sizeof text, run->hz);
+				profil__strlcat(text, sizeof text,
+						want_subtick(run) ? " Hz is above the " : " Hz is within the ");
+				profil__strlcat_u(text, sizeof text, profil__kernel_hz());
+				profil__strlcat(text, sizeof text, " Hz kernel tick");
+			}
 			if (e->variant) {
 				profil__strlcat(text, sizeof text, " (");
 				profil__strlcat(text, sizeof text, e->variant());
 				profil__strlcat(text, sizeof text, ")");
 			}
 			why_add(e->name, text);
+			for (size_t j = i + 1; j < n; j++)
+				why_add(order[j]->name, "not tried");
 			S.last = e;
 			return 0;
 		}
@@ -512,9 +529,14 @@ static void fork_child(void)
 		e->fork_child();
 		atomic_store(&S.engine, NULL);
 		struct profil_run run = S.run;
-		/* The parent's engine first; if it cannot run here, the usual
-		 * order; if nothing can, the state is off in the child. */
-		if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+		if (!S.cfg && !atomic_load(&profil__rec)) {
+			/* Only a recorder that does not follow children needed it. */
+			if (S.sig)
+				release_signal(S.sig, true);
+			S.sig = 0;
+		} else if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+			/* The parent's engine first; if it cannot run here, the
+			 * usual order; if nothing can, the state is off. */
 			atomic_store(&profil__cur, NULL);
 			S.cfg = NULL;
 		}
@@ -615,9 +637,8 @@ PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
 {
 	/* Block signals so that a handler calling pcsample() cannot wait for
 	 * this very thread to leave the accounting path. */
-	sigset_t all, saved;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	sigset_t saved;
+	block_async(&saved);
 	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return active ? 0 : -1;

@@ -17,7 +17,7 @@
 
 #ifdef _LIBPROFIL_MON_H
 #error "<sys/profil.h> and AIX <mon.h> both define struct prof with different layouts; include only one of them in a translation unit"
-#endif
+#else /* the rest of the header: not compiled after the error */
 #define _LIBPROFIL_SYS_PROFIL_H 1
 
 #include <features.h>
@@ -58,8 +58,9 @@ enum {
 __BEGIN_DECLS
 
 #if defined(_PROFIL_STRICT) || defined(_HPUX_SOURCE)
-extern int sprofil(struct prof *__profp, int __profcnt, struct timeval *__tvp,
-		   unsigned int __flags) __THROW __asm__("__sprofil_strict");
+extern int __REDIRECT_NTH(sprofil, (struct prof *__profp, int __profcnt,
+				    struct timeval *__tvp, unsigned int __flags),
+			  __sprofil_strict);
 #else
 extern int sprofil(struct prof *__profp, int __profcnt, struct timeval *__tvp,
 		   unsigned int __flags) __THROW;
@@ -67,4 +68,5 @@ extern int sprofil(struct prof *__profp, int __profcnt, struct timeval *__tvp,
 
 __END_DECLS
 
+#endif /* !_LIBPROFIL_MON_H */
 #endif

@@ -1,0 +1,89 @@
+#!/bin/sh
+# The programs in examples/ build UNCHANGED against an installed libprofil:
+# `make install DESTDIR=<stage> PREFIX=/usr`, then each example is compiled
+# with nothing but `pkg-config --cflags --libs libprofil` pointed at the
+# staged .pc (PKG_CONFIG_SYSROOT_DIR + PKG_CONFIG_PATH) and run against the
+# staged library.
+#
+# Each example profiles its own hot function on the real timer and prints
+# tables of "name count" lines, each ending with a "total N" line.  Every
+# table must hold at least 20 ticks and give the hot function more than
+# half of them.  Bound: the hot function burns 0.6 s of CPU and a second
+# function 0.15 s, so about 80 % of about 75 ticks are expected; 50 %
+# leaves room for the rate tolerance (+-25 %) and for ticks in libc
+# (clock()) while still failing if ticks were misplaced or lost.
+set -eu
+cd "$(dirname "$0")/../.."
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+if ! make -s install DESTDIR="$stage" PREFIX=/usr >"$stage/install.log" 2>&1; then
+	echo "make install DESTDIR=$stage PREFIX=/usr failed:"
+	cat "$stage/install.log"
+	exit 1
+fi
+PKG_CONFIG_SYSROOT_DIR=$stage
+PKG_CONFIG_PATH=$stage/usr/lib/pkgconfig
+export PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH
+flags=$(pkg-config --cflags --libs libprofil)
+case " $flags " in
+*" -I$stage/usr/include/libprofil "*"-L$stage/usr/lib "*) ;;
+*)
+	echo "pkg-config does not point into the staged /usr: $flags"
+	cat "$stage/usr/lib/pkgconfig/libprofil.pc" || true
+	exit 1
+	;;
+esac
+
+# example  hot function  number of tables
+while read -r name hot tables; do
+	src=examples/$name.c
+	bin=$stage/$name
+	# shellcheck disable=SC2086
+	if ! cc -Wall -Wextra -Werror -O2 -o "$bin" "$src" $flags 2>"$stage/$name.err"; then
+		echo "$name: does not build against the installed headers:"
+		cat "$stage/$name.err"
+		exit 1
+	fi
+	if ! LD_LIBRARY_PATH=$stage/usr/lib ldd "$bin" | grep -q "libprofil.so.1 => $stage/usr/lib/"; then
+		echo "$name: not linked with the staged libprofil"
+		exit 1
+	fi
+	if ! LD_LIBRARY_PATH=$stage/usr/lib "$bin" >"$stage/$name.out" 2>&1; then
+		echo "$name: exited with an error:"
+		cat "$stage/$name.out"
+		exit 1
+	fi
+	if ! awk -v hot="$hot" -v want="$tables" '
+		NF == 2 && $2 ~ /^[0-9]+$/ {
+			if ($1 == hot) h = $2
+			if ($1 == "total") {
+				n++
+				if ($2 < 20 || 2 * h <= $2) {
+					printf "table %d: %s has %d of %d ticks\n", n, hot, h, $2
+					bad = 1
+				}
+				h = 0
+			}
+		}
+		END {
+			if (n != want) { printf "%d tables, want %d\n", n, want; bad = 1 }
+			exit bad
+		}' "$stage/$name.out"; then
+		echo "$name: output:"
+		cat "$stage/$name.out"
+		exit 1
+	fi
+done <<'LIST'
+hpux-sprofil checksum 1
+irix-profil matmul 2
+solaris-pcsample sieve 2
+tru64-profil crc 1
+aix-profil hash_words 1
+LIST
+
+# The HP-UX example defines _HPUX_SOURCE: its sprofil is the strict one.
+nm -u "$stage/hpux-sprofil" | grep -q ' __sprofil_strict$' || {
+	echo "hpux-sprofil does not call __sprofil_strict"
+	exit 1
+}
