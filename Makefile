@@ -28,7 +28,7 @@ STD     := -std=gnu11 -D_GNU_SOURCE
 B       := build
 ARCH    := $(shell $(CC) -dumpmachine | cut -d- -f1)
 
-.PHONY: all lib cli tests examples deps check demo install uninstall clean \
+.PHONY: all lib cli tests examples deps check demo demo-bin install uninstall clean \
 	format-check bench
 .DELETE_ON_ERROR:
 
@@ -39,7 +39,12 @@ all: lib cli tests examples
 LIB_SRC := $(wildcard lib/*.c lib/arch/*.c)
 LIB_ASM := $(wildcard lib/arch/guard-$(ARCH).S)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
-LIB_CFLAGS := $(STD) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -pthread
+# -fno-delete-null-pointer-checks: glibc declares profil's buffer
+# __nonnull((1)), and our definition sees that prototype; without the flag
+# GCC may drop the "NULL buffer turns profiling off" test it then assumes
+# cannot be true.
+LIB_CFLAGS := $(STD) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
+	-fno-delete-null-pointer-checks
 
 SONAME  := libprofil.so.$(SOVERSION)
 LIB_SO  := $(B)/$(SONAME)
@@ -117,6 +122,17 @@ $(B)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" -MMD -MP -c -o $@ $<
 
+# pcprof run looks for libprofil.so.1 next to itself (the build tree), then
+# where `make install` puts it; libdir.txt changes (and cmd-run.o is
+# rebuilt) whenever LIBDIR does, so `make install PREFIX=...` never installs
+# a pcprof that looks in the previous place.
+$(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\"
+$(B)/cli/cmd-run.o: $(B)/libdir.txt
+$(B)/libdir.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+FORCE:
+
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
 
@@ -147,6 +163,53 @@ $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
 
+# tests/cli-run/*.c test pcprof's own code (the data file, the raw
+# recordings) directly, so they link those objects instead of libprofil;
+# ppdump is not a test but the reader the shell tests there query.
+CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/raw.o $(B)/cli/util.o
+CLI_TEST_CFLAGS = $(CLI_CFLAGS) -Icli -Ilib -Itests
+$(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
+	@mkdir -p $(@D)
+	$(CC) $(CLI_TEST_CFLAGS) -o $@ $< $(CLI_TEST_OBJ) $(CLI_LIBS)
+
+tests: $(B)/tests/cli-run/ppdump
+
+# tests/cli-report: mkfixture writes profiles with known samples at its own
+# functions and at those of three test libraries (libcold.so stripped,
+# libdbg.so with a separate debug file);
+# jsoncheck validates JSON without python.  Neither is a test: the t-*.sh
+# scripts run them.
+CLI_REPORT := $(B)/tests/cli-report
+$(CLI_REPORT)/lib%.so: tests/cli-report/%lib.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) -O1 -g -fPIC -shared -Wl,-soname,$(@F) \
+		$(if $(filter cold,$*),-s) -o $@ $<
+# libdbg.so: stripped, its symbols in libdbg.so.debug beside it (debuglink)
+$(CLI_REPORT)/libdbg.so: tests/cli-report/dbglib.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) -O1 -g -fPIC -shared -Wl,-soname,$(@F) -o $@.full $<
+	objcopy --only-keep-debug $@.full $@.debug
+	cd $(@D) && objcopy --strip-all --add-gnu-debuglink=$(@F).debug $(@F).full $(@F)
+	rm -f $@.full
+$(CLI_REPORT)/mkfixture: tests/cli-report/mkfixture.c $(CLI_TEST_OBJ) $(CLI_REPORT)/libhot.so \
+		$(CLI_REPORT)/libcold.so $(CLI_REPORT)/libdbg.so
+	$(CC) $(CLI_TEST_CFLAGS) -o $@ $< $(CLI_TEST_OBJ) -L$(CLI_REPORT) -lhot \
+		-Wl,-rpath,$(CURDIR)/$(CLI_REPORT) $(CLI_LIBS) -ldl
+$(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
+
+# t-random calls the report code in-process on random profiles, built with
+# the sanitizers so that what goes wrong quietly shows.
+CLI_LIB_SRC := $(filter-out cli/main.c cli/cmd-%.c,$(CLI_SRC))
+$(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cli/*.h) tests/test.h
+	@mkdir -p $(@D)
+	$(CC) $(CLI_TEST_CFLAGS) -DPCPROF_VERSION=\"$(VERSION)\" -fsanitize=address,undefined \
+		-fno-sanitize-recover=undefined -fno-omit-frame-pointer -o $@ $< $(CLI_LIB_SRC) \
+		$(CLI_LIBS) -lm
+
+tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
+
 # ---- profil-family tests and examples (tests/family, tests/compat, examples/)
 # The family tests share tests/family/family.h.  examples/*.c are programs
 # written as on each seed system (HP-UX, IRIX, Solaris, Tru64, AIX); here
@@ -174,11 +237,49 @@ check:
 	tests/check
 
 # ---- demo ------------------------------------------------------------------
+# tests/demo builds demo-bin and profiles pcprof-demo with pcprof run.  The
+# demo has hot code in its executable, in a shared library of its own
+# (found through its RUNPATH, $ORIGIN) and in a plugin it dlopen()s, and is
+# built like any program, without libprofil.  selfprof is the library's own
+# demo: it calls profil() on itself.
+
+DEMO_CFLAGS := $(STD) $(WARN) -O2 -g -fno-omit-frame-pointer -pthread
 
 demo:
 	$(MAKE) deps
 	$(MAKE) all
 	tests/demo
+
+demo-bin: $(B)/demo/pcprof-demo $(B)/demo/demo-plugin.so $(B)/demo/selfprof
+
+$(B)/demo/libdemowork.so: demo/work.c demo/demo.h
+	@mkdir -p $(@D)
+	$(CC) $(DEMO_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/demo/demo-plugin.so: demo/plugin.c demo/demo.h
+	@mkdir -p $(@D)
+	$(CC) $(DEMO_CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/demo/pcprof-demo: demo/demo.c demo/demo.h $(B)/demo/libdemowork.so
+	$(CC) $(DEMO_CFLAGS) -o $@ $< -L$(B)/demo -ldemowork -Wl,-rpath,'$$ORIGIN' -ldl
+
+# (selfprof is built with the flags it always had: with -Wall, glibc's
+# <unistd.h> declares profil's buffer nonnull, and profil(NULL, ...) is how
+# profiling is turned off.)
+$(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -rdynamic -pthread -I$(B)/include/libprofil -o $@ $< \
+		$(TEST_LDFLAGS) -lprofil
+
+# ---- fuzzing -----------------------------------------------------------------
+# A libFuzzer build of the pcprof.data reader for tests/cli-run/t-fuzz.sh.
+# Not part of all: it needs clang's fuzzer runtime, which that test probes
+# for first (and SKIPs without).
+FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -Icli
+$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c cli/data.c cli/data.h cli/profile.h
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c cli/data.c -lz
 
 # ---- dependencies ------------------------------------------------------------
 

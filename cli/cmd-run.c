@@ -1,11 +1,799 @@
-/* cmd-run.c - placeholder until the subcommand lands (issue 4). */
+/*
+ * cmd-run.c - pcprof run: run a program with libprofil preloaded, then turn
+ * the recordings of its whole process tree into a data file.
+ *
+ * The program is pcprof's child, in pcprof's process group (so it stays in
+ * the terminal's foreground group and reads the terminal as it would
+ * without us), with its stdin/stdout/stderr, signal dispositions and mask
+ * as pcprof got them.  Every process image in the tree writes its own raw
+ * recording into a private directory (lib/record-format.h); once the
+ * program has ended, pcprof reads them all, writes the data file
+ * atomically (pp_write), removes the directory and ends the way the
+ * program ended.
+ *
+ * Signals.  A terminal's SIGINT/SIGQUIT/SIGHUP reach the whole foreground
+ * group, the program included, so pcprof only has to survive them; a
+ * signal sent with kill() to pcprof alone must be passed on.  The handler
+ * tells them apart by si_code: kernel-generated (terminal) ones are not
+ * forwarded, kill()/sigqueue() ones are.  A kill() aimed at the whole group
+ * therefore reaches the program twice (documented in pcprof-run(1)).
+ *
+ * Orphans.  pcprof is a child subreaper (PR_SET_CHILD_SUBREAPER), so the
+ * descendants that outlive their parents are reparented to it and their
+ * exit statuses are known.  It waits for the program only; descendants
+ * still running then are recorded up to that moment and said so.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "data.h"
+#include "raw.h"
+#include "record-format.h"
+#include "util.h"
+
+#ifndef PCPROF_LIBDIR
+#define PCPROF_LIBDIR "/usr/local/lib"
+#endif
+
+/* pcprof run's own failures; 126 and 127 are the shell's "cannot execute"
+ * and "not found" (timeout(1) and env(1) use the same three). */
+#define EXIT_RUN_FAILED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+#define SHM_MIN_FREE  (256ull << 20) /* bytes free on /dev/shm to use it */
+
+/* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
+#define DEFAULT_SLOTS 262144ul
+#define MIN_SLOTS     1024ul
+#define MAX_SLOTS     (1ul << 26)
+
+extern char **environ;
+
+struct opts {
+	const char *out;
+	unsigned long hz;     /* 0: PROFIL_HZ or the library's default */
+	const char *engine;   /* NULL: PROFIL_ENGINE or automatic */
+	bool follow;
+	unsigned long slots;
+	bool quiet;
+};
+
+static const char *const engine_names[] = { "auto", "thread-timer", "perf", "process-timer" };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pcprof run [options] [--] PROGRAM [ARGS...]\n"
+		"\n"
+		"Run PROGRAM with libprofil preloaded and profile its whole process tree\n"
+		"(every thread, shared library, forked child and exec'd program) into a\n"
+		"data file.  PROGRAM's exit status, signals and standard streams pass\n"
+		"through unchanged.\n"
+		"\n"
+		"Options:\n"
+		"  -o, --output FILE   data file to write (default pcprof.data)\n"
+		"      --hz N          samples per CPU second per thread, 1..10000\n"
+		"                      (default: PROFIL_HZ, else the library's default)\n"
+		"      --engine NAME   thread-timer, perf, process-timer or auto (default)\n"
+		"      --follow        record forked children and exec'd programs (default)\n"
+		"      --no-follow     record only PROGRAM's first process image\n"
+		"      --slots N       pc table entries per process (default %lu)\n"
+		"  -q, --quiet         no summary line\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exit status: PROGRAM's; if it died of a signal, pcprof kills itself with\n"
+		"the same signal.  125: pcprof run failed; 126/127: PROGRAM could not be\n"
+		"executed / found.  See pcprof-run(1).\n",
+		DEFAULT_SLOTS);
+}
+
+static unsigned long number(const char *opt, const char *s, unsigned long lo, unsigned long hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
+		die(EXIT_RUN_FAILED, "%s: '%s' is not a number from %lu to %lu", opt, s, lo, hi);
+	return v;
+}
+
+static void parse(int argc, char **argv, struct opts *o, int *first)
+{
+	enum { O_HZ = 256, O_ENGINE, O_FOLLOW, O_NO_FOLLOW, O_SLOTS };
+	static const struct option longs[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "hz", required_argument, NULL, O_HZ },
+		{ "engine", required_argument, NULL, O_ENGINE },
+		{ "follow", no_argument, NULL, O_FOLLOW },
+		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
+		{ "slots", required_argument, NULL, O_SLOTS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (struct opts){ .out = "pcprof.data", .follow = true, .slots = DEFAULT_SLOTS };
+	int c;
+	opterr = 0;
+	/* "+": options end at PROGRAM, whose own options are its business. */
+	while ((c = getopt_long(argc, argv, "+:o:qh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case O_HZ:
+			o->hz = number("--hz", optarg, 1, 10000);
+			break;
+		case O_ENGINE: {
+			size_t i = 0, n = sizeof engine_names / sizeof engine_names[0];
+			while (i < n && strcmp(optarg, engine_names[i]) != 0)
+				i++;
+			if (i == n)
+				die(EXIT_RUN_FAILED,
+				    "--engine: unknown engine '%s' (thread-timer, perf, process-timer, auto)",
+				    optarg);
+			o->engine = optarg;
+			break;
+		}
+		case O_FOLLOW:
+			o->follow = true;
+			break;
+		case O_NO_FOLLOW:
+			o->follow = false;
+			break;
+		case O_SLOTS: {
+			unsigned long n = number("--slots", optarg, MIN_SLOTS, MAX_SLOTS);
+			/* the table is open-addressed on a power of two */
+			o->slots = 1;
+			while (o->slots < n)
+				o->slots <<= 1;
+			break;
+		}
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			die(EXIT_RUN_FAILED, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			die(EXIT_RUN_FAILED, "unknown option '%s' (see pcprof run --help)",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		exit(EXIT_RUN_FAILED);
+	}
+	*first = optind;
+}
+
+/* ---- finding the library ---- */
+
+static bool readable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+/* PCPROF_LIB; else next to the pcprof executable (the build tree: build/pcprof
+ * and build/libprofil.so.1); else the directory it was installed into.  The
+ * audit module (libprofil-audit.so.1) is looked for next to the library;
+ * without it the recordings still work, but list modules only at start,
+ * exit and exec, so a plugin closed before the end is missed. */
+static void find_lib(char *lib, char *audit, size_t size)
+{
+	const char *env = getenv("PCPROF_LIB");
+	char exe[PATH_MAX] = "pcprof";
+	if (env && *env) {
+		if (!realpath(env, lib) || !readable(lib))
+			die(EXIT_RUN_FAILED, "PCPROF_LIB=%s: not a readable file", env);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		char *slash = n > 0 ? memrchr(exe, '/', (size_t)n) : NULL;
+		if (slash)
+			snprintf(lib, size, "%.*s/libprofil.so.1", (int)(slash - exe), exe);
+		if (n > 0)
+			exe[n] = 0;
+		if (!slash || !readable(lib))
+			snprintf(lib, size, "%s/libprofil.so.1", PCPROF_LIBDIR);
+		if (!readable(lib))
+			die(EXIT_RUN_FAILED,
+			    "cannot find libprofil.so.1 (next to %s, or in %s); set PCPROF_LIB", exe,
+			    PCPROF_LIBDIR);
+	}
+	snprintf(audit, size, "%.*s/libprofil-audit.so.1", (int)(strrchr(lib, '/') - lib), lib);
+	if (!readable(audit))
+		audit[0] = 0;
+}
+
+/* ---- the program's environment ---- */
+
+static bool env_is(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+static char *env_entry(const char *name, const char *value)
+{
+	size_t n = strlen(name) + strlen(value) + 2;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%s=%s", name, value);
+	return s;
+}
+
+/* One more entry than the list: "NAME=first SEP rest", or "NAME=first". */
+static char *prepend(const char *name, const char *first, const char *rest, const char *sep)
+{
+	if (!rest || !*rest)
+		return env_entry(name, first);
+	size_t len = strlen(first) + strlen(sep) + strlen(rest) + 1;
+	char *v = xmalloc(len);
+	snprintf(v, len, "%s%s%s", first, sep, rest);
+	char *e = env_entry(name, v);
+	free(v);
+	return e;
+}
+
+/* The value of PCPROF_ROOT, filled in by the child with its pid. */
+static char root_entry[32] = "PCPROF_ROOT=";
+
+static char **make_env(const char *lib, const char *audit, const char *dir,
+		       const struct opts *o)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 10, sizeof *env);
+	size_t k = 0;
+	const char *preload = NULL, *audits = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = environ[i];
+		if (env_is(e, "LD_PRELOAD")) {
+			preload = e + strlen("LD_PRELOAD=");
+			continue;
+		}
+		if (audit[0] && env_is(e, "LD_AUDIT")) {
+			audits = e + strlen("LD_AUDIT=");
+			continue;
+		}
+		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
+		    env_is(e, "PCPROF_ROOT") ||
+		    env_is(e, "PCPROF_FOLLOW") || (o->hz && env_is(e, "PROFIL_HZ")) ||
+		    (o->engine && env_is(e, "PROFIL_ENGINE")))
+			continue;
+		env[k++] = environ[i];
+	}
+	/* Ours first, so that its constructor runs before the program's
+	 * other preloads start threads.  LD_PRELOAD takes spaces or colons,
+	 * LD_AUDIT colons only. */
+	env[k++] = prepend("LD_PRELOAD", lib, preload, " ");
+	if (audit[0])
+		env[k++] = prepend("LD_AUDIT", audit, audits, ":");
+	env[k++] = root_entry;
+	char num[32];
+	env[k++] = env_entry("PCPROF_DIR", dir);
+	snprintf(num, sizeof num, "%lu", o->slots);
+	env[k++] = env_entry("PCPROF_SLOTS", num);
+	env[k++] = env_entry("PCPROF_FOLLOW", o->follow ? "1" : "0");
+	if (o->hz) {
+		snprintf(num, sizeof num, "%lu", o->hz);
+		env[k++] = env_entry("PROFIL_HZ", num);
+	}
+	if (o->engine)
+		env[k++] = env_entry("PROFIL_ENGINE", o->engine);
+	env[k] = NULL;
+	return env;
+}
+
+/* The command as a shell would read it back: words with anything unusual
+ * are single-quoted. */
+static char *join_command(char **argv)
+{
+	size_t cap = 64, len = 0;
+	char *s = xmalloc(cap);
+	s[0] = 0;
+	for (int i = 0; argv[i]; i++) {
+		const char *a = argv[i];
+		bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789_-+=./,:@%") == strlen(a);
+		size_t need = len + 4 * strlen(a) + 4;
+		if (need > cap) {
+			while (need > cap)
+				cap *= 2;
+			s = xrealloc(s, cap);
+		}
+		if (i)
+			s[len++] = ' ';
+		if (!plain)
+			s[len++] = '\'';
+		for (; *a; a++) {
+			if (!plain && *a == '\'') {
+				memcpy(s + len, "'\\''", 4);
+				len += 4;
+			} else {
+				s[len++] = *a;
+			}
+		}
+		if (!plain)
+			s[len++] = '\'';
+		s[len] = 0;
+	}
+	return s;
+}
+
+/* ---- signals ---- */
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NFWD (sizeof forwarded / sizeof forwarded[0])
+
+static volatile sig_atomic_t child;
+static struct sigaction saved_action[NFWD];
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	int e = errno;
+	pid_t pid = child;
+	/* si_code <= 0: sent by kill(), sigqueue(), tgkill(); SI_KERNEL and
+	 * the positive codes: the terminal, which already signalled the whole
+	 * foreground group. */
+	if (pid > 0 && si->si_code <= 0 && si->si_pid != pid)
+		kill(pid, sig);
+	errno = e;
+}
+
+/* Blocks the forwarded signals (the caller unblocks them once the child's
+ * pid is known) and installs the handler; *old is the previous mask. */
+static void catch_signals(sigset_t *old)
+{
+	sigset_t blocked;
+	sigemptyset(&blocked);
+	for (size_t i = 0; i < NFWD; i++)
+		sigaddset(&blocked, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &blocked, old);
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(forwarded[i], &sa, &saved_action[i]);
+}
+
+/* The dispositions pcprof started with: in the child before the exec (an
+ * ignored SIGINT, as in a background job, must stay ignored), and in pcprof
+ * once the program has ended, so that pcprof can be interrupted like any
+ * tool while it writes (the write is atomic). */
+static void restore_dispositions(void)
+{
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(forwarded[i], &saved_action[i], NULL);
+}
+
+/* Exit the way the program did.  A signal is re-raised on pcprof with its
+ * default action, core dumps off (the core would be pcprof's, not the
+ * program's); if the signal does not end us, 128 + N. */
+static _Noreturn void exit_like(int status)
+{
+	fflush(NULL);
+	if (WIFEXITED(status))
+		exit(WEXITSTATUS(status));
+	int sig = WTERMSIG(status);
+	struct rlimit none = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	raise(sig);
+	exit(128 + sig);
+}
+
+/* ---- running ---- */
+
+struct reaped {
+	pid_t pid;
+	int status;
+	uint64_t cpu_ns;         /* its CPU time, from /proc before reaping */
+};
+
+struct run {
+	pid_t pid;
+	int status;              /* the program's */
+	struct reaped *reaped;   /* every process pcprof waited for */
+	size_t nreaped, capreaped;
+};
+
+/* CPU time of a zombie (all its threads, all its images; not its
+ * children's), in clock ticks from /proc/PID/stat; 0 if unknown. */
+static uint64_t zombie_cpu_ns(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
+	const char *p = strrchr(buf, ')');
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!p || hz <= 0 ||
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (ut + st) * (1000000000ull / (unsigned long long)hz);
+}
+
+/* Reap one ended child (blocking unless flags has WNOHANG): first look at
+ * it with WNOWAIT for its CPU time, which a process that was killed never
+ * wrote into its recording.  Returns its pid, 0 if none has ended (WNOHANG),
+ * -1 with errno (EINTR, ECHILD). */
+static pid_t reap(struct run *r, int flags)
+{
+	siginfo_t si;
+	si.si_pid = 0;
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT | flags) < 0)
+		return -1;
+	pid_t pid = si.si_pid;
+	if (pid == 0)
+		return 0;
+	uint64_t cpu = zombie_cpu_ns(pid);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (r->nreaped == r->capreaped) {
+		r->capreaped = r->capreaped ? 2 * r->capreaped : 16;
+		r->reaped = xrealloc(r->reaped, r->capreaped * sizeof *r->reaped);
+	}
+	r->reaped[r->nreaped++] = (struct reaped){ pid, st, cpu };
+	if (pid == r->pid)
+		r->status = st;
+	return pid;
+}
+
+/* Only what the recorder creates lives there: plain files. */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	if (rmdir(dir) < 0)
+		warnx_("cannot remove %s: %s", dir, strerror(errno));
+}
+
+/* Start the program; returns only in pcprof, with the exec done.  An exec
+ * that fails is reported through a close-on-exec pipe, so pcprof can say
+ * why and end with 126 or 127 without writing a data file. */
+static void start(struct run *r, char **argv, char **env, const char *dir)
+{
+	sigset_t old;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		die(EXIT_RUN_FAILED, "pipe: %s", strerror(errno));
+	catch_signals(&old);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		die(EXIT_RUN_FAILED, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(pfd[0]);
+		restore_dispositions();
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		size_t at = strlen(root_entry);
+		snprintf(root_entry + at, sizeof root_entry - at, "%d", (int)getpid());
+		execvpe(argv[0], argv, env);
+		int e = errno;
+		if (write(pfd[1], &e, sizeof e) < 0)
+			_exit(EXIT_RUN_FAILED);
+		_exit(EXIT_NOT_FOUND);
+	}
+	close(pfd[1]);
+	child = pid;
+	r->pid = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+
+	int e;
+	ssize_t n;
+	while ((n = read(pfd[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(pfd[0]);
+	if (n == (ssize_t)sizeof e) {
+		waitpid(pid, NULL, 0);
+		child = 0;
+		remove_dir(dir);
+		warnx_("%s: %s", argv[0], strerror(e));
+		exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+	}
+}
+
+/* Wait for the program, reaping on the way every orphan handed to us, then
+ * the orphans that have ended meanwhile (their statuses, not their
+ * zombies). */
+static void wait_program(struct run *r)
+{
+	pid_t p;
+	do {
+		p = reap(r, 0);
+		if (p < 0 && errno != EINTR)
+			die(EXIT_RUN_FAILED, "waitid: %s", strerror(errno));
+	} while (p != r->pid);
+	child = 0;
+	restore_dispositions();
+	while (reap(r, WNOHANG) > 0)
+		;
+}
+
+/* What waiting told us about how each process ended: it belongs to the
+ * last image of that pid (the one that did not exec).  An image killed
+ * before the library wrote its final CPU time gets the one /proc had. */
+static void apply_statuses(struct raw_set *set, const struct run *r)
+{
+	for (size_t i = 0; i < r->nreaped; i++) {
+		const struct reaped *w = &r->reaped[i];
+		size_t last = set->n;
+		for (size_t k = 0; k < set->n; k++)
+			if (set->procs[k].pid == w->pid &&
+			    (last == set->n || set->procs[k].seq > set->procs[last].seq))
+				last = k;
+		if (last == set->n || set->procs[last].end == PP_END_EXEC)
+			continue;
+		struct pp_process *pr = &set->procs[last];
+		if (WIFEXITED(w->status)) {
+			pr->end = PP_END_EXIT;
+			pr->exit_status = WEXITSTATUS(w->status);
+		} else if (WIFSIGNALED(w->status)) {
+			pr->end = PP_END_SIGNAL;
+			pr->exit_status = WTERMSIG(w->status);
+		}
+		const struct raw_info *in = &set->info[last];
+		if (in->raw_end == PCPROF_END_RUNNING && w->cpu_ns > in->cpu_start_ns &&
+		    w->cpu_ns - in->cpu_start_ns > pr->cpu_ns)
+			pr->cpu_ns = w->cpu_ns - in->cpu_start_ns;
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the summary line ---- */
+
+struct text {
+	char s[1024];
+	size_t len;
+};
+
+static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(struct text *t, const char *fmt, ...)
+{
+	if (t->len >= sizeof t->s)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(t->s + t->len, sizeof t->s - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n;
+}
+
+/* add, after ", " unless it is the first item */
+#define add_item(t, ...)                                                                \
+	do {                                                                           \
+		if ((t)->len)                                                          \
+			add(t, ", ");                                                  \
+		add(t, __VA_ARGS__);                                                   \
+	} while (0)
+
+static void add_bytes(struct text *t, uint64_t b)
+{
+	if (b >= 10u << 20)
+		add(t, "%.0f MiB", (double)b / (1 << 20));
+	else if (b >= 1u << 20)
+		add(t, "%.1f MiB", (double)b / (1 << 20));
+	else
+		add(t, "%.0f KiB", (double)b / 1024);
+}
+
+/* One line: what was recorded, at what rate, what it cost the target, and
+ * anything lost or unusual. */
+static void summary(const struct raw_set *set, const char *out, const struct opts *o)
+{
+	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
+		 lost_busy = 0, lost_mods = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0;
+	unsigned hz = 0;
+	char engines[128] = "";
+	for (size_t i = 0; i < set->n; i++) {
+		const struct pp_process *pr = &set->procs[i];
+		const struct raw_info *in = &set->info[i];
+		ticks += pr->ticks;
+		signals += pr->signals;
+		cpu += pr->cpu_ns;
+		threads += pr->nthreads;
+		mem = pr->mem_bytes > mem ? pr->mem_bytes : mem;
+		lost_table += in->lost_table;
+		lost_threads += in->lost_threads;
+		lost_busy += in->lost_busy;
+		lost_mods += in->lost_modules;
+		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
+			unsampled++;
+		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
+			unaudited++;
+		/* Never marked by the library: still running (nobody reaped it
+		 * and it is there), or ended without exit handlers. */
+		if (in->raw_end == PCPROF_END_RUNNING) {
+			if (pr->end == PP_END_UNKNOWN && kill(pr->pid, 0) == 0)
+				running++;
+			else
+				abrupt++;
+		}
+		if (pr->hz > hz)
+			hz = pr->hz;
+		if (pr->engine[0] && !strstr(engines, pr->engine)) {
+			size_t l = strlen(engines);
+			snprintf(engines + l, sizeof engines - l, "%s%s", l ? "+" : "", pr->engine);
+		}
+	}
+
+	struct text t = { .len = 0 };
+	double secs = (double)cpu * 1e-9;
+	add(&t, "%llu samples, %.2f s CPU", (unsigned long long)ticks, secs);
+	if (secs > 0 && signals)
+		add(&t, ", %.0f Hz of %u", (double)signals / secs, hz);
+	add(&t, " (%s), %zu process%s, %zu thread%s", engines[0] ? engines : "no engine", set->n,
+	    set->n == 1 ? "" : "es", threads, threads == 1 ? "" : "s");
+	if (set->n) {
+		add(&t, ", recording memory <= ");
+		add_bytes(&t, mem);
+	}
+	struct text lost = { .len = 0 };
+	if (lost_table)
+		add_item(&lost, "%llu samples (pc table full: try --slots %lu)",
+			 (unsigned long long)lost_table, o->slots * 4);
+	if (lost_busy)
+		add_item(&lost, "%llu samples (being stored as a process died)",
+			 (unsigned long long)lost_busy);
+	if (lost_mods)
+		add_item(&lost, "%llu modules (module table full)", (unsigned long long)lost_mods);
+	if (set->nbad)
+		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
+			 set->nbad == 1 ? "" : "s", set->first_bad);
+	add(&t, "; lost: %s", lost.len ? lost.s : "none");
+	if (abrupt)
+		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
+	if (running)
+		add(&t, "; %zu still running (recorded until now)", running);
+	if (lost_threads)
+		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
+		    (unsigned long long)lost_threads);
+	if (unsampled)
+		add(&t, "; %zu not sampled (libprofil never started in them)", unsampled);
+	if (unaudited)
+		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
+		    unaudited);
+	add(&t, " -> %s", out);
+	fprintf(stderr, "%s: %s\n", progname, t.s);
+}
+
+/* The output's directory must take a new file: better to know before the
+ * program runs for an hour. */
+static void check_output(const char *out)
+{
+	struct stat st;
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		die(EXIT_RUN_FAILED, "%s: is a directory", out);
+	char dir[PATH_MAX];
+	const char *slash = strrchr(out, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	if (access(dir, W_OK | X_OK) < 0)
+		die(EXIT_RUN_FAILED, "%s: cannot write in %s: %s", out, dir, strerror(errno));
+}
+
+/* Where the recordings go: TMPDIR if set; else /dev/shm when it is memory
+ * with room to spare, because every page the targets touch in a file on a
+ * disk file system costs block allocation and writeback (about 8 ms per
+ * short-lived process on ext4, against 1 ms on tmpfs); else /tmp.  The
+ * margin matters: a target that touches a page of its recording when the
+ * file system is full dies of SIGBUS. */
+static const char *recording_parent(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (tmp && *tmp)
+		return tmp;
+	struct statfs fs;
+	if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC &&
+	    (uint64_t)fs.f_bavail * (uint64_t)fs.f_bsize >= SHM_MIN_FREE &&
+	    access("/dev/shm", W_OK | X_OK) == 0)
+		return "/dev/shm";
+	return "/tmp";
+}
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc, (void)argv;
-	fprintf(stderr, "pcprof run: not implemented yet\n");
-	return 2;
+	struct opts o;
+	int first;
+	parse(argc, argv, &o, &first);
+	char **prog = argv + first;
+	check_output(o.out);
+
+	char lib[PATH_MAX], audit[PATH_MAX];
+	find_lib(lib, audit, sizeof lib);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/pcprof.XXXXXX", recording_parent());
+	if (!mkdtemp(dir))
+		die(EXIT_RUN_FAILED, "cannot create a directory like %s: %s", dir, strerror(errno));
+	char **env = make_env(lib, audit, dir, &o);
+
+	/* Orphaned descendants come to us: we learn how they ended. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	struct run r = { 0 };
+	uint64_t t0 = now_ns();
+	start(&r, prog, env, dir);
+	wait_program(&r);
+	uint64_t t1 = now_ns();
+
+	struct raw_set set;
+	char err[512];
+	if (raw_collect(dir, &set, err, sizeof err) < 0) {
+		remove_dir(dir);
+		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
+	}
+	remove_dir(dir);
+	apply_statuses(&set, &r);
+
+	struct pp_profile p = {
+		.command = join_command(prog),
+		.start_ns = t0,
+		.end_ns = t1,
+		.nprocs = set.n,
+		.procs = set.procs,
+	};
+	if (pp_write(o.out, &p, err, sizeof err) < 0)
+		die(EXIT_RUN_FAILED, "%s: %s", o.out, err);
+	if (!o.quiet)
+		summary(&set, o.out, &o);
+	size_t k = 0;
+	while (k < set.n && set.procs[k].pid != r.pid)
+		k++;
+	if (k == set.n)
+		warnx_("%s was not recorded: is it statically linked or set-user-ID? "
+		       "(LD_PRELOAD does not reach those)", prog[0]);
+	pp_free(&p);
+	free(set.info);
+	exit_like(r.status);
 }

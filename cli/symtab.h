@@ -29,11 +29,21 @@ struct symtab *symtab_open(const struct pp_process *proc);
 
 /* Symbolize one runtime pc of module `module` (PP_NO_MODULE allowed).
  * Strings stay valid until symtab_close.  Returns true if a function was
- * found. */
+ * found.  When none was, function is NULL but fn_start/fn_size may still
+ * give the range of the anonymous function around pc, from the unwind
+ * tables (.eh_frame), so callers can group its pcs. */
 bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out);
 
+/* The ELF file whose .symtab has this module's functions (the module
+ * itself, or its separate debug file), for tools such as gprof that need
+ * one; NULL if there is none. */
+const char *symtab_symbol_file(struct symtab *st, uint32_t module);
+
 /* Print the collected notes (modules without symbols and the Debian package
- * that would fix it, build-id mismatches), one per line, to f. */
+ * that would fix it, build-id mismatches), one per line, to f: "note: ..."
+ * or "warning: ...", for the files in which a pc was looked up.  A file is
+ * read once however many processes mapped it, and its note is printed once
+ * per pcprof run, by the first call that finds it among its modules. */
 void symtab_notes(struct symtab *st, FILE *f);
 
 void symtab_close(struct symtab *st);

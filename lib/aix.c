@@ -105,13 +105,7 @@ int profil__aix_array_cfg(const void *array, bool aix_rules, struct profil_cfg *
 		r->all_to_zero = s == 2;
 		r->last = hi - 1;
 	}
-	int r = profil__cfg_finish(c);
-	if (r < 0) {
-		profil__cfg_free(c);
-		return r;
-	}
-	*out = c;
-	return 0;
+	return profil__cfg_done(c, out);
 }
 
 static bool is_kind(int kind, int a, int b, int c)
@@ -119,21 +113,26 @@ static bool is_kind(int kind, int a, int b, int c)
 	return kind == a || kind == b || kind == c;
 }
 
-PROFIL_API int __profil_aix(void *buf, unsigned int bufsiz, unsigned long offset,
-			    unsigned int scale)
+static int aix_entry(void *buf, unsigned int bufsiz, unsigned long offset, unsigned int scale)
 {
 	bool array = bufsiz == 0xFFFFFFFFu;
 	bool enable;
 	if (array) {
 		/* Look at the first entry only once we know we may. */
 		if (!buf || profil__check_readable(buf, sizeof(struct aix_prof)) < 0)
-			return profil__ret(-EFAULT);
+			return -EFAULT;
 		enable = ((const struct aix_prof *)buf)->p_high != NULL;
 	} else {
 		enable = (scale & 0xFFFF) >= 2;
-		/* AIX has no "NULL buffer means off": it is an invalid address. */
-		if (enable && !buf && bufsiz >= 2)
-			return profil__ret(-EFAULT);
+		/* AIX has no "NULL buffer means off": it is an invalid address,
+		 * unless there is no counter to write (BufferSize 0 or 1), which
+		 * turns profiling on but ineffective as for any buffer. */
+		if (enable && !buf) {
+			static unsigned short no_counters;
+			if (bufsiz >= 2)
+				return -EFAULT;
+			buf = &no_counters;
+		}
 	}
 
 	sigset_t saved;
@@ -160,5 +159,11 @@ PROFIL_API int __profil_aix(void *buf, unsigned int bufsiz, unsigned long offset
 	}
 	/* else: off while off, or off with the other syntax: ineffective */
 	profil__unlock(&saved);
-	return profil__ret(r);
+	return r;
+}
+
+PROFIL_API int __profil_aix(void *buf, unsigned int bufsiz, unsigned long offset,
+			    unsigned int scale)
+{
+	return (int)PROFIL_PUBLIC(aix_entry(buf, bufsiz, offset, scale));
 }

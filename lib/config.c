@@ -44,6 +44,17 @@ void profil__cfg_free(struct profil_cfg *c)
 		profil__free(c, c->alloc_size);
 }
 
+int profil__cfg_done(struct profil_cfg *c, struct profil_cfg **out)
+{
+	int r = profil__cfg_finish(c);
+	if (r < 0) {
+		profil__cfg_free(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
 void profil__region_init(struct profil_region *r, uint32_t order, uint64_t off, void *base,
 			 uint64_t n, uint64_t scale, int esize)
 {

@@ -32,6 +32,10 @@ PROFIL_HIDDEN void profil__region_init(struct profil_region *r, uint32_t order,
  * Returns 0 or -ENOMEM. */
 PROFIL_HIDDEN int profil__cfg_finish(struct profil_cfg *c);
 
+/* profil__cfg_finish, then hand c to *out; on failure c is freed.  Returns
+ * 0 or -ENOMEM. */
+PROFIL_HIDDEN int profil__cfg_done(struct profil_cfg *c, struct profil_cfg **out);
+
 PROFIL_HIDDEN void profil__cfg_free(struct profil_cfg *c);
 
 #endif

@@ -19,14 +19,8 @@ static int timer_id = -1;
 
 static int probe(const struct profil_run *run, char *why, size_t len)
 {
-	int id, r = profil__timer_create(CLOCK_PROCESS_CPUTIME_ID, 0, run->signo, &id);
-	if (r < 0) {
-		profil__strlcat(why, len, "timer_create on the process CPU clock: ");
-		profil__strlcat(why, len, profil__errname(-r));
-		return r;
-	}
-	syscall(SYS_timer_delete, id);
-	return 0;
+	return profil__timer_probe(CLOCK_PROCESS_CPUTIME_ID, 0, run->signo,
+				   "the process CPU clock", why, len);
 }
 
 static int signal_of(const struct profil_run *run)

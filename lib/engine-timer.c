@@ -72,17 +72,26 @@ int profil__timer_arm(int id, long period_ns, long first_ns)
 	return 0;
 }
 
-static int probe(const struct profil_run *run, char *why, size_t len)
+int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what, char *why,
+			size_t len)
 {
-	pid_t tid = profil__gettid();
-	int id, r = profil__timer_create(thread_clock(tid), tid, run->signo, &id);
+	int id, r = profil__timer_create(clock, tid, sig, &id);
 	if (r < 0) {
-		profil__strlcat(why, len, "timer_create on the thread CPU clock: ");
+		profil__strlcat(why, len, "timer_create on ");
+		profil__strlcat(why, len, what);
+		profil__strlcat(why, len, ": ");
 		profil__strlcat(why, len, profil__errname(-r));
 		return r;
 	}
 	syscall(SYS_timer_delete, id);
 	return 0;
+}
+
+static int probe(const struct profil_run *run, char *why, size_t len)
+{
+	pid_t tid = profil__gettid();
+	return profil__timer_probe(thread_clock(tid), tid, run->signo, "the thread CPU clock",
+				   why, len);
 }
 
 static int signal_of(const struct profil_run *run)

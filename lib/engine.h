@@ -95,6 +95,10 @@ PROFIL_HIDDEN extern const char profil__cookie[1];
  * tid 0 makes a process-directed timer.  AS-safe. */
 PROFIL_HIDDEN int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id);
 PROFIL_HIDDEN int profil__timer_arm(int id, long period_ns, long first_ns);
+/* Create and delete a test timer; on failure explain in why ("timer_create
+ * on <what>: <error>"). */
+PROFIL_HIDDEN int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what,
+				      char *why, size_t len);
 PROFIL_HIDDEN bool profil__timer_classify(int sig, const siginfo_t *si, unsigned long *weight);
 
 /* Kernel tick rate (CONFIG_HZ), measured once; 0 if unknown.  Not AS-safe. */

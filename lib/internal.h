@@ -50,6 +50,20 @@ static inline int profil__ret(int r)
 	return r;
 }
 
+/*
+ * The body of a public entry point: `expr` returns a count (>= 0) or -errno.
+ * On success errno is exactly what the caller had, whatever the system calls
+ * inside did (a probe may fail harmlessly before a fallback succeeds); on
+ * failure it is the error and the result is -1.  AS-safe.
+ */
+#define PROFIL_PUBLIC(expr)                                                            \
+	__extension__({                                                                \
+		int saved_errno_ = errno;                                              \
+		long r_ = (expr);                                                      \
+		errno = r_ < 0 ? (int)-r_ : saved_errno_;                              \
+		r_ < 0 ? -1 : r_;                                                      \
+	})
+
 /* ---- memory: mmap-backed, so usable where malloc is not (AS-safe) ---- */
 
 /* Zeroed memory of at least `size` bytes, or NULL.  AS-safe. */

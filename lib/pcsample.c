@@ -11,15 +11,15 @@
 #include "config.h"
 #include "session.h"
 
-PROFIL_API long pcsample(uintptr_t samples[], long nsamples)
+static long start(uintptr_t samples[], long nsamples)
 {
 	if (nsamples < 0 || (unsigned long)nsamples > SIZE_MAX / sizeof(uintptr_t))
-		return profil__ret(-EINVAL);
+		return -EINVAL;
 
 	struct profil_cfg *c = NULL;
 	if (nsamples > 0) {
 		if (!(c = profil__cfg_new(PROFIL_PCSAMPLE, 0)))
-			return profil__ret(-ENOMEM);
+			return -ENOMEM;
 		c->pcs = samples; /* not checked: a bad buffer stops at its first store */
 		c->cap = (uint64_t)nsamples;
 	}
@@ -32,7 +32,12 @@ PROFIL_API long pcsample(uintptr_t samples[], long nsamples)
 	profil__unlock(&saved);
 	if (r < 0) {
 		profil__cfg_free(c);
-		return profil__ret(r);
+		return r;
 	}
 	return (long)prev;
+}
+
+PROFIL_API long pcsample(uintptr_t samples[], long nsamples)
+{
+	return PROFIL_PUBLIC(start(samples, nsamples));
 }

@@ -37,12 +37,7 @@ int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset,
 	profil__region_init(reg, 0, offset, buf, n, scale, 2);
 	reg->round = (uint8_t)round;
 	reg->all_to_zero = scale == 2; /* IRIX, Tru64, AIX, illumos: counter 0 */
-	if ((r = profil__cfg_finish(c)) < 0) {
-		profil__cfg_free(c);
-		return r;
-	}
-	*out = c;
-	return 0;
+	return profil__cfg_done(c, out);
 }
 
 int profil__install_built(int r, struct profil_cfg *c)
@@ -70,12 +65,12 @@ static int dispatch(void *buf, size_t bufsiz, size_t offset, unsigned long scale
 
 PROFIL_API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 {
-	return profil__ret(dispatch(buf, bufsiz, offset, scale));
+	return (int)PROFIL_PUBLIC(dispatch(buf, bufsiz, offset, scale));
 }
 
 /* Generic entry with pointer-tolerant types, reached through the Tru64
  * <sys/resource.h> macro (its fourth argument is Tru64's flags). */
 PROFIL_API int __profil_any(void *buf, size_t bufsiz, size_t offset, unsigned long scale)
 {
-	return profil__ret(dispatch(buf, bufsiz, offset, scale));
+	return (int)PROFIL_PUBLIC(dispatch(buf, bufsiz, offset, scale));
 }

@@ -235,9 +235,13 @@ static void chain(int sig, siginfo_t *si, void *uc)
 			prev->sa_sigaction(sig, si, uc);
 		return;
 	}
-	if (prev->sa_handler == SIG_IGN)
+	bool fault = sig == SIGSEGV || sig == SIGBUS;
+	/* An ignored fault cannot be ignored: the kernel kills the process
+	 * (it resets the disposition to SIG_DFL for a forced fault), so do
+	 * the same instead of re-running the faulting instruction forever. */
+	if (prev->sa_handler == SIG_IGN && !fault)
 		return;
-	if (prev->sa_handler == SIG_DFL) {
+	if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
 		/* The default action must happen as if we were not here: put
 		 * SIG_DFL back and raise the signal again; it is delivered when
 		 * this handler returns and the mask is restored.  For a fault the
@@ -246,7 +250,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 		memset(&dfl, 0, sizeof dfl);
 		dfl.sa_handler = SIG_DFL;
 		sigaction(sig, &dfl, NULL);
-		if (sig != SIGSEGV && sig != SIGBUS)
+		if (!fault)
 			syscall(SYS_tgkill, getpid(), profil__gettid(), sig);
 		return;
 	}

@@ -95,7 +95,7 @@ static struct {
 /* Block every asynchronous signal in the calling thread.  Synchronous ones
  * stay deliverable: blocking them would turn a fault (and the fault guard's
  * recovery) into a forced kill. */
-static void block_async(sigset_t *saved)
+void profil__block_async(sigset_t *saved)
 {
 	sigset_t all;
 	sigfillset(&all);
@@ -109,7 +109,7 @@ static void block_async(sigset_t *saved)
 
 void profil__lock(sigset_t *saved)
 {
-	block_async(saved);
+	profil__block_async(saved);
 	while (atomic_flag_test_and_set_explicit(&ctl, memory_order_acquire))
 		sched_yield();
 }
@@ -638,7 +638,7 @@ PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
 	/* Block signals so that a handler calling pcsample() cannot wait for
 	 * this very thread to leave the accounting path. */
 	sigset_t saved;
-	block_async(&saved);
+	profil__block_async(&saved);
 	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return active ? 0 : -1;

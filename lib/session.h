@@ -13,6 +13,9 @@
  * calling thread first (restored by unlock), so a signal handler that calls
  * pcsample() can never deadlock against its own thread.  AS-safe. */
 PROFIL_HIDDEN void profil__lock(sigset_t *saved);
+/* Block every asynchronous signal in the calling thread, saving the old
+ * mask (synchronous ones stay deliverable).  AS-safe. */
+PROFIL_HIDDEN void profil__block_async(sigset_t *saved);
 PROFIL_HIDDEN void profil__unlock(const sigset_t *saved);
 
 /* Who is installing: pcsample keeps the previous session's sample count,

@@ -125,13 +125,9 @@ static int build(struct region_desc *prof, int cnt, struct timeval *tvp, unsigne
 			profil__region_init(&c->regions[k++], (uint32_t)i, d->pr_off, d->pr_base,
 					    d->pr_size / (size_t)esize, d->pr_scale, esize);
 		}
-		int r = profil__cfg_finish(c);
-		if (r < 0) {
-			profil__cfg_free(c);
-			return r;
-		}
 	}
-	int r = profil__install_built(0, c);
+	int r = c ? profil__cfg_done(c, &c) : 0; /* frees c on failure */
+	r = profil__install_built(r, c);
 	if (r == 0 && tvp) {
 		/* The period actually programmed, written even when turning off. */
 		tvp->tv_sec = 0;
@@ -142,11 +138,11 @@ static int build(struct region_desc *prof, int cnt, struct timeval *tvp, unsigne
 
 PROFIL_API int sprofil(struct region_desc *prof, int cnt, struct timeval *tvp, unsigned int flags)
 {
-	return profil__ret(build(prof, cnt, tvp, flags, false));
+	return (int)PROFIL_PUBLIC(build(prof, cnt, tvp, flags, false));
 }
 
 PROFIL_API int __sprofil_strict(struct region_desc *prof, int cnt, struct timeval *tvp,
 				unsigned int flags)
 {
-	return profil__ret(build(prof, cnt, tvp, flags, true));
+	return (int)PROFIL_PUBLIC(build(prof, cnt, tvp, flags, true));
 }

@@ -269,6 +269,7 @@ struct start_arg {
 	void *arg;
 	uint32_t seq;
 	bool running;
+	sigset_t mask; /* the creator's signal mask, for the new thread */
 };
 
 static void *start_thread(void *p)
@@ -276,6 +277,7 @@ static void *start_thread(void *p)
 	struct start_arg a = *(struct start_arg *)p;
 	free(p);
 	thread_begin(a.seq, a.running);
+	pthread_sigmask(SIG_SETMASK, &a.mask, NULL);
 	return a.fn(a.arg);
 }
 
@@ -296,7 +298,13 @@ PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr,
 	a->fn = fn;
 	a->arg = arg;
 
-	/* Creation excludes engine start/stop (see the top of this file). */
+	/* Creation excludes engine start/stop (see the top of this file).
+	 * While this thread holds `creating`, a signal handler running here
+	 * that starts or stops profiling (pcsample is async-signal-safe) would
+	 * wait for it forever, so asynchronous signals stay blocked until the
+	 * real pthread_create returned; the new thread starts with them
+	 * blocked too and restores the caller's mask in start_thread. */
+	profil__block_async(&a->mask);
 	for (;;) {
 		atomic_fetch_add(&creating, 1);
 		if (!atomic_load(&changing))
@@ -307,8 +315,10 @@ PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr,
 	}
 	a->seq = atomic_load(&profil__start_seq);
 	a->running = profil__running_engine() != NULL;
+	sigset_t mask = a->mask; /* a belongs to the new thread once it runs */
 	int rc = real(thr, attr, start_thread, a);
 	atomic_fetch_sub(&creating, 1);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (rc)
 		free(a);
 	return rc;

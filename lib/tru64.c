@@ -69,11 +69,5 @@ int profil__tru64_cfg(const void *args, size_t count_arg, unsigned long flags,
 		r->first = (uintptr_t)a[i].lowpc;
 		r->last = hi - 1;
 	}
-	int r = profil__cfg_finish(c);
-	if (r < 0) {
-		profil__cfg_free(c);
-		return r;
-	}
-	*out = c;
-	return 0;
+	return profil__cfg_done(c, out);
 }

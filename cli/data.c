@@ -1,0 +1,800 @@
+/*
+ * data.c - pcprof.data, the versioned data file that `pcprof run` writes and
+ * report and export read (docs/formats.md, "pcprof.data").
+ *
+ * Every integer is little-endian and encoded byte by byte, so a file means
+ * the same on every host.  The reader trusts nothing: it checks both
+ * checksums first, then checks every length and count against the bytes
+ * that remain *before* allocating for it, and every index against the table
+ * it points into.  It allocates with plain malloc, never xmalloc: a hostile
+ * file must produce a message, never end the program.
+ *
+ * Extensibility: the body is a list of tagged records; a reader skips tags
+ * it does not know, and ignores bytes at the end of a record after the
+ * fields it knows.  Fields are only ever appended; anything an old reader
+ * would misread bumps PP_VERSION.
+ */
+#include "data.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define TAG_INFO "INFO"
+#define TAG_PROC "PROC"
+#define TAG_LEN  4
+#define REC_HEAD (TAG_LEN + 8) /* tag, u64 payload length */
+
+/* Smallest encodings, used to bound counts by the bytes that remain. */
+#define MIN_MODULE (4 + 4 + 8 + 4 + 4 + 4)
+#define SEG_SIZE   (8 + 8 + 8 + 4)
+#define MIN_THREAD (4 + 4 + 8)
+#define SAMPLE_SIZE (8 + 4 + 4 + 8)
+#define MIN_PROC   (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static uint32_t crc(const uint8_t *p, size_t n)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+	/* zlib takes uInt lengths: feed very large bodies in pieces */
+	while (n) {
+		uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+		c = crc32(c, p, k);
+		p += k;
+		n -= k;
+	}
+	return (uint32_t)c;
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static uint8_t *wspace(struct wbuf *w, size_t n)
+{
+	if (w->oom)
+		return NULL;
+	if (w->cap - w->len < n) {
+		size_t cap = w->cap ? w->cap : 4096;
+		while (cap - w->len < n)
+			cap *= 2;
+		uint8_t *p = realloc(w->p, cap);
+		if (!p) {
+			w->oom = true;
+			return NULL;
+		}
+		w->p = p;
+		w->cap = cap;
+	}
+	uint8_t *at = w->p + w->len;
+	w->len += n;
+	return at;
+}
+
+static void put(struct wbuf *w, const void *src, size_t n)
+{
+	uint8_t *at = wspace(w, n);
+	if (at && n)
+		memcpy(at, src, n);
+}
+
+static void put32(struct wbuf *w, uint32_t v)
+{
+	uint8_t *at = wspace(w, 4);
+	if (at)
+		le32(at, v);
+}
+
+static void put64(struct wbuf *w, uint64_t v)
+{
+	uint8_t *at = wspace(w, 8);
+	if (at)
+		le64(at, v);
+}
+
+/* Strings longer than PP_STR_MAX are cut (only a command line could be). */
+static void put_str(struct wbuf *w, const char *s, size_t max)
+{
+	size_t n = s ? strnlen(s, max) : 0;
+	put32(w, (uint32_t)n);
+	put(w, s, n);
+}
+
+/* Open a record; returns where its length goes, patched by end_record. */
+static size_t begin_record(struct wbuf *w, const char *tag)
+{
+	put(w, tag, TAG_LEN);
+	size_t at = w->len;
+	put64(w, 0);
+	return at;
+}
+
+static void end_record(struct wbuf *w, size_t at)
+{
+	if (!w->oom)
+		le64(w->p + at, w->len - at - 8);
+}
+
+static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < pr->nmodules; i++) {
+		const struct pp_module *m = &pr->modules[i];
+		if (m->nsegs > 8 || m->build_id_len > sizeof m->build_id) {
+			set_err(err, errlen, "process %d: module %zu: %u segments, %u-byte build-id",
+				pr->pid, i, m->nsegs, m->build_id_len);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		if ((s->module != PP_NO_MODULE && s->module >= pr->nmodules) ||
+		    s->thread >= pr->nthreads) {
+			set_err(err, errlen, "process %d: sample %zu: module %u / thread %u out of range",
+				pr->pid, i, s->module, s->thread);
+			return -1;
+		}
+	}
+	if (pr->nmodules > UINT32_MAX || pr->nthreads > UINT32_MAX) {
+		set_err(err, errlen, "process %d: too many modules or threads", pr->pid);
+		return -1;
+	}
+
+	size_t at = begin_record(w, TAG_PROC);
+	put32(w, (uint32_t)pr->pid);
+	put32(w, (uint32_t)pr->ppid);
+	put32(w, pr->seq);
+	put32(w, pr->hz);
+	put32(w, pr->end);
+	put32(w, (uint32_t)pr->exit_status);
+	put64(w, pr->start_ns);
+	put64(w, pr->end_ns);
+	put64(w, pr->cpu_ns);
+	put64(w, pr->signals);
+	put64(w, pr->ticks);
+	put64(w, pr->lost);
+	put64(w, pr->mem_bytes);
+	put_str(w, pr->engine, sizeof pr->engine - 1);
+	put_str(w, pr->exe, PP_STR_MAX);
+	put_str(w, pr->cmdline, PP_STR_MAX);
+	put_str(w, pr->why, PP_STR_MAX);
+
+	put32(w, (uint32_t)pr->nmodules);
+	for (size_t i = 0; i < pr->nmodules; i++) {
+		const struct pp_module *m = &pr->modules[i];
+		put_str(w, m->path, PP_STR_MAX);
+		put32(w, m->build_id_len);
+		put(w, m->build_id, m->build_id_len);
+		put64(w, m->bias);
+		put32(w, m->epoch_loaded);
+		put32(w, m->epoch_unloaded);
+		put32(w, m->nsegs);
+		for (uint32_t k = 0; k < m->nsegs; k++) {
+			put64(w, m->seg[k].vaddr);
+			put64(w, m->seg[k].memsz);
+			put64(w, m->seg[k].offset);
+			put32(w, m->seg[k].flags);
+		}
+	}
+	put32(w, (uint32_t)pr->nthreads);
+	for (size_t i = 0; i < pr->nthreads; i++) {
+		const struct pp_thread *t = &pr->threads[i];
+		put32(w, (uint32_t)t->tid);
+		put_str(w, t->name, sizeof t->name - 1);
+		put64(w, t->ticks);
+	}
+	put64(w, pr->nsamples);
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		put64(w, s->pc);
+		put32(w, s->module);
+		put32(w, s->thread);
+		put64(w, s->count);
+	}
+	end_record(w, at);
+	return 0;
+}
+
+int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err, size_t errlen)
+{
+	struct wbuf w = { 0 };
+	wspace(&w, PP_HEADER_SIZE);
+
+	size_t at = begin_record(&w, TAG_INFO);
+	put_str(&w, p->command, PP_STR_MAX);
+	put64(&w, p->start_ns);
+	put64(&w, p->end_ns);
+	put32(&w, (uint32_t)p->nprocs);
+	end_record(&w, at);
+	for (size_t i = 0; i < p->nprocs; i++) {
+		if (encode_proc(&w, &p->procs[i], err, errlen) < 0) {
+			free(w.p);
+			return -1;
+		}
+	}
+	if (w.oom) {
+		free(w.p);
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+
+	uint8_t *h = w.p;
+	memcpy(h, PP_MAGIC, 8);
+	le32(h + 8, PP_VERSION);
+	le32(h + 12, 0); /* flags */
+	le64(h + 16, w.len - PP_HEADER_SIZE);
+	le32(h + 24, crc(h + PP_HEADER_SIZE, w.len - PP_HEADER_SIZE));
+	le32(h + 28, crc(h, 28));
+	*buf = w.p;
+	*len = w.len;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The directory part of path ("." if none), in buf. */
+static void dir_of(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == path)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}
+
+int pp_write(const char *path, const struct pp_profile *p, char *err, size_t errlen)
+{
+	uint8_t *buf;
+	size_t len;
+	if (pp_encode(p, &buf, &len, err, errlen) < 0)
+		return -1;
+
+	/* The temporary file sits next to the target so that rename() is
+	 * atomic: readers see the old file or the new one, never a part. */
+	char dir[4096], tmp[4096 + 256];
+	if (strlen(path) >= sizeof dir) {
+		free(buf);
+		set_err(err, errlen, "path too long");
+		return -1;
+	}
+	dir_of(path, dir, sizeof dir);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	snprintf(tmp, sizeof tmp, "%s/.%.200s.XXXXXX", dir, base);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	/* mkstemp makes the file 0600; give it the mode open() would have. */
+	mode_t mask = umask(0);
+	umask(mask);
+	const char *step = "write";
+	if (fchmod(fd, 0666 & ~mask) < 0)
+		step = "chmod";
+	else if (write_all(fd, buf, len) < 0)
+		step = "write";
+	else if (fsync(fd) < 0)
+		step = "fsync";
+	else if (close(fd) < 0) {
+		fd = -1;
+		step = "close";
+	} else {
+		fd = -1;
+		step = rename(tmp, path) < 0 ? "rename" : NULL;
+	}
+	int e = errno;
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (step) {
+		unlink(tmp);
+		set_err(err, errlen, "%s failed: %s", step, strerror(e));
+		return -1;
+	}
+	/* Make the rename itself durable; failing that is not worth an error. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+struct rbuf {
+	const uint8_t *p;
+	size_t len, off;
+	char *err; /* first failure wins */
+	size_t errlen;
+	bool failed;
+};
+
+static void fail(struct rbuf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail(struct rbuf *r, const char *fmt, ...)
+{
+	if (r->failed)
+		return;
+	r->failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err, r->errlen, fmt, ap);
+	va_end(ap);
+}
+
+static const uint8_t *take(struct rbuf *r, size_t n, const char *what)
+{
+	if (r->failed)
+		return NULL;
+	if (r->len - r->off < n) {
+		fail(r, "corrupted: %s runs past the end of its record", what);
+		return NULL;
+	}
+	const uint8_t *at = r->p + r->off;
+	r->off += n;
+	return at;
+}
+
+static uint32_t get32(struct rbuf *r, const char *what)
+{
+	const uint8_t *p = take(r, 4, what);
+	return p ? rd32(p) : 0;
+}
+
+static uint64_t get64(struct rbuf *r, const char *what)
+{
+	const uint8_t *p = take(r, 8, what);
+	return p ? rd64(p) : 0;
+}
+
+/* A string of at most max bytes without NULs, copied into dst[max + 1]. */
+static void get_fixed(struct rbuf *r, char *dst, size_t max, const char *what)
+{
+	uint32_t n = get32(r, what);
+	if (!r->failed && n > max) {
+		fail(r, "corrupted: %s is %u bytes long (at most %zu)", what, n, max);
+		return;
+	}
+	const uint8_t *s = take(r, n, what);
+	if (!s)
+		return;
+	if (memchr(s, 0, n)) {
+		fail(r, "corrupted: %s contains a NUL byte", what);
+		return;
+	}
+	memcpy(dst, s, n);
+	dst[n] = 0;
+}
+
+/* A string into a new allocation; NULL only after a failure. */
+static char *get_str(struct rbuf *r, const char *what)
+{
+	size_t save = r->off;
+	uint32_t n = get32(r, what);
+	if (r->failed)
+		return NULL;
+	if (n > PP_STR_MAX || n > r->len - r->off) {
+		fail(r, "corrupted: %s is %u bytes long", what, n);
+		return NULL;
+	}
+	char *s = malloc((size_t)n + 1);
+	if (!s) {
+		fail(r, "out of memory");
+		return NULL;
+	}
+	r->off = save;
+	get_fixed(r, s, n, what);
+	if (r->failed) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* A count of elements of at least `min` bytes each: never more than the
+ * remaining bytes can hold, so a corrupted count cannot make us allocate
+ * more than the file's size. */
+static size_t get_count(struct rbuf *r, bool wide, size_t min, const char *what)
+{
+	uint64_t n = wide ? get64(r, what) : get32(r, what);
+	if (!r->failed && n > (r->len - r->off) / min) {
+		fail(r, "corrupted: %llu %s cannot fit in %zu bytes", (unsigned long long)n, what,
+		     r->len - r->off);
+		return 0;
+	}
+	return (size_t)n;
+}
+
+static void *alloc_array(struct rbuf *r, size_t n, size_t size)
+{
+	if (r->failed)
+		return NULL;
+	void *p = calloc(n ? n : 1, size);
+	if (!p)
+		fail(r, "out of memory");
+	return p;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct pp_sample *x = a, *y = b;
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return 0;
+}
+
+void pp_sort_samples(struct pp_process *pr)
+{
+	for (size_t i = 1; i < pr->nsamples; i++) {
+		if (cmp_sample(&pr->samples[i - 1], &pr->samples[i]) > 0) {
+			qsort(pr->samples, pr->nsamples, sizeof *pr->samples, cmp_sample);
+			return;
+		}
+	}
+}
+
+static void parse_module(struct rbuf *r, struct pp_module *m)
+{
+	m->path = get_str(r, "module path");
+	m->build_id_len = get32(r, "build-id");
+	if (!r->failed && m->build_id_len > sizeof m->build_id) {
+		fail(r, "corrupted: %u-byte build-id (at most %zu)", m->build_id_len,
+		     sizeof m->build_id);
+		return;
+	}
+	const uint8_t *id = take(r, m->build_id_len, "build-id");
+	if (id)
+		memcpy(m->build_id, id, m->build_id_len);
+	m->bias = get64(r, "module");
+	m->epoch_loaded = get32(r, "module");
+	m->epoch_unloaded = get32(r, "module");
+	m->nsegs = get32(r, "module");
+	if (!r->failed && m->nsegs > 8) {
+		fail(r, "corrupted: module with %u segments (at most 8)", m->nsegs);
+		return;
+	}
+	for (uint32_t k = 0; k < m->nsegs && !r->failed; k++) {
+		m->seg[k].vaddr = get64(r, "segment");
+		m->seg[k].memsz = get64(r, "segment");
+		m->seg[k].offset = get64(r, "segment");
+		m->seg[k].flags = get32(r, "segment");
+	}
+}
+
+static void parse_proc(struct rbuf *r, struct pp_process *pr)
+{
+	pr->pid = (int32_t)get32(r, "process");
+	pr->ppid = (int32_t)get32(r, "process");
+	pr->seq = get32(r, "process");
+	pr->hz = get32(r, "process");
+	pr->end = get32(r, "process");
+	pr->exit_status = (int32_t)get32(r, "process");
+	pr->start_ns = get64(r, "process");
+	pr->end_ns = get64(r, "process");
+	pr->cpu_ns = get64(r, "process");
+	pr->signals = get64(r, "process");
+	pr->ticks = get64(r, "process");
+	pr->lost = get64(r, "process");
+	pr->mem_bytes = get64(r, "process");
+	if (!r->failed && pr->end > PP_END_SIGNAL)
+		fail(r, "corrupted: process %d has end code %u", pr->pid, pr->end);
+	get_fixed(r, pr->engine, sizeof pr->engine - 1, "engine name");
+	pr->exe = get_str(r, "executable path");
+	pr->cmdline = get_str(r, "command line");
+	pr->why = get_str(r, "engine choice");
+	if (r->failed)
+		return;
+
+	pr->nmodules = get_count(r, false, MIN_MODULE, "modules");
+	pr->modules = alloc_array(r, pr->nmodules, sizeof *pr->modules);
+	for (size_t i = 0; i < pr->nmodules && !r->failed; i++)
+		parse_module(r, &pr->modules[i]);
+	if (r->failed)
+		return;
+
+	pr->nthreads = get_count(r, false, MIN_THREAD, "threads");
+	pr->threads = alloc_array(r, pr->nthreads, sizeof *pr->threads);
+	for (size_t i = 0; i < pr->nthreads && !r->failed; i++) {
+		struct pp_thread *t = &pr->threads[i];
+		t->tid = (int32_t)get32(r, "thread");
+		get_fixed(r, t->name, sizeof t->name - 1, "thread name");
+		t->ticks = get64(r, "thread");
+	}
+	if (r->failed)
+		return;
+
+	pr->nsamples = get_count(r, true, SAMPLE_SIZE, "samples");
+	pr->samples = alloc_array(r, pr->nsamples, sizeof *pr->samples);
+	for (size_t i = 0; i < pr->nsamples && !r->failed; i++) {
+		struct pp_sample *s = &pr->samples[i];
+		s->pc = get64(r, "sample");
+		s->module = get32(r, "sample");
+		s->thread = get32(r, "sample");
+		s->count = get64(r, "sample");
+		if ((s->module != PP_NO_MODULE && s->module >= pr->nmodules) ||
+		    s->thread >= pr->nthreads)
+			fail(r, "corrupted: process %d: sample %zu refers to module %u, thread %u",
+			     pr->pid, i, s->module, s->thread);
+	}
+	if (!r->failed)
+		pp_sort_samples(pr);
+}
+
+/* The body: an INFO record, then PROC records; unknown tags skipped. */
+static void parse_body(struct rbuf *body, struct pp_profile *out)
+{
+	bool have_info = false;
+	size_t nproc = 0, want = 0;
+
+	while (!body->failed && body->off < body->len) {
+		const uint8_t *tag = take(body, TAG_LEN, "record tag");
+		uint64_t n = get64(body, "record length");
+		if (body->failed)
+			break;
+		if (n > body->len - body->off) {
+			fail(body, "corrupted: a record of %llu bytes runs past the end of the file",
+			     (unsigned long long)n);
+			break;
+		}
+		struct rbuf r = { body->p + body->off, (size_t)n, 0, body->err, body->errlen, false };
+		body->off += (size_t)n;
+
+		if (memcmp(tag, TAG_INFO, TAG_LEN) == 0) {
+			if (have_info) {
+				fail(body, "corrupted: two INFO records");
+				break;
+			}
+			have_info = true;
+			out->command = get_str(&r, "command");
+			out->start_ns = get64(&r, "INFO record");
+			out->end_ns = get64(&r, "INFO record");
+			want = get32(&r, "INFO record");
+			if (!r.failed && want > (body->len - body->off) / MIN_PROC)
+				fail(&r, "corrupted: %zu processes cannot fit in the file", want);
+			out->procs = alloc_array(&r, want, sizeof *out->procs);
+		} else if (memcmp(tag, TAG_PROC, TAG_LEN) == 0) {
+			if (!have_info)
+				fail(&r, "corrupted: a process record before the INFO record");
+			else if (nproc == want)
+				fail(&r, "corrupted: more process records than the %zu announced", want);
+			else
+				parse_proc(&r, &out->procs[nproc]);
+			/* Counted even when it failed, so pp_free frees its parts. */
+			if (have_info && nproc < want)
+				out->nprocs = ++nproc;
+		}
+		body->failed = r.failed;
+	}
+	if (!body->failed && !have_info)
+		fail(body, "corrupted: no INFO record");
+	if (!body->failed && nproc != want)
+		fail(body, "truncated: %zu of %zu process records", nproc, want);
+}
+
+int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
+	     size_t errlen)
+{
+	const uint8_t *p = buf;
+	memset(out, 0, sizeof *out);
+
+	if (len == 0) {
+		set_err(err, errlen, "empty file");
+		return -1;
+	}
+	if (len >= 9 && memcmp(p, "PCPROFRAW", 9) == 0) {
+		set_err(err, errlen, "a raw recording, not a pcprof data file");
+		return -1;
+	}
+	if (len < 8 || memcmp(p, PP_MAGIC, 8) != 0) {
+		set_err(err, errlen, "not a pcprof data file (bad magic)");
+		return -1;
+	}
+	if (len < PP_HEADER_SIZE) {
+		set_err(err, errlen, "truncated: %zu bytes, shorter than the header", len);
+		return -1;
+	}
+	if (!(flags & PP_PARSE_NO_CRC) && crc(p, 28) != rd32(p + 28)) {
+		set_err(err, errlen, "corrupted: header checksum mismatch");
+		return -1;
+	}
+	uint32_t version = rd32(p + 8);
+	if (version > PP_VERSION) {
+		set_err(err, errlen,
+			"format version %u is newer than this pcprof reads (%d): upgrade pcprof",
+			version, PP_VERSION);
+		return -1;
+	}
+	if (version == 0) {
+		set_err(err, errlen, "corrupted: format version 0");
+		return -1;
+	}
+	uint64_t body = rd64(p + 16);
+	if (body > len - PP_HEADER_SIZE) {
+		set_err(err, errlen, "truncated: %zu bytes of %llu", len,
+			(unsigned long long)body + PP_HEADER_SIZE);
+		return -1;
+	}
+	if (body < len - PP_HEADER_SIZE) {
+		set_err(err, errlen, "corrupted: %llu unexpected bytes after the data",
+			(unsigned long long)(len - PP_HEADER_SIZE - body));
+		return -1;
+	}
+	if (!(flags & PP_PARSE_NO_CRC) && crc(p + PP_HEADER_SIZE, body) != rd32(p + 24)) {
+		set_err(err, errlen, "corrupted: checksum mismatch");
+		return -1;
+	}
+
+	struct rbuf r = { p + PP_HEADER_SIZE, (size_t)body, 0, err, errlen, false };
+	parse_body(&r, out);
+	if (r.failed) {
+		pp_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+int pp_read(const char *path, struct pp_profile *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	/* O_NONBLOCK: a FIFO must not hang us before fstat says what it is. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		set_err(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		set_err(err, errlen, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) {
+		set_err(err, errlen, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX - 1) {
+		set_err(err, errlen, "too large");
+		close(fd);
+		return -1;
+	}
+	/* One byte more than the size, to notice a file that grew meanwhile. */
+	size_t cap = (size_t)st.st_size + 1, len = 0;
+	uint8_t *buf = malloc(cap);
+	if (!buf) {
+		set_err(err, errlen, "too large to read (%lld bytes)", (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		ssize_t k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			set_err(err, errlen, "%s", strerror(errno));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+		if (len == cap) {
+			set_err(err, errlen, "changed size while being read");
+			free(buf);
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	int r = pp_parse(buf, len, 0, out, err, errlen);
+	free(buf);
+	return r;
+}
+
+void pp_process_free(struct pp_process *pr)
+{
+	free(pr->exe);
+	free(pr->cmdline);
+	free(pr->why);
+	for (size_t i = 0; pr->modules && i < pr->nmodules; i++)
+		free(pr->modules[i].path);
+	free(pr->modules);
+	free(pr->threads);
+	free(pr->samples);
+	memset(pr, 0, sizeof *pr);
+}
+
+void pp_free(struct pp_profile *p)
+{
+	for (size_t i = 0; p->procs && i < p->nprocs; i++)
+		pp_process_free(&p->procs[i]);
+	free(p->procs);
+	free(p->command);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- lookups --------------------------------------------------------------- */
+
+static bool live_at(const struct pp_module *m, uint32_t epoch)
+{
+	return m->epoch_loaded <= epoch && (m->epoch_unloaded == 0 || epoch < m->epoch_unloaded);
+}
+
+uint32_t pp_find_module(const struct pp_process *proc, uint64_t pc, uint32_t epoch)
+{
+	for (size_t i = 0; i < proc->nmodules; i++) {
+		const struct pp_module *m = &proc->modules[i];
+		if (!live_at(m, epoch))
+			continue;
+		uint64_t link = pc - m->bias;
+		for (uint32_t k = 0; k < m->nsegs && k < 8; k++) {
+			if (link - m->seg[k].vaddr < m->seg[k].memsz)
+				return (uint32_t)i;
+		}
+	}
+	return PP_NO_MODULE;
+}

@@ -1,0 +1,44 @@
+/*
+ * data.h - the pcprof.data codec below pp_read/pp_write (profile.h), in
+ * memory, for the tests and the fuzzer.  The format is described field by
+ * field in docs/formats.md ("pcprof.data").
+ */
+#ifndef PCPROF_DATA_H
+#define PCPROF_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#define PP_MAGIC          "\x89PCPROF\n" /* 8 bytes */
+#define PP_VERSION        1
+#define PP_HEADER_SIZE    32
+#define PP_STR_MAX        (1u << 20)     /* longest string a file may hold */
+
+/* pp_parse flags */
+#define PP_PARSE_NO_CRC   1u /* do not verify checksums (fuzzing the parser) */
+
+/*
+ * Parse a whole data file held in buf[0..len).  Returns 0 and fills *out
+ * (free with pp_free), or -1 with a one-line message in err and *out empty.
+ * Never reads outside buf, whatever its contents.  Not thread-safe only in
+ * that *out belongs to the caller.
+ */
+int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
+	     size_t errlen);
+
+/*
+ * Encode p as a data file in a malloc'd buffer (*buf, *len; the caller
+ * frees it).  Returns 0, or -1 with err set (out of memory, or a profile
+ * that breaks the model's rules: an index out of range, a count too large).
+ */
+int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err, size_t errlen);
+
+/* Free one process's parts (pp_free does this for every process). */
+void pp_process_free(struct pp_process *pr);
+
+/* Sort samples by (module, pc, thread), the order profile.h promises. */
+void pp_sort_samples(struct pp_process *pr);
+
+#endif

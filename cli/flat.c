@@ -1,0 +1,646 @@
+/*
+ * flat.c - symbolize and sum the samples once, for report and export.
+ *
+ * Each distinct (file, link-time pc) is symbolized once, whatever the number
+ * of processes, threads and samples that hit it: the sample lists are
+ * sorted by pc, but a busy loop in a library used by 50 forked children is
+ * still 50 copies of the same few pcs.
+ */
+#include "flat.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* ---- a small hash table of indexes ---------------------------------------- */
+
+struct hslot {
+	uint64_t hash;
+	uint32_t idx1; /* index + 1; 0: empty */
+};
+
+struct hmap {
+	struct hslot *s;
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static uint64_t hash_str(const char *s, uint64_t h)
+{
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return mix(h);
+}
+
+static void hmap_grow(struct hmap *h)
+{
+	size_t cap = h->cap ? h->cap * 2 : 256;
+	struct hslot *s = xcalloc(cap, sizeof *s);
+	for (size_t i = 0; i < h->cap; i++) {
+		if (!h->s[i].idx1)
+			continue;
+		size_t j = h->s[i].hash & (cap - 1);
+		while (s[j].idx1)
+			j = (j + 1) & (cap - 1);
+		s[j] = h->s[i];
+	}
+	free(h->s);
+	h->s = s;
+	h->cap = cap;
+}
+
+/* Look for hash; eq(ctx, idx) confirms a candidate.  Returns the slot: its
+ * idx1 is 0 if absent (the caller then sets idx1 and hash). */
+static struct hslot *hmap_get(struct hmap *h, uint64_t hash, bool (*eq)(void *, uint32_t),
+			      void *ctx)
+{
+	if ((h->n + 1) * 2 > h->cap)
+		hmap_grow(h);
+	size_t j = hash & (h->cap - 1);
+	while (h->s[j].idx1) {
+		if (h->s[j].hash == hash && eq(ctx, h->s[j].idx1 - 1))
+			return &h->s[j];
+		j = (j + 1) & (h->cap - 1);
+	}
+	h->s[j].hash = hash;
+	return &h->s[j];
+}
+
+static void hmap_set(struct hmap *h, struct hslot *s, uint32_t idx)
+{
+	s->idx1 = idx + 1;
+	h->n++;
+}
+
+/* ---- building --------------------------------------------------------------- */
+
+struct builder {
+	struct flat *f;
+	struct hmap modmap, pcmap, fnmap;
+	size_t capmods, capfns, cappcs, caphits;
+	/* the key being looked up */
+	const struct pp_module *km;
+	uint32_t kmod;
+	uint64_t kaddr;
+};
+
+#define GROW(arr, n, cap)                                                              \
+	do {                                                                           \
+		if ((n) == (cap)) {                                                    \
+			(cap) = (cap) ? (cap) * 2 : 64;                                \
+			(arr) = xrealloc((arr), (cap) * sizeof *(arr));                \
+		}                                                                      \
+	} while (0)
+
+static bool mod_eq(void *ctx, uint32_t i)
+{
+	struct builder *b = ctx;
+	const struct flat_mod *m = &b->f->mods[i];
+	uint32_t n = b->km->build_id_len > 40 ? 0 : b->km->build_id_len;
+	return strcmp(m->path, b->km->path) == 0 && m->build_id_len == n &&
+	       memcmp(m->build_id, b->km->build_id, n) == 0;
+}
+
+static bool pc_eq(void *ctx, uint32_t i)
+{
+	struct builder *b = ctx;
+	return b->f->pcs[i].mod == b->kmod && b->f->pcs[i].addr == b->kaddr;
+}
+
+static bool fn_eq(void *ctx, uint32_t i)
+{
+	struct builder *b = ctx;
+	return b->f->fns[i].mod == b->kmod && b->f->fns[i].start == b->kaddr;
+}
+
+static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t pi, uint32_t m)
+{
+	struct flat *f = b->f;
+	const struct pp_module *pm = &p->modules[m];
+	b->km = pm;
+	uint64_t h = hash_str(pm->path, pm->build_id_len);
+	struct hslot *s = hmap_get(&b->modmap, h, mod_eq, b);
+	if (s->idx1)
+		return s->idx1 - 1;
+	GROW(f->mods, f->nmods, b->capmods);
+	struct flat_mod *fm = &f->mods[f->nmods];
+	*fm = (struct flat_mod){ 0 };
+	fm->path = xstrdup(pm->path);
+	/* "/" has no base name, and a hostile file may give no path at all */
+	fm->name = *basename(fm->path) ? basename(fm->path) : *fm->path ? fm->path : "[unnamed]";
+	fm->build_id_len = pm->build_id_len > 40 ? 0 : pm->build_id_len;
+	memcpy(fm->build_id, pm->build_id, fm->build_id_len);
+	fm->is_exe = strcmp(pm->path, p->exe) == 0;
+	fm->bias = pm->bias;
+	/* the executable segments' span; every segment if none is marked */
+	uint32_t nsegs = pm->nsegs > 8 ? 8 : pm->nsegs;
+	for (int pass = 0; pass < 2 && fm->text_hi == 0; pass++)
+		for (uint32_t i = 0; i < nsegs; i++) {
+			const struct pp_segment *sg = &pm->seg[i];
+			if (pass == 0 && !(sg->flags & 1 /* PF_X */))
+				continue;
+			if (fm->text_hi == 0 || sg->vaddr < fm->text_lo) {
+				fm->text_lo = sg->vaddr;
+				fm->text_offset = sg->offset;
+			}
+			if (sg->vaddr + sg->memsz > fm->text_hi)
+				fm->text_hi = sg->vaddr + sg->memsz;
+		}
+	fm->symfile = symtab_symbol_file(f->st[pi], m);
+	hmap_set(&b->modmap, s, (uint32_t)f->nmods);
+	return (uint32_t)f->nmods++;
+}
+
+static bool matches(const char *pat, const char *s)
+{
+	return fnmatch(pat, s, 0) == 0;
+}
+
+static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
+		      const struct sym_info *si, uint64_t addr)
+{
+	struct flat *f = b->f;
+	uint64_t start = si->function || si->fn_size ? si->fn_start : addr;
+	b->kmod = fmod;
+	b->kaddr = start;
+	struct hslot *s = hmap_get(&b->fnmap, mix(start ^ ((uint64_t)fmod << 48)), fn_eq, b);
+	if (s->idx1)
+		return s->idx1 - 1;
+	GROW(f->fns, f->nfns, b->capfns);
+	struct flat_fn *fn = &f->fns[f->nfns];
+	*fn = (struct flat_fn){ .mod = fmod, .name = si->function, .start = start,
+				.size = si->function || si->fn_size ? si->fn_size : 0 };
+	if (si->function) {
+		fn->label = xstrdup(si->function);
+		/* where the function begins in the source, for pprof */
+		struct sym_info at;
+		const struct pp_process *p = f->procs[pi].p;
+		symtab_lookup(f->st[pi], m, start + p->modules[m].bias, &at);
+		fn->file = at.file;
+		fn->line = at.line;
+	} else if (fmod != FLAT_NO_MOD) {
+		if (asprintf(&fn->label, "%s+0x%" PRIx64, f->mods[fmod].name, start) < 0)
+			die(2, "out of memory");
+	} else if (asprintf(&fn->label, "0x%" PRIx64, start) < 0) {
+		die(2, "out of memory");
+	}
+	hmap_set(&b->fnmap, s, (uint32_t)f->nfns);
+	return (uint32_t)f->nfns++;
+}
+
+/* Is a function filtered out by --module / --function? */
+static bool hidden(const struct flat *f, const struct flat_fn *fn)
+{
+	if (f->opts.module) {
+		if (fn->mod == FLAT_NO_MOD) {
+			if (!matches(f->opts.module, "[unknown]"))
+				return true;
+		} else if (!matches(f->opts.module, f->mods[fn->mod].path) &&
+			   !matches(f->opts.module, f->mods[fn->mod].name)) {
+			return true;
+		}
+	}
+	return f->opts.function && !matches(f->opts.function, fn->label);
+}
+
+static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod, uint64_t pc,
+		      uint64_t addr, bool *hide)
+{
+	struct flat *f = b->f;
+	b->kmod = fmod;
+	b->kaddr = addr;
+	struct hslot *s = hmap_get(&b->pcmap, mix(addr ^ ((uint64_t)fmod << 48)), pc_eq, b);
+	if (s->idx1) {
+		*hide = hidden(f, &f->fns[f->pcs[s->idx1 - 1].fn]);
+		return s->idx1 - 1;
+	}
+	struct sym_info si;
+	symtab_lookup(f->st[pi], fmod == FLAT_NO_MOD ? PP_NO_MODULE : m, pc, &si);
+	uint32_t fn = fn_of(b, pi, m, fmod, &si, addr);
+	if (fmod != FLAT_NO_MOD) {
+		if (si.function)
+			f->mods[fmod].has_functions = true;
+		if (si.file)
+			f->mods[fmod].has_lines = true;
+	}
+	GROW(f->pcs, f->npcs, b->cappcs);
+	f->pcs[f->npcs] = (struct flat_pc){ .mod = fmod, .fn = fn, .addr = addr,
+					    .file = si.file, .line = si.line };
+	hmap_set(&b->pcmap, s, (uint32_t)f->npcs);
+	*hide = hidden(f, &f->fns[fn]);
+	return (uint32_t)f->npcs++;
+}
+
+static void add_process(struct builder *b, uint32_t pi)
+{
+	struct flat *f = b->f;
+	const struct pp_process *p = f->procs[pi].p;
+	uint32_t *modmap = xmalloc(p->nmodules * sizeof *modmap);
+	for (size_t i = 0; i < p->nmodules; i++)
+		modmap[i] = UINT32_MAX;
+	f->ticks += p->ticks;
+	f->signals += p->signals;
+	f->lost += p->lost;
+	f->cpu_ns += p->cpu_ns;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pp_sample *s = &p->samples[i];
+		if (!s->count)
+			continue;
+		uint32_t m = s->module, fmod = FLAT_NO_MOD;
+		uint64_t addr = s->pc;
+		if (m < p->nmodules) {
+			if (modmap[m] == UINT32_MAX)
+				modmap[m] = mod_of(b, p, pi, m);
+			fmod = modmap[m];
+			addr = s->pc - p->modules[m].bias;
+		}
+		bool hide;
+		uint32_t pc = pc_of(b, pi, m, fmod, s->pc, addr, &hide);
+		double secs = p->hz ? (double)s->count / p->hz : 0;
+		f->total += s->count;
+		f->total_seconds += secs;
+		if (hide)
+			continue;
+		struct flat_pc *fp = &f->pcs[pc];
+		fp->samples += s->count;
+		fp->seconds += secs;
+		f->fns[fp->fn].samples += s->count;
+		f->fns[fp->fn].seconds += secs;
+		if (fmod != FLAT_NO_MOD) {
+			f->mods[fmod].samples += s->count;
+			f->mods[fmod].seconds += secs;
+		}
+		f->procs[pi].samples += s->count;
+		f->procs[pi].seconds += secs;
+		f->shown += s->count;
+		f->shown_seconds += secs;
+		GROW(f->hits, f->nhits, b->caphits);
+		f->hits[f->nhits++] = (struct flat_hit){
+			pi, s->thread < p->nthreads ? s->thread : UINT32_MAX, pc, s->count
+		};
+	}
+	/* the executable always has a module, samples or not: pprof names the
+	 * profile after it */
+	for (uint32_t m = 0; m < p->nmodules; m++)
+		if (modmap[m] == UINT32_MAX && strcmp(p->modules[m].path, p->exe) == 0) {
+			mod_of(b, p, pi, m);
+			break;
+		}
+	free(modmap);
+}
+
+static const struct flat *sort_ctx; /* qsort has no context argument in C11 */
+
+static int line_key_cmp(const void *a, const void *b)
+{
+	const struct flat_pc *x = &sort_ctx->pcs[*(const uint32_t *)a];
+	const struct flat_pc *y = &sort_ctx->pcs[*(const uint32_t *)b];
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void build_lines(struct flat *f)
+{
+	uint32_t *ix = xmalloc(f->npcs * sizeof *ix);
+	size_t n = 0;
+	for (size_t i = 0; i < f->npcs; i++)
+		if (f->pcs[i].samples)
+			ix[n++] = (uint32_t)i;
+	sort_ctx = f;
+	qsort(ix, n, sizeof *ix, line_key_cmp);
+	f->lines = xcalloc(n, sizeof *f->lines);
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_pc *p = &f->pcs[ix[i]];
+		struct flat_line *l = f->nlines ? &f->lines[f->nlines - 1] : NULL;
+		if (!l || l->fn != p->fn || l->line != p->line ||
+		    strcmp(l->file ? l->file : "", p->file ? p->file : "") != 0) {
+			l = &f->lines[f->nlines++];
+			*l = (struct flat_line){ .fn = p->fn, .file = p->file, .line = p->line,
+						 .addr = p->addr };
+		}
+		l->samples += p->samples;
+		l->seconds += p->seconds;
+	}
+	free(ix);
+}
+
+static int hit_thread_cmp(const void *a, const void *b)
+{
+	const struct flat_hit *x = a, *y = b;
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	uint32_t fx = sort_ctx->pcs[x->pc].fn, fy = sort_ctx->pcs[y->pc].fn;
+	return fx < fy ? -1 : fx > fy;
+}
+
+static void build_threads(struct flat *f)
+{
+	struct flat_hit *h = xmalloc(f->nhits * sizeof *h);
+	if (f->nhits) /* hits is NULL when there are none */
+		memcpy(h, f->hits, f->nhits * sizeof *h);
+	sort_ctx = f;
+	qsort(h, f->nhits, sizeof *h, hit_thread_cmp);
+	f->threads = xcalloc(f->nhits, sizeof *f->threads);
+	for (size_t i = 0; i < f->nhits;) {
+		struct flat_thread *t = &f->threads[f->nthreads++];
+		const struct pp_process *p = f->procs[h[i].proc].p;
+		*t = (struct flat_thread){ .proc = h[i].proc,
+					   .t = h[i].thread < p->nthreads ? &p->threads[h[i].thread] : NULL };
+		size_t j = i;
+		while (j < f->nhits && h[j].proc == h[i].proc && h[j].thread == h[i].thread) {
+			uint32_t fn = f->pcs[h[j].pc].fn;
+			uint64_t n = 0;
+			while (j < f->nhits && h[j].proc == h[i].proc && h[j].thread == h[i].thread &&
+			       f->pcs[h[j].pc].fn == fn) {
+				n += h[j].count;
+				t->seconds += p->hz ? (double)h[j].count / p->hz : 0;
+				j++;
+			}
+			t->samples += n;
+			if (n > t->top_samples) {
+				t->top_samples = n;
+				t->top_fn = fn;
+			}
+		}
+		i = j;
+	}
+	free(h);
+}
+
+struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts,
+			char *err, size_t errlen)
+{
+	struct flat *f = xcalloc(1, sizeof *f);
+	struct builder b = { .f = f };
+	f->prof = prof;
+	f->opts = *opts;
+	f->procs = xcalloc(prof->nprocs, sizeof *f->procs);
+	for (size_t i = 0; i < prof->nprocs; i++)
+		if (!opts->pid || prof->procs[i].pid == opts->pid)
+			f->procs[f->nprocs++].p = &prof->procs[i];
+	if (f->nprocs == 0) {
+		if (opts->pid)
+			snprintf(err, errlen, "no process with pid %d in the profile", (int)opts->pid);
+		else
+			snprintf(err, errlen, "the profile has no processes");
+		free(f->procs);
+		free(f);
+		return NULL;
+	}
+	f->st = xcalloc(f->nprocs, sizeof *f->st);
+	for (uint32_t i = 0; i < f->nprocs; i++) {
+		f->st[i] = symtab_open(f->procs[i].p);
+		add_process(&b, i);
+	}
+	free(b.modmap.s);
+	free(b.pcmap.s);
+	free(b.fnmap.s);
+	build_lines(f);
+	build_threads(f);
+	return f;
+}
+
+void flat_notes(const struct flat *f, FILE *out)
+{
+	for (size_t i = 0; i < f->nprocs; i++)
+		symtab_notes(f->st[i], out);
+}
+
+struct flat *flat_open(const char *file, const struct flat_opts *opts, struct pp_profile *prof)
+{
+	char err[512];
+	if (pp_read(file, prof, err, sizeof err) != 0)
+		die(1, "%s: %s", file, err);
+	struct flat *f = flat_build(prof, opts, err, sizeof err);
+	if (!f) {
+		pp_free(prof);
+		die(1, "%s: %s", file, err);
+	}
+	return f;
+}
+
+void flat_close(struct flat *f, struct pp_profile *prof)
+{
+	flat_free(f);
+	pp_free(prof);
+}
+
+int32_t flat_parse_pid(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v <= 0 || v > INT32_MAX)
+		die(2, "bad pid '%s'", s);
+	return (int32_t)v;
+}
+
+char *flat_notes_text(const struct flat *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&text, &len);
+	if (!s)
+		die(2, "out of memory");
+	flat_notes(f, s);
+	if (fclose(s) != 0 || !text)
+		die(2, "out of memory");
+	return text;
+}
+
+void flat_free(struct flat *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nprocs; i++)
+		symtab_close(f->st[i]);
+	for (size_t i = 0; i < f->nmods; i++)
+		free(f->mods[i].path);
+	for (size_t i = 0; i < f->nfns; i++)
+		free(f->fns[i].label);
+	free(f->st);
+	free(f->procs);
+	free(f->mods);
+	free(f->fns);
+	free(f->pcs);
+	free(f->lines);
+	free(f->threads);
+	free(f->hits);
+	free(f);
+}
+
+/* ---- ordering --------------------------------------------------------------- */
+
+int flat_sort_parse(const char *s)
+{
+	static const char *const names[] = { "samples", "name", "module", "address" };
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *flat_mod_name(const struct flat *f, uint32_t mod)
+{
+	return mod == FLAT_NO_MOD ? "[unknown]" : f->mods[mod].name;
+}
+
+static enum flat_sort sort_by;
+
+/* The common order of rows: key, then samples (descending), then name,
+ * then address, so that equal rows always come out the same way. */
+static int row_cmp(const struct flat_fn *x, uint64_t xs, uint64_t xa, const struct flat_fn *y,
+		   uint64_t ys, uint64_t ya)
+{
+	const struct flat *f = sort_ctx;
+	int c = 0;
+	switch (sort_by) {
+	case FLAT_SORT_SAMPLES: break;
+	case FLAT_SORT_NAME: c = strcmp(x->label, y->label); break;
+	case FLAT_SORT_MODULE: c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod)); break;
+	case FLAT_SORT_ADDRESS:
+		c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod));
+		if (!c && xa != ya)
+			c = xa < ya ? -1 : 1;
+		break;
+	}
+	if (c)
+		return c;
+	if (xs != ys)
+		return xs > ys ? -1 : 1;
+	c = strcmp(x->label, y->label);
+	if (c)
+		return c;
+	return xa < ya ? -1 : xa > ya;
+}
+
+static int fn_order(const void *a, const void *b)
+{
+	const struct flat_fn *x = &sort_ctx->fns[*(const uint32_t *)a];
+	const struct flat_fn *y = &sort_ctx->fns[*(const uint32_t *)b];
+	return row_cmp(x, x->samples, x->start, y, y->samples, y->start);
+}
+
+static int line_order(const void *a, const void *b)
+{
+	const struct flat_line *x = &sort_ctx->lines[*(const uint32_t *)a];
+	const struct flat_line *y = &sort_ctx->lines[*(const uint32_t *)b];
+	int c = row_cmp(&sort_ctx->fns[x->fn], x->samples, x->addr, &sort_ctx->fns[y->fn],
+			y->samples, y->addr);
+	if (c || sort_by == FLAT_SORT_ADDRESS)
+		return c;
+	return x->line - y->line;
+}
+
+static int mod_order(const void *a, const void *b)
+{
+	const struct flat_mod *x = &sort_ctx->mods[*(const uint32_t *)a];
+	const struct flat_mod *y = &sort_ctx->mods[*(const uint32_t *)b];
+	if (sort_by != FLAT_SORT_SAMPLES) {
+		int c = strcmp(x->name, y->name);
+		if (c)
+			return c;
+	}
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+uint32_t *flat_sorted_fns(const struct flat *f, enum flat_sort by, size_t *n)
+{
+	uint32_t *ix = xmalloc(f->nfns * sizeof *ix);
+	*n = 0;
+	for (size_t i = 0; i < f->nfns; i++)
+		if (f->fns[i].samples)
+			ix[(*n)++] = (uint32_t)i;
+	sort_ctx = f;
+	sort_by = by;
+	qsort(ix, *n, sizeof *ix, fn_order);
+	return ix;
+}
+
+uint32_t *flat_sorted_lines(const struct flat *f, enum flat_sort by, size_t *n)
+{
+	uint32_t *ix = xmalloc(f->nlines * sizeof *ix);
+	*n = f->nlines;
+	for (size_t i = 0; i < f->nlines; i++)
+		ix[i] = (uint32_t)i;
+	sort_ctx = f;
+	sort_by = by;
+	qsort(ix, *n, sizeof *ix, line_order);
+	return ix;
+}
+
+uint32_t *flat_sorted_mods(const struct flat *f, enum flat_sort by, size_t *n)
+{
+	uint32_t *ix = xmalloc(f->nmods * sizeof *ix);
+	*n = 0;
+	for (size_t i = 0; i < f->nmods; i++)
+		if (f->mods[i].samples)
+			ix[(*n)++] = (uint32_t)i;
+	sort_ctx = f;
+	sort_by = by;
+	qsort(ix, *n, sizeof *ix, mod_order);
+	return ix;
+}
+
+double flat_achieved_hz(const struct flat *f)
+{
+	if (!f->cpu_ns)
+		return 0;
+	uint64_t ticks = f->ticks ? f->ticks : f->total + f->lost;
+	return (double)ticks / ((double)f->cpu_ns / 1e9);
+}
+
+char *flat_distinct(const struct flat *f, bool hz)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *s = open_memstream(&text, &len);
+	if (!s)
+		die(2, "out of memory");
+	const char *sep = "";
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct pp_process *p = f->procs[i].p;
+		bool seen = false;
+		size_t n = 0;
+		for (size_t j = 0; j < f->nprocs; j++) {
+			const struct pp_process *q = f->procs[j].p;
+			bool same = hz ? q->hz == p->hz : strcmp(q->engine, p->engine) == 0;
+			seen |= same && j < i;
+			n += same;
+		}
+		if (seen)
+			continue;
+		if (hz)
+			fprintf(s, "%s%" PRIu32 " Hz", sep, p->hz);
+		else
+			fprintf(s, "%s%s", sep, p->engine[0] ? p->engine : "(none)");
+		if (n != f->nprocs)
+			fprintf(s, " (%zu)", n);
+		sep = ", ";
+	}
+	if (fclose(s) != 0 || !text)
+		die(2, "out of memory");
+	return text;
+}

@@ -1,0 +1,320 @@
+/*
+ * out-gmon.c - gprof's gmon.out, histogram records only, one file per
+ * module (docs/formats.md "gmon.out"; ecosystem.md 1a).
+ *
+ * gprof takes one image per run and every shared object's link-time
+ * addresses start near 0, so each module gets its own file, with the
+ * module's link-time addresses (pc - bias): `gprof -b -p MODULE FILE` then
+ * names its functions, for the executable and for each library alike.
+ *
+ * gprof's rules, as binutils 2.40 reads the file:
+ * - fields are packed, in the byte order and address size of the image;
+ * - hist_size counts bins, each an unsigned 16-bit counter; a bin covers
+ *   (high_pc - low_pc) / hist_size bytes, the same in every record;
+ * - records with exactly the same range are summed, which is how counts
+ *   above 65535 are carried: the same range again with the remainder;
+ * - prof_rate is samples per second: we write the achieved rate, so that
+ *   gprof's seconds add up to the CPU time the program used.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "util.h"
+
+
+struct enc {
+	bool big;      /* big-endian image */
+	int addr_size; /* 4 or 8 */
+};
+
+/* v as an n-byte (n <= 8) integer in the image's byte order */
+static void put(FILE *s, const struct enc *e, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int shift = e->big ? 8 * (n - 1 - i) : 8 * i;
+		fputc((int)((v >> shift) & 0xff), s);
+	}
+}
+
+/* Byte order and word size from the image's ELF header; ours if it cannot
+ * be read.  Returns whether path is a readable ELF file (never blocking on
+ * a FIFO a recorded path may now name). */
+static bool image_encoding(const char *path, struct enc *e)
+{
+	uint16_t one = 1;
+	e->big = *(const uint8_t *)&one == 0;
+	e->addr_size = (int)sizeof(void *);
+	unsigned char id[EI_NIDENT];
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  read(fd, id, sizeof id) == (ssize_t)sizeof id && memcmp(id, ELFMAG, SELFMAG) == 0;
+	close(fd);
+	if (!ok)
+		return false;
+	if (id[EI_CLASS] == ELFCLASS32 || id[EI_CLASS] == ELFCLASS64)
+		e->addr_size = id[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	if (id[EI_DATA] == ELFDATA2LSB || id[EI_DATA] == ELFDATA2MSB)
+		e->big = id[EI_DATA] == ELFDATA2MSB;
+	return true;
+}
+
+struct bin {
+	uint64_t lo;    /* link-time address, even */
+	uint64_t count;
+};
+
+static int bin_cmp(const void *a, const void *b)
+{
+	const struct bin *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* One histogram record: n bins from lo, counters min(count, 65535), which
+ * are then taken off the counts (what is left goes in the next copy). */
+static void put_record(FILE *s, const struct enc *e, struct bin *b, size_t n, uint32_t rate)
+{
+	fputc(0, s); /* tag: time histogram */
+	put(s, e, b[0].lo, e->addr_size);
+	put(s, e, b[0].lo + 2 * (uint64_t)n, e->addr_size);
+	put(s, e, n, 4);
+	put(s, e, rate, 4);
+	char dimen[15] = "seconds";
+	fwrite(dimen, 1, sizeof dimen, s);
+	fputc('s', s);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = b[i].count > 65535 ? 65535 : b[i].count;
+		put(s, e, c, 2);
+		b[i].count -= c;
+	}
+}
+
+/*
+ * The module's samples as histogram records of 2-byte bins (gprof's unit,
+ * so every pc is charged to exactly one function).  Rather than one record
+ * over the whole text, one per cluster of sampled addresses (a gap of more
+ * than GAP bytes starts a new one): the file stays proportional to the
+ * code that was hit, and a hot loop's counts above 65535 repeat only its
+ * own small record.  gprof 2.40 adds up disjoint records that cover parts
+ * of one function (checked by hand: fix_hot in two records and a repeat).
+ */
+#define GAP 64
+/* At most this many copies of a record: a bin above 256 x 65535 samples
+ * (28 minutes at 10 kHz on one instruction) scales the whole file down. */
+#define MAX_COPIES 256
+
+static int write_module(const struct flat *f, uint32_t m, const char *path, uint32_t rate,
+			char *err, size_t errlen)
+{
+	const struct flat_mod *mod = &f->mods[m];
+	struct bin *b = xcalloc(f->npcs, sizeof *b);
+	size_t n = 0;
+	for (size_t i = 0; i < f->npcs; i++)
+		if (f->pcs[i].mod == m && f->pcs[i].samples)
+			b[n++] = (struct bin){ f->pcs[i].addr & ~(uint64_t)1, f->pcs[i].samples };
+	qsort(b, n, sizeof *b, bin_cmp);
+	size_t k = 0; /* pcs in one bin: one bin */
+	uint64_t top = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && b[k - 1].lo == b[i].lo) {
+			b[k - 1].count = b[k - 1].count > UINT64_MAX - b[i].count
+						 ? UINT64_MAX
+						 : b[k - 1].count + b[i].count;
+		} else {
+			b[k++] = b[i];
+		}
+		if (b[k - 1].count > top)
+			top = b[k - 1].count;
+	}
+	n = k;
+	uint64_t scale = top / ((uint64_t)MAX_COPIES * 65535) + 1;
+	if (scale > 1) {
+		for (size_t i = 0; i < n; i++)
+			b[i].count = b[i].count / scale + (b[i].count % scale >= scale / 2);
+		rate = (uint32_t)((rate + scale / 2) / scale);
+		if (!rate)
+			rate = 1;
+		fprintf(stderr, "note: %s: counts divided by %" PRIu64 " (and the rate with them) "
+				"to fit gmon.out's 16-bit counters\n",
+			path, scale);
+	}
+
+	struct enc e;
+	image_encoding(mod->symfile ? mod->symfile : mod->path, &e);
+	struct out_file *o = out_open(path, err, errlen);
+	if (!o) {
+		free(b);
+		return -1;
+	}
+	FILE *s = out_stream(o);
+	fwrite("gmon", 1, 4, s);
+	put(s, &e, 1, 4); /* version */
+	static const char spare[12];
+	fwrite(spare, 1, sizeof spare, s);
+	/* Fill each cluster's gaps with empty bins, so that its bins are
+	 * contiguous; clusters never share a bin, so records never overlap. */
+	struct bin *r = xcalloc(n ? (size_t)(n * (GAP / 2 + 1)) : 1, sizeof *r);
+	for (size_t i = 0; i < n;) {
+		size_t nr = 0;
+		uint64_t most = 0;
+		size_t j = i;
+		do {
+			while (nr && r[nr - 1].lo + 2 < b[j].lo) {
+				uint64_t next = r[nr - 1].lo + 2;
+				r[nr++] = (struct bin){ next, 0 };
+			}
+			r[nr++] = b[j];
+			if (b[j].count > most)
+				most = b[j].count;
+			j++;
+		} while (j < n && b[j].lo - b[j - 1].lo <= GAP);
+		do
+			put_record(s, &e, r, nr, rate);
+		while ((most = most > 65535 ? most - 65535 : 0) > 0);
+		i = j;
+	}
+	free(r);
+	free(b);
+	return out_close(o, err, errlen);
+}
+
+static int fn_start_cmp(const void *a, const void *b)
+{
+	const struct flat_fn *x = *(const struct flat_fn *const *)a;
+	const struct flat_fn *y = *(const struct flat_fn *const *)b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * For a module without .symtab: an nm-style symbol list of its sampled
+ * functions for gprof's --external-symbol-table, names as report shows them
+ * (exported names, or MODULE+0xADDRESS).  gprof ends a function where the
+ * next symbol starts, so a function of known size that the next one does
+ * not follow directly gets an end marker (it has no samples, and gprof
+ * hides rows without time).
+ */
+static int write_symbols(const struct flat *f, uint32_t m, const char *path, char *err,
+			 size_t errlen)
+{
+	const struct flat_fn **v = xcalloc(f->nfns, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < f->nfns; i++)
+		if (f->fns[i].mod == m && f->fns[i].samples)
+			v[n++] = &f->fns[i];
+	qsort(v, n, sizeof *v, fn_start_cmp);
+	struct out_file *o = out_open(path, err, errlen);
+	if (!o) {
+		free(v);
+		return -1;
+	}
+	FILE *s = out_stream(o);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(s, "%016" PRIx64 " T %s\n", v[i]->start, v[i]->label);
+		uint64_t end = v[i]->start + v[i]->size;
+		if (v[i]->size && (i + 1 == n || v[i + 1]->start > end))
+			fprintf(s, "%016" PRIx64 " T %s.end\n", end, v[i]->label);
+	}
+	free(v);
+	return out_close(o, err, errlen);
+}
+
+static int write_gmon(const struct flat *f, const char *dir, char *err, size_t errlen)
+{
+	if (strcmp(dir, "-") == 0) {
+		snprintf(err, errlen, "gmon writes one file per module: -o takes a directory");
+		return -1;
+	}
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (gmon writes one file per module)", dir);
+		return -1;
+	}
+	double achieved = flat_achieved_hz(f);
+	uint32_t rate = achieved >= 1 ? (uint32_t)(achieved + 0.5) : f->procs[0].p->hz;
+	if (!rate)
+		rate = 1;
+	size_t n;
+	uint32_t *ix = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &n);
+	char **names = xcalloc(n, sizeof *names);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct flat_mod *mod = &f->mods[ix[i]];
+		/* gmon.NAME.out, or gmon.NAME.2.out for a second file of that
+		 * name; a '/' (module "/") or control character becomes '_' */
+		char *name = xstrdup(mod->name);
+		for (char *c = name; *c; c++)
+			if (*c == '/' || (unsigned char)*c < 0x20)
+				*c = '_';
+		size_t len = strlen(dir) + strlen(name) + 32;
+		char *path = xmalloc(len);
+		for (int k = 1;; k++) {
+			if (k == 1)
+				snprintf(path, len, "%s/gmon.%s.out", dir, name);
+			else
+				snprintf(path, len, "%s/gmon.%s.%d.out", dir, name, k);
+			size_t j = 0;
+			while (j < i && strcmp(names[j], path) != 0)
+				j++;
+			if (j == i)
+				break;
+		}
+		free(name);
+		names[i] = path;
+		rc = write_module(f, ix[i], path, rate, err, errlen);
+		if (rc)
+			break;
+		struct enc e;
+		if (!image_encoding(mod->symfile ? mod->symfile : mod->path, &e)) {
+			printf("%s: no ELF file to read it with (%s is gone or not ELF)\n", path,
+			       mod->path);
+			continue;
+		}
+		if (mod->symfile) {
+			printf("%s: gprof -b -p %s %s\n", path, mod->symfile, path);
+			continue;
+		}
+		/* gmon.NAME.out -> gmon.NAME.syms */
+		char *syms = xmalloc(strlen(path) + 2);
+		strcpy(syms, path);
+		strcpy(syms + strlen(syms) - 4, ".syms");
+		rc = write_symbols(f, ix[i], syms, err, errlen);
+		if (rc == 0)
+			printf("%s: gprof -b -p --external-symbol-table=%s %s %s\n", path, syms,
+			       mod->path, path);
+		free(syms);
+	}
+	if (n == 0)
+		fprintf(stderr, "note: no samples in any module: no gmon file written\n");
+	uint64_t outside = f->shown;
+	for (size_t i = 0; i < n; i++)
+		outside -= f->mods[ix[i]].samples;
+	if (rc == 0 && outside)
+		fprintf(stderr, "note: %" PRIu64 " samples outside every mapped file are in no gmon file\n",
+			outside);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(ix);
+	return rc;
+}
+
+const struct out_format out_gmon = {
+	.name = "gmon",
+	.help = "gprof gmon.out files, one per module: DIR/gmon.MODULE.out",
+	.default_out = ".",
+	.directory = true,
+	.write = write_gmon,
+};

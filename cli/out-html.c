@@ -1,0 +1,425 @@
+/*
+ * out-html.c - one self-contained HTML page (no script, no network, no other
+ * file): the modules' shares as one stacked bar, the top functions as bars
+ * coloured by module, each module's text as a heat strip (where in the
+ * address space the samples fell), and the function table beside them.
+ * Pictures are inline SVG written here; docs/formats.md "HTML" lists the
+ * classes a reader or a test can rely on.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out.h"
+#include "util.h"
+
+#define TOP_BARS   20   /* functions drawn as bars */
+#define TOP_ROWS   200  /* functions in the table */
+#define TOP_STRIPS 8    /* modules drawn as heat strips */
+#define CELLS      128  /* cells per heat strip */
+
+/* Module colours: distinct hues that read on white and on dark grey. */
+static const char *const palette[] = {
+	"#d9480f", "#1c7ed6", "#2b8a3e", "#9c36b5", "#e67700", "#0b7285", "#c2255c", "#5c940d",
+};
+#define NPALETTE (sizeof palette / sizeof palette[0])
+
+static const char *const style =
+	":root{--fg:#1d1d1f;--bg:#fff;--muted:#6b6b70;--line:#e3e3e8;--track:#f1f1f4;"
+	"--cold:#f4f4f7}\n"
+	"@media (prefers-color-scheme:dark){:root{--fg:#e8e8ea;--bg:#17171a;--muted:#9a9aa2;"
+	"--line:#34343a;--track:#232328;--cold:#202024}}\n"
+	"body{margin:0;padding:24px 32px;font:14px/1.45 system-ui,-apple-system,'Segoe UI',"
+	"sans-serif;color:var(--fg);background:var(--bg)}\n"
+	"h1{font-size:20px;margin:0 0 4px}h2{font-size:15px;margin:22px 0 8px}\n"
+	".cmd{font-family:ui-monospace,monospace;color:var(--muted);margin:0 0 12px;"
+	"word-break:break-all}\n"
+	".facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:0}.facts div{display:flex;"
+	"flex-direction:column}.facts dt{color:var(--muted);font-size:12px}.facts dd{margin:0;"
+	"font-weight:600}\n"
+	".grid{display:grid;grid-template-columns:minmax(0,620px) minmax(0,1fr);gap:32px;"
+	"align-items:start}\n"
+	"@media (max-width:1100px){.grid{grid-template-columns:minmax(0,1fr)}}\n"
+	"svg{display:block;max-width:100%;height:auto}svg text{fill:var(--fg);font:12px "
+	"ui-monospace,monospace}svg text.muted{fill:var(--muted)}\n"
+	".track{fill:var(--track)}.cold{fill:var(--cold)}\n"
+	"figure{margin:0 0 14px}figcaption{font-size:13px;margin-bottom:4px}"
+	"figcaption .path{color:var(--muted);font-size:12px;word-break:break-all}\n"
+	".swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}\n"
+	"table{border-collapse:collapse;width:100%;font-size:13px}th{text-align:left;"
+	"color:var(--muted);font-weight:500;border-bottom:1px solid var(--line);padding:4px 8px}"
+	"td{padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+	"td.fn{font-family:ui-monospace,monospace;overflow-wrap:anywhere}"
+	".src{color:var(--muted);font:12px system-ui,sans-serif;margin-top:1px}\n"
+	".notes{color:var(--muted);font-size:13px;white-space:pre-wrap}footer{margin-top:28px;color:var(--muted);"
+	"font-size:12px}\n";
+
+static const char *mod_color(const struct flat *f, const uint32_t *rank, uint32_t mod)
+{
+	if (mod == FLAT_NO_MOD || rank[mod] >= NPALETTE)
+		return "#868e96";
+	(void)f;
+	return palette[rank[mod]];
+}
+
+static double pct(const struct flat *f, uint64_t n)
+{
+	return f->total ? 100.0 * (double)n / (double)f->total : 0.0;
+}
+
+/* At most max characters of s, with an ellipsis if cut. */
+static void text_cut(FILE *s, const char *t, size_t max)
+{
+	size_t n = strlen(t);
+	if (n <= max) {
+		out_html_str(s, t);
+		return;
+	}
+	char *c = xmalloc(max + 4);
+	memcpy(c, t, max - 1);
+	strcpy(c + max - 1, "\u2026");
+	out_html_str(s, c);
+	free(c);
+}
+
+static void facts(FILE *s, const struct flat *f)
+{
+	char *engines = flat_distinct(f, false), *rates = flat_distinct(f, true);
+	fputs("<dl class=\"facts\">", s);
+	fprintf(s, "<div><dt>processes</dt><dd>%zu</dd></div>", f->nprocs);
+	fputs("<div><dt>engine</dt><dd>", s);
+	out_html_str(s, engines);
+	fputs("</dd></div><div><dt>rate</dt><dd>", s);
+	out_html_str(s, rates);
+	fputs("</dd></div>", s);
+	free(engines);
+	free(rates);
+	fprintf(s, "<div><dt>samples</dt><dd>%" PRIu64 "</dd></div>", f->total);
+	fprintf(s, "<div><dt>sampled time</dt><dd>%.2f s</dd></div>", f->total_seconds);
+	if (f->cpu_ns) {
+		fprintf(s, "<div><dt>CPU time</dt><dd>%.2f s</dd></div>", (double)f->cpu_ns / 1e9);
+		fprintf(s, "<div><dt>achieved rate</dt><dd>%.1f Hz</dd></div>", flat_achieved_hz(f));
+	}
+	fprintf(s, "<div><dt>lost</dt><dd>%" PRIu64 "</dd></div>", f->lost);
+	fputs("</dl>\n", s);
+}
+
+/* The modules' shares side by side in one bar, with a legend. */
+static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size_t n,
+		       const uint32_t *rank)
+{
+	const double W = 600;
+	fputs("<h2>Modules</h2>\n", s);
+	fprintf(s, "<svg class=\"modules\" width=\"%.0f\" height=\"%zu\" viewBox=\"0 0 %.0f %zu\" "
+		   "role=\"img\" aria-label=\"share of samples per module\">\n",
+		W, 30 + 18 * n, W, 30 + 18 * n);
+	fprintf(s, "<rect class=\"track\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"18\" rx=\"3\"/>\n", W);
+	double x = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_mod *m = &f->mods[mods[i]];
+		double w = W * pct(f, m->samples) / 100.0;
+		fprintf(s, "<rect class=\"module\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"18\" "
+			   "fill=\"%s\"><title>",
+			x, w, mod_color(f, rank, mods[i]));
+		out_html_str(s, m->name);
+		fprintf(s, ": %.1f%%</title></rect>\n", pct(f, m->samples));
+		x += w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_mod *m = &f->mods[mods[i]];
+		double y = 28 + 18 * (double)i;
+		fprintf(s, "<rect x=\"0\" y=\"%.0f\" width=\"10\" height=\"10\" rx=\"2\" fill=\"%s\"/>",
+			y, mod_color(f, rank, mods[i]));
+		fprintf(s, "<text x=\"16\" y=\"%.0f\">", y + 9);
+		text_cut(s, m->name, 48);
+		fprintf(s, "</text><text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.1f%%</text>\n",
+			W, y + 9, pct(f, m->samples));
+	}
+	fputs("</svg>\n", s);
+}
+
+static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
+			  const uint32_t *rank)
+{
+	if (n > TOP_BARS)
+		n = TOP_BARS;
+	const double W = 600, LABEL = 236, BAR = 300, ROW = 20;
+	double top = n ? pct(f, f->fns[fns[0]].samples) : 0;
+	fputs("<h2>Top functions</h2>\n", s);
+	fprintf(s, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		   "role=\"img\" aria-label=\"top functions by share of samples\">\n",
+		W, ROW * (double)n, W, ROW * (double)n);
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_fn *fn = &f->fns[fns[i]];
+		double y = ROW * (double)i, p = pct(f, fn->samples);
+		double w = top > 0 ? BAR * p / top : 0;
+		if (w < 1)
+			w = 1;
+		fputs("<g class=\"bar\"><title>", s);
+		out_html_str(s, fn->label);
+		fputs(" (", s);
+		out_html_str(s, flat_mod_name(f, fn->mod));
+		fprintf(s, "): %" PRIu64 " samples, %.2f%%</title>", fn->samples, p);
+		fprintf(s, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", LABEL - 8, y + 14);
+		text_cut(s, fn->label, 30);
+		fprintf(s, "</text><rect class=\"track\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+			   "height=\"14\" rx=\"2\"/>",
+			LABEL, y + 3, BAR);
+		fprintf(s, "<rect class=\"fill\" x=\"%.0f\" y=\"%.0f\" width=\"%.2f\" height=\"14\" "
+			   "rx=\"2\" fill=\"%s\"/>",
+			LABEL, y + 3, w, mod_color(f, rank, fn->mod));
+		fprintf(s, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.1f%%</text></g>\n", W,
+			y + 14, p);
+	}
+	fputs("</svg>\n", s);
+}
+
+/* One module's text as CELLS cells, each shaded by its samples; the three
+ * hottest functions marked below it. */
+static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t *fns, size_t nf,
+		       const uint32_t *rank)
+{
+	const struct flat_mod *mod = &f->mods[m];
+	const double W = 600, H = 22;
+	uint64_t lo = mod->text_lo, hi = mod->text_hi;
+	/* a pc beyond the recorded text span (bad segments) widens it */
+	for (size_t i = 0; i < f->npcs; i++)
+		if (f->pcs[i].mod == m && f->pcs[i].samples) {
+			if (f->pcs[i].addr < lo || hi <= lo)
+				lo = f->pcs[i].addr;
+			if (f->pcs[i].addr >= hi)
+				hi = f->pcs[i].addr + 1;
+		}
+	double span = (double)(hi - lo);
+	uint64_t cells[CELLS] = { 0 };
+	uint32_t cellfn[CELLS];
+	uint64_t cellfn_n[CELLS] = { 0 };
+	for (size_t i = 0; i < f->npcs; i++) {
+		const struct flat_pc *p = &f->pcs[i];
+		if (p->mod != m || !p->samples)
+			continue;
+		size_t c = (size_t)((double)(p->addr - lo) / span * CELLS);
+		if (c >= CELLS)
+			c = CELLS - 1;
+		cells[c] += p->samples;
+		if (p->samples > cellfn_n[c]) {
+			cellfn_n[c] = p->samples;
+			cellfn[c] = p->fn;
+		}
+	}
+	uint64_t max = 1;
+	for (int c = 0; c < CELLS; c++)
+		if (cells[c] > max)
+			max = cells[c];
+
+	fputs("<figure><figcaption>", s);
+	fprintf(s, "<span class=\"swatch\" style=\"background:%s\"></span><b>",
+		mod_color(f, rank, m));
+	out_html_str(s, mod->name);
+	fprintf(s, "</b> %.1f%% &middot; text 0x%" PRIx64 "&ndash;0x%" PRIx64
+		   " &middot; <span class=\"path\">",
+		pct(f, mod->samples), lo, hi);
+	out_html_str(s, mod->path);
+	fputs("</span></figcaption>\n", s);
+
+	/* the three hottest functions of the module, marked under the strip */
+	uint32_t marks[3];
+	int nm = 0;
+	for (size_t i = 0; i < nf && nm < 3; i++)
+		if (f->fns[fns[i]].mod == m)
+			marks[nm++] = fns[i];
+	double h = H + 6 + 16.0 * nm;
+	fprintf(s, "<svg class=\"strip\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		   "role=\"img\" aria-label=\"samples across the text of ",
+		W, h, W, h);
+	out_html_str(s, mod->name);
+	fputs("\">\n", s);
+	double cw = W / CELLS;
+	for (int c = 0; c < CELLS; c++) {
+		double x = cw * c;
+		uint64_t a = lo + (uint64_t)(span * c / CELLS);
+		if (!cells[c]) {
+			fprintf(s, "<rect class=\"cell cold\" x=\"%.2f\" y=\"0\" width=\"%.2f\" "
+				   "height=\"%.0f\"/>",
+				x, cw + 0.05, H);
+			continue;
+		}
+		/* square-root shading: one sample stays visible next to 10000 */
+		double t = sqrt((double)cells[c] / (double)max);
+		fprintf(s, "<rect class=\"cell hot\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%.0f\" "
+			   "fill=\"%s\" fill-opacity=\"%.2f\"><title>0x%" PRIx64 ": %" PRIu64
+			   " samples, mostly ",
+			x, cw + 0.05, H, mod_color(f, rank, m), 0.15 + 0.85 * t, a, cells[c]);
+		out_html_str(s, f->fns[cellfn[c]].label);
+		fputs("</title></rect>\n", s);
+	}
+	/* Leader lines from the strip down to one label row each.  A line
+	 * runs down past the rows above its own, so choose the order of the
+	 * rows and the side of each label (left or right of its line) such
+	 * that no label is crossed by a later row's line and all fit: at most
+	 * 3! orders x 2^3 sides to try.  If none works, rightmost mark first
+	 * with labels to the right, which never crosses but may be clipped. */
+	double mx[3], est[3];
+	char pcs[3][16];
+	for (int i = 0; i < nm; i++) {
+		const struct flat_fn *fn = &f->fns[marks[i]];
+		mx[i] = W * (double)(fn->start - lo) / span;
+		if (mx[i] < 0 || mx[i] > W)
+			mx[i] = 0;
+		snprintf(pcs[i], sizeof pcs[i], " %.1f%%", pct(f, fn->samples));
+		size_t len = strlen(fn->label);
+		est[i] = 7.3 * (double)((len > 40 ? 40 : len) + strlen(pcs[i]));
+	}
+	static const int perms[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+					 { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+	int order[3] = { 0, 1, 2 }, sides = 0, found = 0;
+	for (int p = 0; p < 6 && !found; p++) {
+		if (nm < 3 && (perms[p][0] >= nm || perms[p][1] >= nm))
+			continue;
+		for (int sm = 0; sm < (1 << nm) && !found; sm++) {
+			bool ok = true;
+			for (int r = 0; r < nm && ok; r++) {
+				int k = perms[p][r];
+				bool left = sm >> r & 1;
+				double a = left ? mx[k] - 4 - est[k] : mx[k] + 4;
+				double b = a + est[k];
+				ok = a >= 0 && b <= W;
+				for (int q = r + 1; q < nm && ok; q++) {
+					double x = mx[perms[p][q]];
+					ok = x < a - 3 || x > b + 3;
+				}
+			}
+			if (ok) {
+				memcpy(order, perms[p], sizeof order);
+				sides = sm;
+				found = 1;
+			}
+		}
+	}
+	if (!found) {
+		for (int i = 0; i < nm; i++)
+			order[i] = i;
+		for (int i = 1; i < nm; i++)
+			for (int j = i; j > 0 && mx[order[j]] > mx[order[j - 1]]; j--) {
+				int t = order[j];
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+	}
+	for (int r = 0; r < nm; r++) {
+		int k = order[r];
+		const struct flat_fn *fn = &f->fns[marks[k]];
+		bool left = sides >> r & 1;
+		double x = mx[k], y = H + 4 + 16.0 * r;
+		double tx = left ? x - 4 - est[k] : x + 4;
+		fprintf(s, "<path d=\"M%.2f %.0fV%.0fH%.2f\" fill=\"none\" stroke=\"%s\" "
+			   "stroke-width=\"1.5\"/>",
+			x, H, y + 7, left ? x - 2 : x + 2, mod_color(f, rank, m));
+		fprintf(s, "<text x=\"%.2f\" y=\"%.0f\">", tx, y + 11);
+		text_cut(s, fn->label, 40);
+		fprintf(s, "%s</text>\n", pcs[k]);
+	}
+	fputs("</svg></figure>\n", s);
+}
+
+static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
+		  const uint32_t *rank)
+{
+	size_t shown = n > TOP_ROWS ? TOP_ROWS : n;
+	fputs("<h2>Functions</h2>\n<table class=\"functions\"><thead><tr><th>#</th><th>self%</th>"
+	      "<th>cum%</th><th>samples</th><th>seconds</th><th>function, module, source</th>"
+	      "</tr></thead><tbody>\n",
+	      s);
+	uint64_t cum = 0;
+	for (size_t i = 0; i < shown; i++) {
+		const struct flat_fn *fn = &f->fns[fns[i]];
+		cum += fn->samples;
+		fprintf(s, "<tr><td class=\"n\">%zu</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f"
+			   "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
+			   "<td class=\"fn\">",
+			i + 1, pct(f, fn->samples), pct(f, cum), fn->samples, fn->seconds);
+		out_html_str(s, fn->label);
+		fprintf(s, "<div class=\"src\"><span class=\"swatch\" style=\"background:%s\"></span>",
+			mod_color(f, rank, fn->mod));
+		out_html_str(s, flat_mod_name(f, fn->mod));
+		if (fn->file) {
+			fputs(" &middot; ", s);
+			out_html_str(s, basename(fn->file));
+			fprintf(s, ":%d", fn->line);
+		}
+		fputs("</div></td></tr>\n", s);
+	}
+	fputs("</tbody></table>\n", s);
+	if (n > shown)
+		fprintf(s, "<p class=\"notes\">%zu more functions: <code>pcprof report</code> lists "
+			   "them all.</p>\n",
+			n - shown);
+}
+
+static int write_html(const struct flat *f, const char *out, char *err, size_t errlen)
+{
+	struct out_file *o = out_open(out, err, errlen);
+	if (!o)
+		return -1;
+	FILE *s = out_stream(o);
+	size_t nm, nf;
+	uint32_t *mods = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &nm);
+	uint32_t *fns = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &nf);
+	/* colour rank of each module: by samples */
+	uint32_t *rank = xcalloc(f->nmods, sizeof *rank);
+	for (uint32_t i = 0; i < f->nmods; i++)
+		rank[i] = UINT32_MAX;
+	for (size_t i = 0; i < nm; i++)
+		rank[mods[i]] = (uint32_t)i;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>pcprof: ",
+	      s);
+	out_html_str(s, f->prof->command);
+	fprintf(s, "</title>\n<style>\n%s</style></head>\n<body>\n<header><h1>pcprof profile</h1>\n"
+		   "<p class=\"cmd\">",
+		style);
+	out_html_str(s, f->prof->command);
+	fputs("</p>\n", s);
+	facts(s, f);
+	fputs("</header>\n", s);
+	if (!nf) {
+		fputs("<p>No samples.</p>\n", s);
+	} else {
+		fputs("<main class=\"grid\"><section class=\"pictures\">\n", s);
+		module_bar(s, f, mods, nm, rank);
+		function_bars(s, f, fns, nf, rank);
+		fputs("<h2>Where the samples fell in each module&rsquo;s code</h2>\n", s);
+		for (size_t i = 0; i < nm && i < TOP_STRIPS; i++)
+			heat_strip(s, f, mods[i], fns, nf, rank);
+		fputs("</section>\n<section class=\"table\">\n", s);
+		table(s, f, fns, nf, rank);
+		fputs("</section></main>\n", s);
+	}
+	/* the symbolization notes belong on the page, and on stderr as usual */
+	char *notes = flat_notes_text(f);
+	if (*notes) {
+		fputs("<pre class=\"notes\">", s);
+		out_html_str(s, notes);
+		fputs("</pre>\n", s);
+		fputs(notes, stderr);
+	}
+	free(notes);
+	fprintf(s, "<footer>pcprof %s &middot; percentages are of all %" PRIu64
+		   " samples &middot; seconds are samples divided by the sampling rate</footer>\n"
+		   "</body></html>\n",
+		PCPROF_VERSION, f->total);
+	free(rank);
+	free(mods);
+	free(fns);
+	return out_close(o, err, errlen);
+}
+
+const struct out_format out_html = {
+	.name = "html",
+	.help = "one self-contained HTML page with pictures and the table",
+	.default_out = "pcprof.html",
+	.write = write_html,
+};

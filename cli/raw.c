@@ -1,0 +1,372 @@
+/*
+ * raw.c - from the raw recordings of lib/record-format.h to the profile
+ * model.
+ *
+ * A recording is shared memory that a process wrote until it died, however
+ * it died, so nothing in it is trusted: every offset and count is checked
+ * against the file's size before it is used, strings are bounded by their
+ * arrays, and an index that points nowhere is attributed to "no module" or
+ * to a catch-all thread rather than dropped.  Reading uses pread into our
+ * own buffers, never a mapping, so a file that shrank cannot fault us.
+ *
+ * The slot table may hold one pc in several slots (a writer that met a slot
+ * being filled moved on), and one pc under several module generations;
+ * samples are keyed by (module, pc, thread) and summed.
+ */
+#include "raw.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data.h"
+#include "record-format.h"
+#include "util.h"
+
+#define SLOT_CHUNK 65536 /* slots read at a time */
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	uint8_t *p = buf;
+	while (n) {
+		ssize_t k = pread(fd, p, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* [off, off + count * size) lies within the first `limit` bytes. */
+static bool region_ok(uint64_t off, uint64_t count, size_t size, uint64_t limit)
+{
+	return off <= limit && count <= (limit - off) / size;
+}
+
+static char *bounded_dup(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+static const char *check_header(const struct pcprof_raw_header *h, uint64_t size)
+{
+	static const char zero[16];
+	if (memcmp(h->magic, zero, sizeof zero) == 0)
+		return "empty: the process ended before it started recording";
+	if (memcmp(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic) != 0)
+		return "not a libprofil recording (bad magic)";
+	if (h->version != PCPROF_RAW_VERSION)
+		return "recording format version not supported (libprofil and pcprof differ)";
+	if (h->header_size != sizeof *h)
+		return "header size does not match this pcprof";
+	if (h->file_size > size)
+		return "shorter than its header says";
+	if (h->mod_cap > PCPROF_RAW_MAX_MODULES ||
+	    !region_ok(h->mod_off, h->mod_cap, sizeof(struct pcprof_raw_module), h->file_size))
+		return "module table out of bounds";
+	if (h->thr_cap > PCPROF_RAW_MAX_THREADS ||
+	    !region_ok(h->thr_off, h->thr_cap, sizeof(struct pcprof_raw_thread), h->file_size))
+		return "thread table out of bounds";
+	if (!region_ok(h->slot_off, h->slot_cap, sizeof(struct pcprof_raw_slot), h->file_size))
+		return "pc table out of bounds";
+	return NULL;
+}
+
+static void convert_modules(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
+			    struct raw_info *info)
+{
+	uint32_t n = h->mod_count;
+	if (n > h->mod_cap) {
+		info->lost_modules = n - h->mod_cap;
+		n = h->mod_cap;
+	}
+	struct pcprof_raw_module *raw = xcalloc(n ? n : 1, sizeof *raw);
+	if (read_at(fd, raw, (size_t)n * sizeof *raw, h->mod_off) < 0)
+		n = 0;
+	pr->modules = xcalloc(n ? n : 1, sizeof *pr->modules);
+	pr->nmodules = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct pcprof_raw_module *r = &raw[i];
+		struct pp_module *m = &pr->modules[i];
+		m->path = bounded_dup(r->path, sizeof r->path);
+		m->build_id_len = r->build_id_len <= sizeof m->build_id ? r->build_id_len : 0;
+		memcpy(m->build_id, r->build_id, m->build_id_len);
+		m->bias = r->bias;
+		m->epoch_loaded = r->epoch_loaded;
+		m->epoch_unloaded = r->epoch_unloaded;
+		m->nsegs = r->nsegs <= PCPROF_RAW_MAX_SEGS ? r->nsegs : PCPROF_RAW_MAX_SEGS;
+		for (uint32_t k = 0; k < m->nsegs; k++) {
+			m->seg[k].vaddr = r->seg[k].vaddr;
+			m->seg[k].memsz = r->seg[k].memsz;
+			m->seg[k].offset = r->seg[k].offset;
+			m->seg[k].flags = r->seg[k].flags;
+		}
+	}
+	free(raw);
+}
+
+/* Threads in table order; map[i] is the profile index of raw thread i.
+ * Samples whose thread is not in the table go to an "[other]" thread made
+ * on demand by thread_index. */
+struct threads {
+	uint32_t *map;
+	uint32_t cap;
+	uint32_t other;
+};
+
+static void convert_threads(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
+			    struct threads *t)
+{
+	uint32_t cap = h->thr_cap;
+	struct pcprof_raw_thread *raw = xcalloc(cap ? cap : 1, sizeof *raw);
+	if (read_at(fd, raw, (size_t)cap * sizeof *raw, h->thr_off) < 0)
+		cap = 0;
+	t->map = xmalloc((cap ? cap : 1) * sizeof *t->map);
+	t->cap = cap;
+	t->other = UINT32_MAX;
+	/* one spare entry for "[other]" */
+	pr->threads = xcalloc((size_t)cap + 1, sizeof *pr->threads);
+	for (uint32_t i = 0; i < cap; i++) {
+		t->map[i] = UINT32_MAX;
+		if (raw[i].tid == 0)
+			continue;
+		struct pp_thread *th = &pr->threads[pr->nthreads];
+		th->tid = raw[i].tid;
+		memcpy(th->name, raw[i].name, sizeof th->name - 1);
+		th->name[strnlen(th->name, sizeof th->name - 1)] = 0;
+		th->ticks = raw[i].ticks;
+		t->map[i] = (uint32_t)pr->nthreads++;
+	}
+	free(raw);
+}
+
+static uint32_t thread_index(struct pp_process *pr, struct threads *t, uint32_t raw)
+{
+	if (raw < t->cap && t->map[raw] != UINT32_MAX)
+		return t->map[raw];
+	if (t->other == UINT32_MAX) {
+		struct pp_thread *th = &pr->threads[pr->nthreads];
+		th->tid = 0;
+		snprintf(th->name, sizeof th->name, "[other]");
+		t->other = (uint32_t)pr->nthreads++;
+	}
+	return t->other;
+}
+
+/* The module of (pc, epoch); failing that (the loader reports every object
+ * closed while a process exits, so a late sample may match no epoch), the
+ * most recently loaded module whose segments hold pc. */
+static uint32_t module_of(const struct pp_process *pr, uint64_t pc, uint32_t epoch)
+{
+	uint32_t m = pp_find_module(pr, pc, epoch);
+	for (size_t i = pr->nmodules; m == PP_NO_MODULE && i-- > 0;) {
+		const struct pp_module *mod = &pr->modules[i];
+		for (uint32_t k = 0; k < mod->nsegs; k++)
+			if (pc - mod->bias - mod->seg[k].vaddr < mod->seg[k].memsz)
+				m = (uint32_t)i;
+	}
+	return m;
+}
+
+static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
+			  struct threads *t, struct raw_info *info)
+{
+	struct pcprof_raw_slot *chunk = xmalloc(SLOT_CHUNK * sizeof *chunk);
+	size_t cap = 0;
+	for (uint64_t base = 0; base < h->slot_cap; ) {
+		/* The file is sparse: skip the pages no sample ever touched
+		 * (file systems without SEEK_DATA report everything as data). */
+		uint64_t off = h->slot_off + base * sizeof *chunk;
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data > (off_t)off) {
+			/* The slot that holds `data`, or the next one: a slot
+			 * whose key lies in a hole is empty, and keys are
+			 * 8-byte aligned, so they never straddle a page. */
+			uint64_t next = ((uint64_t)data - h->slot_off) / sizeof *chunk;
+			base = next > base ? next : base + 1;
+			continue;
+		}
+		size_t n = h->slot_cap - base < SLOT_CHUNK ? (size_t)(h->slot_cap - base) : SLOT_CHUNK;
+		if (read_at(fd, chunk, n * sizeof *chunk, off) < 0)
+			break;
+		base += n;
+		for (size_t i = 0; i < n; i++) {
+			const struct pcprof_raw_slot *s = &chunk[i];
+			if (s->count == 0 || s->key == 0)
+				continue;
+			if (s->key == PCPROF_RAW_SLOT_BUSY) {
+				info->lost_busy += s->count;
+				continue;
+			}
+			if (pr->nsamples == cap) {
+				cap = cap ? 2 * cap : 1024;
+				pr->samples = xrealloc(pr->samples, cap * sizeof *pr->samples);
+			}
+			pr->samples[pr->nsamples++] = (struct pp_sample){
+				.pc = s->key,
+				.module = module_of(pr, s->key, s->epoch),
+				.thread = thread_index(pr, t, s->thread),
+				.count = s->count,
+			};
+		}
+	}
+	free(chunk);
+
+	/* Sum the samples that share (module, pc, thread). */
+	pp_sort_samples(pr);
+	size_t out = 0;
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		struct pp_sample *s = &pr->samples[i], *last = out ? &pr->samples[out - 1] : NULL;
+		if (last && last->module == s->module && last->pc == s->pc &&
+		    last->thread == s->thread)
+			last->count += s->count;
+		else
+			pr->samples[out++] = *s;
+	}
+	pr->nsamples = out;
+}
+
+int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, char *err,
+	     size_t errlen)
+{
+	memset(pr, 0, sizeof *pr);
+	memset(info, 0, sizeof *info);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	struct pcprof_raw_header h;
+	const char *bad = NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		bad = "not a regular file";
+	else if ((uint64_t)st.st_size < sizeof h)
+		bad = st.st_size ? "shorter than a header" :
+				   "empty: the process ended before it started recording";
+	else if (read_at(fd, &h, sizeof h, 0) < 0)
+		bad = strerror(errno);
+	else
+		bad = check_header(&h, (uint64_t)st.st_size);
+	if (bad) {
+		snprintf(err, errlen, "%s", bad);
+		close(fd);
+		return -1;
+	}
+
+	pr->pid = h.pid;
+	pr->ppid = h.ppid;
+	pr->seq = h.seq;
+	pr->hz = h.hz;
+	memcpy(pr->engine, h.engine, sizeof pr->engine - 1);
+	pr->engine[strnlen(pr->engine, sizeof pr->engine - 1)] = 0;
+	pr->why = bounded_dup(h.why, sizeof h.why);
+	pr->exe = bounded_dup(h.exe, sizeof h.exe);
+	pr->cmdline = bounded_dup(h.cmdline, sizeof h.cmdline);
+	pr->start_ns = h.start_ns;
+	pr->end_ns = h.end_ns;
+	/* The CPU clock runs on across exec: the image's own share. */
+	pr->cpu_ns = h.cpu_ns > h.cpu_start_ns ? h.cpu_ns - h.cpu_start_ns : 0;
+	pr->signals = h.signals;
+	pr->ticks = h.ticks;
+	/* Ticks of threads beyond the thread table are not lost: they are in
+	 * the slots under thread UINT32_MAX, which becomes "[other]". */
+	pr->lost = h.lost;
+	/* What the process image did: exit() and exec are known from the
+	 * recording; how a process that never said died is known only to
+	 * whoever waited for it (pcprof run, for the processes it reaps). */
+	pr->end = h.end == PCPROF_END_EXIT ? PP_END_EXIT :
+		  h.end == PCPROF_END_EXEC ? PP_END_EXEC : PP_END_UNKNOWN;
+	pr->exit_status = -1;
+	/* Pages the target actually touched: the file is sparse. */
+	uint64_t used = (uint64_t)st.st_blocks * 512;
+	pr->mem_bytes = used < h.file_size ? used : h.file_size;
+
+	info->raw_end = h.end;
+	info->flags = h.flags;
+	info->lost_table = h.lost;
+	info->lost_threads = h.lost_threads;
+	info->mapped = h.file_size;
+	info->cpu_start_ns = h.cpu_start_ns;
+
+	struct threads t;
+	convert_modules(fd, &h, pr, info);
+	convert_threads(fd, &h, pr, &t);
+	convert_slots(fd, &h, pr, &t, info);
+	pr->lost += info->lost_busy;
+	free(t.map);
+	close(fd);
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct pp_process *x = a, *y = b;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
+{
+	memset(set, 0, sizeof *set);
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".raw") != 0)
+			continue;
+		if (set->n == cap) {
+			cap = cap ? 2 * cap : 16;
+			set->procs = xrealloc(set->procs, cap * sizeof *set->procs);
+			set->info = xrealloc(set->info, cap * sizeof *set->info);
+		}
+		char path[4096], msg[256];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg) < 0) {
+			if (!set->nbad++)
+				snprintf(set->first_bad, sizeof set->first_bad, "%s: %s", e->d_name, msg);
+			continue;
+		}
+		set->n++;
+	}
+	closedir(d);
+
+	/* Sort the processes and their side information together. */
+	struct pair {
+		struct pp_process p;
+		struct raw_info i;
+	} *v = xcalloc(set->n ? set->n : 1, sizeof *v);
+	for (size_t i = 0; i < set->n; i++)
+		v[i] = (struct pair){ set->procs[i], set->info[i] };
+	qsort(v, set->n, sizeof *v, cmp_proc);
+	for (size_t i = 0; i < set->n; i++) {
+		set->procs[i] = v[i].p;
+		set->info[i] = v[i].i;
+	}
+	free(v);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * raw.h - reading the raw per-process recordings that libprofil writes for
+ * `pcprof run` (lib/record-format.h) into the profile model (profile.h).
+ * Not thread-safe; never exits: every problem comes back as a message.
+ */
+#ifndef PCPROF_RAW_H
+#define PCPROF_RAW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* What a recording says beyond the profile model, for the run summary. */
+struct raw_info {
+	uint32_t raw_end;       /* enum pcprof_raw_end */
+	uint32_t flags;         /* PCPROF_RAW_F_* */
+	uint64_t lost_table;    /* ticks not stored: the pc table was full */
+	uint64_t lost_threads;  /* ticks of threads beyond the thread table
+				   (kept, under the "[other]" thread) */
+	uint64_t lost_busy;     /* ticks in slots the process was filling as it died */
+	uint64_t lost_modules;  /* modules beyond the module table */
+	uint64_t mapped;        /* bytes the recording mapped in the target */
+	uint64_t cpu_start_ns;  /* process CPU time when the image started */
+};
+
+/*
+ * Read one recording into *out (free with pp_process_free, data.h).  The
+ * process may still be running: what it wrote so far is read.  Returns 0,
+ * or -1 with a one-line message in err (not a recording, a recording the
+ * process never started writing, an inconsistent header).
+ */
+int raw_read(const char *path, struct pp_process *out, struct raw_info *info, char *err,
+	     size_t errlen);
+
+/* A directory's recordings ("*.raw"), converted and sorted by start time,
+ * pid and image number. */
+struct raw_set {
+	size_t n;
+	struct pp_process *procs;
+	struct raw_info *info;   /* parallel to procs */
+	size_t nbad;             /* recordings that could not be read */
+	char first_bad[512];     /* the message for the first of them */
+};
+
+/* Returns 0, or -1 with err set if the directory cannot be read. */
+int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,581 @@
+/*
+ * symtab.c - symbolization with elfutils (libdwfl/libdw), as cli/symtab.h
+ * promises.
+ *
+ * Every file is opened once per pcprof run, however many processes mapped
+ * it: a `struct symfile` is keyed by (path, recorded build-id) and reported
+ * to its own Dwfl session at base 0, so that all its addresses are
+ * link-time addresses; a process's runtime pc becomes pc - bias before the
+ * lookup.  Files are opened lazily, at the first lookup in them, so modules
+ * without samples cost nothing and earn no notes.
+ *
+ * Function lookups use our own table, sorted once per file, because
+ * dwfl_module_addrinfo scans the symbol table linearly (about 0.1 ms per
+ * lookup on libc; ecosystem.md section 2.9).  Line lookups go to libdw,
+ * which indexes them itself.
+ *
+ * Where no symbol covers a pc (a stripped library's internal functions, a
+ * PLT), the unwind table (.eh_frame) still knows where the function starts
+ * and ends: sym_info then has function NULL but fn_start/fn_size set, so
+ * that callers can group the pcs of one anonymous function into one row.
+ *
+ * debuginfod is never used: it would reach for the network, which neither
+ * tests nor most users' report runs should do behind their back.
+ */
+#include "symtab.h"
+
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct fn {
+	uint64_t start, size; /* link-time */
+	const char *name;     /* owned by libdwfl's symbol table */
+	int rank;             /* lower wins among symbols at one address */
+};
+
+enum sf_state {
+	SF_OK,       /* symbols (at least .dynsym) were read */
+	SF_MISSING,  /* no such file, or not ELF */
+	SF_CHANGED,  /* build-id differs from the recording, no copy found */
+	SF_NOFILE,   /* nothing on disk to read: [vdso] of another kernel, [anon] */
+};
+
+struct symfile {
+	char *path;
+	uint8_t build_id[40];
+	uint32_t build_id_len;
+	enum sf_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	bool full;            /* a .symtab (local symbols) was found */
+	bool has_lines;       /* DWARF line tables were found */
+	char *symfile;        /* the ELF file with the symbols gprof should read */
+	struct fn *fns;
+	size_t nfns;
+	Dwarf_CFI *cfi;
+	bool cfi_tried;
+	char *note;           /* one line, or NULL */
+	bool warning;         /* note is a warning */
+	bool noted;           /* note already printed */
+	bool used;            /* a pc was looked up in it: its note matters */
+	struct symfile *next;
+};
+
+struct symtab {
+	const struct pp_process *proc;
+	struct symfile **files; /* per module, NULL until first lookup */
+};
+
+static struct symfile *files; /* every file opened by any live symtab */
+static int users;              /* live symtabs */
+
+static char *debuginfo_path = ":.debug:/usr/lib/debug";
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = '\0';
+}
+
+static char *build_id_debug_path(const uint8_t *id, size_t n)
+{
+	char h[81];
+	if (n < 2)
+		return NULL;
+	hex(h, id, n);
+	char *p = xmalloc(strlen(h) + 40);
+	sprintf(p, "/usr/lib/debug/.build-id/%.2s/%s.debug", h, h + 2);
+	return p;
+}
+
+/*
+ * The Debian package that owns path, from dpkg's file lists, or NULL.
+ * Only called for the few files that earn a note.  /lib is a link to
+ * /usr/lib since Debian 12 but the lists still name both spellings.
+ */
+static char *debian_package(const char *path)
+{
+	char alt[1024];
+	if (strncmp(path, "/usr/", 5) == 0)
+		snprintf(alt, sizeof alt, "%s", path + 4);
+	else
+		snprintf(alt, sizeof alt, "/usr%s", path);
+	glob_t g;
+	if (glob("/var/lib/dpkg/info/*.list", 0, NULL, &g) != 0)
+		return NULL;
+	char *pkg = NULL;
+	char line[1024];
+	for (size_t i = 0; i < g.gl_pathc && !pkg; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (strcmp(line, path) != 0 && strcmp(line, alt) != 0)
+				continue;
+			const char *b = basename(g.gl_pathv[i]);
+			size_t n = strcspn(b, ":.");
+			if (strcmp(b + n, ".list") != 0 && b[n] != ':')
+				n = strlen(b) - 5;
+			pkg = xmalloc(n + 1);
+			memcpy(pkg, b, n);
+			pkg[n] = '\0';
+			break;
+		}
+		fclose(f);
+	}
+	globfree(&g);
+	return pkg;
+}
+
+static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(sf->note);
+	if (vasprintf(&sf->note, fmt, ap) < 0)
+		die(2, "out of memory");
+	va_end(ap);
+	sf->warning = warning;
+}
+
+/* What would give this file a full symbol table, for the note. */
+static void note_no_symtab(struct symfile *sf)
+{
+	const char *b = basename(sf->path);
+	char *pkg = debian_package(sf->path);
+	if (pkg && strcmp(pkg, "libc6") == 0)
+		set_note(sf, false,
+			 "%s has only its exported symbols (.dynsym): internal functions "
+			 "show as %s+0xADDRESS; install libc6-dbg for full names",
+			 b, b);
+	else if (pkg)
+		set_note(sf, false,
+			 "%s has only its exported symbols (.dynsym): internal functions "
+			 "show as %s+0xADDRESS; install its debug symbols (%s-dbgsym from "
+			 "the debian-debug archive, or a %s-dbg package if there is one)",
+			 b, b, pkg, pkg);
+	else if (sf->nfns)
+		set_note(sf, false,
+			 "%s has only its exported symbols (.dynsym, stripped): internal "
+			 "functions show as %s+0xADDRESS; profile an unstripped build, or "
+			 "install its -dbgsym/-dbg package",
+			 b, b);
+	else
+		set_note(sf, false,
+			 "%s has no symbols (stripped): functions show as %s+0xADDRESS; "
+			 "profile an unstripped build, or install its -dbgsym/-dbg package",
+			 b, b);
+	free(pkg);
+}
+
+static bool elf_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+/* Among symbols at one address: sized before unsized, global before weak
+ * before local, fewer leading underscores ("malloc" over
+ * "__libc_malloc"), shorter, then by name so that output is stable. */
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+static int sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int r = 0;
+	if (sym->st_size == 0)
+		r += 1000;
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: break;
+	case STB_WEAK: r += 100; break;
+	default: r += 200; break;
+	}
+	int u = 0;
+	while (name[u] == '_')
+		u++;
+	r += 10 * (u > 9 ? 9 : u);
+	size_t n = strlen(name);
+	r += n > 9 ? 9 : (int)n;
+	return r;
+}
+
+static void load_functions(struct symfile *sf)
+{
+	int n = dwfl_module_getsymtab(sf->mod);
+	if (n <= 0)
+		return;
+	sf->fns = xcalloc((size_t)n, sizeof *sf->fns);
+	Elf *checked = NULL; /* symbols come from one or two files: look once each */
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		const char *name = dwfl_module_getsym_info(sf->mod, i, &sym, &addr, &shndx,
+							   &elf, NULL);
+		if (!name || !*name || shndx == SHN_UNDEF || shndx == (GElf_Word)-1)
+			continue;
+		int t = GELF_ST_TYPE(sym.st_info);
+		if (t != STT_FUNC && t != STT_GNU_IFUNC)
+			continue;
+		if (!sf->full && elf && elf != checked) {
+			checked = elf;
+			sf->full = elf_has_symtab(elf);
+		}
+		sf->fns[sf->nfns++] = (struct fn){ addr, sym.st_size, name, sym_rank(&sym, name) };
+	}
+	qsort(sf->fns, sf->nfns, sizeof *sf->fns, fn_cmp);
+	/* keep the best-ranked symbol at each address */
+	size_t k = 0;
+	for (size_t i = 0; i < sf->nfns; i++)
+		if (k == 0 || sf->fns[k - 1].start != sf->fns[i].start)
+			sf->fns[k++] = sf->fns[i];
+		else if (sf->fns[k - 1].size == 0)
+			sf->fns[k - 1].size = sf->fns[i].size;
+	sf->nfns = k;
+}
+
+static bool report(struct symfile *sf, const char *file, int fd)
+{
+	sf->dwfl = dwfl_begin(&callbacks);
+	if (!sf->dwfl) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	dwfl_report_begin(sf->dwfl);
+	sf->mod = dwfl_report_elf(sf->dwfl, basename(sf->path), file, fd, 0, true);
+	dwfl_report_end(sf->dwfl, NULL, NULL);
+	if (!sf->mod) {
+		dwfl_end(sf->dwfl);
+		sf->dwfl = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void unreport(struct symfile *sf)
+{
+	if (sf->dwfl)
+		dwfl_end(sf->dwfl);
+	sf->dwfl = NULL;
+	sf->mod = NULL;
+}
+
+/* The build-id of the file now reported, or 0 bytes. */
+static int current_build_id(struct symfile *sf, const unsigned char **bits)
+{
+	GElf_Addr bias, vaddr;
+	if (!dwfl_module_getelf(sf->mod, &bias))
+		return 0;
+	int n = dwfl_module_build_id(sf->mod, bits, &vaddr);
+	return n < 0 ? 0 : n;
+}
+
+/*
+ * The vDSO has no file.  The kernel that ran the program usually is the one
+ * running us, with the same vDSO: if the build-ids agree (or none was
+ * recorded), symbolize from a copy of our own.
+ */
+static bool report_vdso(struct symfile *sf)
+{
+	unsigned long ehdr = getauxval(AT_SYSINFO_EHDR);
+	if (!ehdr)
+		return false;
+	FILE *maps = fopen("/proc/self/maps", "r");
+	if (!maps)
+		return false;
+	char line[512];
+	unsigned long lo = 0, hi = 0;
+	while (fgets(line, sizeof line, maps))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	fclose(maps);
+	if (lo != ehdr || hi <= lo)
+		return false;
+	int fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (write(fd, (const void *)lo, hi - lo) != (ssize_t)(hi - lo)) {
+		close(fd);
+		return false;
+	}
+	if (!report(sf, "[vdso]", fd))
+		return false;
+	const unsigned char *bits;
+	int n = current_build_id(sf, &bits);
+	if (sf->build_id_len &&
+	    (n != (int)sf->build_id_len || memcmp(bits, sf->build_id, (size_t)n) != 0)) {
+		unreport(sf);
+		return false;
+	}
+	return true;
+}
+
+/* Only regular files are opened: a recorded path may now name a FIFO or a
+ * device, which could block the report forever or never end. */
+static bool regular_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+static void open_file(struct symfile *sf)
+{
+	char idhex[81] = "";
+	if (sf->build_id_len)
+		hex(idhex, sf->build_id, sf->build_id_len);
+
+	if (strcmp(sf->path, "[vdso]") == 0) {
+		if (!report_vdso(sf)) {
+			sf->state = SF_NOFILE;
+			set_note(sf, false,
+				 "[vdso] of the recording differs from this kernel's: "
+				 "its functions show as [vdso]+0xADDRESS");
+			return;
+		}
+	} else if (sf->path[0] != '/') {
+		sf->state = SF_NOFILE;
+		set_note(sf, true, "%s: not an absolute path; its functions show as %s+0xADDRESS",
+			 sf->path, sf->path);
+		return;
+	} else if (!regular_file(sf->path) || !report(sf, sf->path, -1)) {
+		/* gone or unreadable: a debug file by build-id still has the
+		 * symbols, at the same link-time addresses */
+		char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
+		if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
+			sf->symfile = dbg;
+			set_note(sf, false, "%s: gone; its symbols come from the debug file %s",
+				 sf->path, dbg);
+		} else {
+			free(dbg);
+			sf->state = SF_MISSING;
+			struct stat st;
+			const char *why = stat(sf->path, &st) != 0 ? "not found"
+					  : !S_ISREG(st.st_mode)   ? "not a regular file"
+								   : "cannot read it as ELF";
+			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS", sf->path, why,
+				 *basename(sf->path) ? basename(sf->path) : sf->path);
+			return;
+		}
+	} else if (sf->build_id_len) {
+		const unsigned char *bits;
+		int n = current_build_id(sf, &bits);
+		if (n != (int)sf->build_id_len || memcmp(bits, sf->build_id, (size_t)n) != 0) {
+			char now[81] = "none";
+			if (n > 0)
+				hex(now, bits, (size_t)n);
+			unreport(sf);
+			char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
+			if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
+				sf->symfile = dbg;
+				set_note(sf, true,
+					 "%s changed since recording (build-id %s, now %s); "
+					 "using the debug file %s",
+					 sf->path, idhex, now, dbg);
+			} else {
+				free(dbg);
+				sf->state = SF_CHANGED;
+				set_note(sf, true,
+					 "%s changed since recording (build-id %s, now %s): "
+					 "its functions show as %s+0xADDRESS",
+					 sf->path, idhex, now, basename(sf->path));
+				return;
+			}
+		}
+	}
+
+	sf->state = SF_OK;
+	load_functions(sf);
+	Dwarf_Addr bias;
+	sf->has_lines = dwfl_module_getdwarf(sf->mod, &bias) != NULL;
+	if (!sf->symfile) {
+		const char *mainfile = NULL, *debugfile = NULL;
+		dwfl_module_info(sf->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+		GElf_Addr b;
+		Elf *main_elf = dwfl_module_getelf(sf->mod, &b);
+		if (main_elf && elf_has_symtab(main_elf))
+			sf->symfile = xstrdup(sf->path);
+		else if (debugfile && sf->full)
+			sf->symfile = xstrdup(debugfile);
+	}
+	/* the vDSO has no .symtab, ever, and its .dynsym names all of it */
+	if (!sf->full && !sf->note && strcmp(sf->path, "[vdso]") != 0)
+		note_no_symtab(sf);
+}
+
+static struct symfile *get_file(struct symtab *st, uint32_t m)
+{
+	if (st->files[m])
+		return st->files[m];
+	const struct pp_module *pm = &st->proc->modules[m];
+	uint32_t idlen = pm->build_id_len > sizeof pm->build_id ? 0 : pm->build_id_len;
+	struct symfile *sf;
+	for (sf = files; sf; sf = sf->next)
+		if (strcmp(sf->path, pm->path) == 0 && sf->build_id_len == idlen &&
+		    memcmp(sf->build_id, pm->build_id, idlen) == 0)
+			return st->files[m] = sf;
+	sf = xcalloc(1, sizeof *sf);
+	sf->path = xstrdup(pm->path);
+	memcpy(sf->build_id, pm->build_id, idlen);
+	sf->build_id_len = idlen;
+	sf->next = files;
+	files = sf;
+	open_file(sf);
+	return st->files[m] = sf;
+}
+
+struct symtab *symtab_open(const struct pp_process *proc)
+{
+	/* Keep libdwfl from asking debuginfod servers (the network). */
+	unsetenv("DEBUGINFOD_URLS");
+	struct symtab *st = xcalloc(1, sizeof *st);
+	st->proc = proc;
+	st->files = xcalloc(proc->nmodules, sizeof *st->files);
+	users++;
+	return st;
+}
+
+static const struct fn *find_fn(const struct symfile *sf, uint64_t addr)
+{
+	size_t lo = 0, hi = sf->nfns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sf->fns[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo: first start > addr.  A symbol may sit inside a larger one
+	 * (assembly entry points), so look back a little for one that
+	 * contains addr. */
+	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++) {
+		const struct fn *f = &sf->fns[i - 1];
+		if (f->size ? addr - f->start < f->size : i == lo && i < sf->nfns)
+			return f;
+	}
+	return NULL;
+}
+
+bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out)
+{
+	*out = (struct sym_info){ .module = "[unknown]" };
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return false;
+	struct symfile *sf = get_file(st, module);
+	uint64_t addr = pc - st->proc->modules[module].bias;
+	out->module = sf->path;
+	sf->used = true;
+	if (sf->state != SF_OK)
+		return false;
+	const struct fn *f = find_fn(sf, addr);
+	if (f) {
+		out->function = f->name;
+		out->fn_start = f->start;
+		out->fn_size = f->size;
+	} else {
+		Dwarf_Addr bias;
+		if (!sf->cfi_tried) {
+			sf->cfi_tried = true;
+			sf->cfi = dwfl_module_eh_cfi(sf->mod, &bias);
+			if (!sf->cfi)
+				sf->cfi = dwfl_module_dwarf_cfi(sf->mod, &bias);
+		}
+		Dwarf_Frame *frame;
+		Dwarf_Addr s, e;
+		if (sf->cfi && dwarf_cfi_addrframe(sf->cfi, addr, &frame) == 0) {
+			if (dwarf_frame_info(frame, &s, &e, NULL) >= 0 && s <= addr && addr < e) {
+				out->fn_start = s;
+				out->fn_size = e - s;
+			}
+			free(frame);
+		}
+	}
+	if (sf->has_lines) {
+		Dwfl_Line *l = dwfl_module_getsrc(sf->mod, addr);
+		int line = 0;
+		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+		if (file && line > 0) {
+			out->file = file;
+			out->line = line;
+		}
+	}
+	return out->function != NULL;
+}
+
+const char *symtab_symbol_file(struct symtab *st, uint32_t module)
+{
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return NULL;
+	struct symfile *sf = get_file(st, module);
+	return sf->state == SF_OK ? sf->symfile : NULL;
+}
+
+void symtab_notes(struct symtab *st, FILE *f)
+{
+	for (size_t m = 0; m < st->proc->nmodules; m++) {
+		struct symfile *sf = st->files[m];
+		if (!sf || !sf->note || sf->noted || !sf->used)
+			continue;
+		sf->noted = true;
+		fprintf(f, "%s: %s\n", sf->warning ? "warning" : "note", sf->note);
+	}
+}
+
+void symtab_close(struct symtab *st)
+{
+	if (!st)
+		return;
+	free(st->files);
+	free(st);
+	if (--users > 0)
+		return;
+	while (files) {
+		struct symfile *sf = files;
+		files = sf->next;
+		unreport(sf);
+		free(sf->fns);
+		free(sf->path);
+		free(sf->symfile);
+		free(sf->note);
+		free(sf);
+	}
+}

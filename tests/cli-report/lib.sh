@@ -1,0 +1,36 @@
+# lib.sh - sourced by the t-*.sh tests of pcprof report and export.
+# Sets PCPROF, FIX (mkfixture), JSONCHECK, a temporary directory T (removed
+# on exit), writes the fixture profile $T/fx.data, and defines:
+#   fail MSG     print "FAIL: MSG" and exit 1
+#   skip MSG     print "SKIP: MSG" and exit 77
+#   expect NAME  the fixture's expected count for NAME (mkfixture counts)
+#   row FILE FUNCTION   the report row whose function column (5th) is FUNCTION
+set -eu
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+PCPROF=$ROOT/build/pcprof
+FIX=$ROOT/build/tests/cli-report/mkfixture
+JSONCHECK=$ROOT/build/tests/cli-report/jsoncheck
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+unset DEBUGINFOD_URLS
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+for f in "$PCPROF" "$FIX" "$JSONCHECK"; do
+	[ -x "$f" ] || fail "$f not built (make all)"
+done
+"$FIX" counts >"$T/counts" || fail "mkfixture counts"
+expect() {
+	awk -v k="$1" '$1 == k { print $2 }' "$T/counts"
+}
+row() {
+	awk -v f="$2" '$5 == f' "$1"
+}
+"$FIX" write "$T/fx.data" || fail "mkfixture write"

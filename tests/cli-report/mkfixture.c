@@ -1,0 +1,455 @@
+/*
+ * mkfixture.c - the known profile of the report/export tests (not a test
+ * itself; the t-*.sh scripts run it).
+ *
+ *   mkfixture write FILE [--changed] [--missing] [--odd] [--huge]
+ *       Write a pcprof.data whose samples sit, with exact counts, at this
+ *       program's own functions, at libhot.so's (exported and static), at
+ *       the stripped libcold.so's, libdbg.so's (stripped, with a debuglink
+ *       to its debug file), in libc, libz and the vDSO, and outside every module,
+ *       for two processes.  The module table is this process's
+ *       own (dl_iterate_phdr), so every address is real and symbolizable.
+ *       --changed records a wrong build-id for libhot.so (a rebuilt
+ *       library); --missing adds a module whose file does not exist, and
+ *       libc under a path that does not exist (its build-id debug file
+ *       still names it);
+ *       --odd adds modules named by a FIFO (created next to FILE), a
+ *       device, a directory and a relative path, 10 samples each;
+ *       --huge gives fix_hot 20000000 samples instead of 70000.
+ *   mkfixture counts
+ *       Print the expected counts, "name count", one per line.
+ *   mkfixture spin SECONDS
+ *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
+ *       (libhot.so), 10% in fix_warm; for `pcprof run`.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "data.h"
+#include "profile.h"
+
+void hot_lib_spin(uint64_t n);
+void *hot_lib_inner_addr(void);
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) void fix_hot(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink += i * i;
+}
+
+__attribute__((noinline)) void fix_warm(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink ^= i + 7;
+}
+
+__attribute__((noinline)) static void fix_cold(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		sink -= i;
+}
+
+/* ---- the module table, from this process ------------------------------------ */
+
+struct modlist {
+	struct pp_module *m;
+	size_t n;
+};
+
+static void build_id(struct dl_phdr_info *info, struct pp_module *m)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		const uint8_t *end = p + ph->p_memsz;
+		while (p + 12 <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+			const uint8_t *d = p + 12 + name;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(p + 12, "GNU", 4) == 0 && nh->n_descsz <= sizeof m->build_id) {
+				memcpy(m->build_id, d, nh->n_descsz);
+				m->build_id_len = nh->n_descsz;
+				return;
+			}
+			p = d + desc;
+		}
+	}
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct modlist *l = arg;
+	l->m = realloc(l->m, (l->n + 1) * sizeof *l->m);
+	struct pp_module *m = &l->m[l->n++];
+	memset(m, 0, sizeof *m);
+	char path[4096];
+	const char *name = info->dlpi_name;
+	if (!name[0]) {
+		ssize_t k = readlink("/proc/self/exe", path, sizeof path - 1);
+		path[k > 0 ? k : 0] = '\0';
+		name = path;
+	} else if (strstr(name, "linux-vdso") || strstr(name, "linux-gate")) {
+		name = "[vdso]";
+	} else if (realpath(name, path)) {
+		name = path;
+	}
+	m->path = strdup(name);
+	m->bias = info->dlpi_addr;
+	for (int i = 0; i < info->dlpi_phnum && m->nsegs < 8; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD)
+			m->seg[m->nsegs++] = (struct pp_segment){ ph->p_vaddr, ph->p_memsz,
+								  ph->p_offset, ph->p_flags };
+	}
+	build_id(info, m);
+	return 0;
+}
+
+/* ---- the samples -------------------------------------------------------------- */
+
+struct hit {
+	const char *name; /* expected report label ("" for none) */
+	uint64_t pc;
+	uint32_t thread;
+	uint64_t count;
+};
+
+/* A symbol of libcold.so or libdbg.so, which sit next to this program
+ * and are loaded here (by dlopen, so that the program links without them). */
+static void *lib_sym(const char *lib, const char *name)
+{
+	char path[4096];
+	ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
+	if (k <= 0)
+		return NULL;
+	path[k] = '\0';
+	strcpy(strrchr(path, '/') + 1, lib);
+	void *h = dlopen(path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "mkfixture: %s\n", dlerror());
+		exit(1);
+	}
+	return dlsym(h, name);
+}
+
+static void *cold_sym(const char *name)
+{
+	return lib_sym("libcold.so", name);
+}
+
+/* The address of the vDSO's __vdso_clock_gettime, or 0: the vDSO is a whole
+ * ELF image in memory, section headers included. */
+static uint64_t vdso_clock_gettime(void)
+{
+	const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	if (!base)
+		return 0;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(base + eh->e_shoff);
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	uint64_t bias = (uint64_t)(uintptr_t)base; /* base - p_vaddr of the first PT_LOAD */
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD) {
+			bias -= ph[i].p_vaddr;
+			break;
+		}
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(base + sh[i].sh_offset);
+		const char *str = (const char *)(base + sh[sh[i].sh_link].sh_offset);
+		for (size_t k = 0; k < sh[i].sh_size / sizeof *sym; k++)
+			if (strcmp(str + sym[k].st_name, "__vdso_clock_gettime") == 0)
+				return bias + sym[k].st_value;
+	}
+	return 0;
+}
+
+/* The hits of the first process (the second's are in main). */
+static size_t hits(struct hit *h)
+{
+	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
+	uint64_t cold = (uint64_t)(uintptr_t)cold_inner();
+	size_t n = 0;
+	h[n++] = (struct hit){ "fix_hot", (uint64_t)(uintptr_t)fix_hot + 4, 0, 70000 };
+	h[n++] = (struct hit){ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 0, 14000 };
+	h[n++] = (struct hit){ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 1, 6000 };
+	h[n++] = (struct hit){ "hot_lib_inner", (uint64_t)(uintptr_t)hot_lib_inner_addr() + 2, 1,
+			       5000 };
+	h[n++] = (struct hit){ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 1, 3000 };
+	h[n++] = (struct hit){ "fix_cold", (uint64_t)(uintptr_t)fix_cold + 4, 0, 1000 };
+	h[n++] = (struct hit){ "cold_lib_spin", (uint64_t)(uintptr_t)cold_sym("cold_lib_spin") + 4,
+			       0, 800 };
+	/* two pcs of one unnamed function: one row, found by its unwind entry */
+	h[n++] = (struct hit){ "", cold + 1, 0, 400 };
+	h[n++] = (struct hit){ "", cold + 5, 0, 400 };
+	void *(*dbg_inner)(void) = (void *(*)(void))lib_sym("libdbg.so", "dbg_lib_inner_addr");
+	h[n++] = (struct hit){ "dbg_lib_inner", (uint64_t)(uintptr_t)dbg_inner() + 3, 0, 700 };
+	h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1, 0, 500 };
+	if (vdso_clock_gettime())
+		h[n++] = (struct hit){ "__vdso_clock_gettime", vdso_clock_gettime() + 2, 0, 60 };
+	h[n++] = (struct hit){ "crc32", (uint64_t)(uintptr_t)crc32 + 2, 0, 300 };
+	h[n++] = (struct hit){ "", 0x1234, 0, 100 };
+	return n;
+}
+
+static void set_samples(struct pp_process *p, const struct hit *h, size_t n)
+{
+	p->samples = calloc(n, sizeof *p->samples);
+	p->nsamples = n;
+	for (size_t i = 0; i < n; i++) {
+		p->samples[i] = (struct pp_sample){ h[i].pc, pp_find_module(p, h[i].pc, 0),
+						    h[i].thread, h[i].count };
+		p->ticks += h[i].count;
+	}
+	p->signals = p->ticks - 7;
+	p->cpu_ns = p->ticks * 1000000ull; /* exactly 1000 Hz achieved */
+	pp_sort_samples(p);
+}
+
+static struct pp_module *copy_modules(const struct modlist *l)
+{
+	struct pp_module *m = calloc(l->n + 5, sizeof *m); /* room for --missing, --odd */
+	for (size_t i = 0; i < l->n; i++) {
+		m[i] = l->m[i];
+		m[i].path = strdup(l->m[i].path);
+	}
+	return m;
+}
+
+static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe,
+			 const char *cmd)
+{
+	p->pid = pid;
+	p->ppid = ppid;
+	p->exe = strdup(exe);
+	p->cmdline = strdup(cmd);
+	p->hz = 1000;
+	strcpy(p->engine, "thread-timer");
+	p->why = strdup("fixture");
+	p->start_ns = 1700000000000000000ull;
+	p->end_ns = p->start_ns + 2000000000ull;
+	p->end = PP_END_EXIT;
+	p->lost = 3;
+}
+
+static int write_fixture(const char *file, int changed, int missing, int odd, int huge)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	/* loaded before the module list is taken */
+	cold_sym("cold_lib_spin");
+	lib_sym("libdbg.so", "dbg_lib_spin");
+	free(l.m);
+	l.m = NULL;
+	l.n = 0;
+	dl_iterate_phdr(add_module, &l);
+	const char *exe = l.m[0].path;
+
+	struct pp_profile prof = { 0 };
+	prof.command = strdup("mkfixture spin 100");
+	prof.start_ns = 1700000000000000000ull;
+	prof.end_ns = prof.start_ns + 2000000000ull;
+	prof.nprocs = 2;
+	prof.procs = calloc(2, sizeof *prof.procs);
+
+	/* process 1: this one */
+	struct pp_process *p = &prof.procs[0];
+	int pid = getpid();
+	fill_process(p, pid, getppid(), exe, "mkfixture spin 100");
+	p->modules = copy_modules(&l);
+	p->nmodules = l.n;
+	p->threads = calloc(2, sizeof *p->threads);
+	p->nthreads = 2;
+	p->threads[0] = (struct pp_thread){ .tid = pid, .name = "mkfixture", .ticks = 0 };
+	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
+	struct hit h[32];
+	size_t n = hits(h);
+	if (odd) {
+		/* paths that must not be opened as ELF files, or hang the report:
+		 * a FIFO next to FILE, a device, a directory, a relative path */
+		static char fifo[4200];
+		snprintf(fifo, sizeof fifo, "%s", file);
+		char *slash = strrchr(fifo, '/');
+		strcpy(slash ? slash + 1 : fifo, "fifo");
+		if (mkfifo(fifo, 0600) != 0) {
+			perror(fifo);
+			return 1;
+		}
+		const char *odd_paths[] = { fifo, "/dev/zero", "/", "relative.so" };
+		for (int i = 0; i < 4; i++) {
+			struct pp_module *m = &p->modules[p->nmodules++];
+			memset(m, 0, sizeof *m);
+			m->path = strdup(odd_paths[i]);
+			m->bias = 0x7d0000000000ull + 0x100000000ull * (uint64_t)i;
+			m->nsegs = 1;
+			m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
+			h[n++] = (struct hit){ "", m->bias + 0x1010, 0, 10 };
+		}
+	}
+	if (missing) {
+		/* a library that is gone since the recording */
+		struct pp_module *m = &p->modules[p->nmodules++];
+		memset(m, 0, sizeof *m);
+		m->path = strdup("/nonexistent/libgone.so");
+		m->bias = 0x7e0000000000ull;
+		m->nsegs = 1;
+		m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
+		h[n++] = (struct hit){ "libgone.so+0x1100", 0x7e0000001100ull, 0, 50 };
+		/* libc as if moved away since: its debug file (libc6-dbg), found
+		 * by build-id, still names getppid */
+		for (size_t i = 0; i < l.n; i++) {
+			if (!strstr(l.m[i].path, "/libc.so.6"))
+				continue;
+			const uint64_t shift = 0x100000000000ull;
+			m = &p->modules[p->nmodules++];
+			*m = l.m[i];
+			m->path = strdup("/nonexistent/libc.so.6");
+			m->bias += shift;
+			h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1 + shift, 0, 40 };
+			break;
+		}
+	}
+	if (huge) /* beyond what 256 copies of a 16-bit counter hold */
+		h[0].count = 20000000;
+	set_samples(p, h, n);
+	for (size_t i = 0; i < p->nsamples; i++)
+		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
+	if (changed)
+		for (size_t i = 0; i < p->nmodules; i++)
+			if (strstr(p->modules[i].path, "libhot.so"))
+				p->modules[i].build_id[0] ^= 0xff;
+
+	/* process 2: a child with libhot.so mapped elsewhere (ASLR) */
+	struct pp_process *c = &prof.procs[1];
+	fill_process(c, pid + 1000, pid, exe, "mkfixture child");
+	c->modules = copy_modules(&l);
+	c->nmodules = l.n;
+	const uint64_t shift = 0x10000000;
+	for (size_t i = 0; i < c->nmodules; i++)
+		if (strstr(c->modules[i].path, "libhot.so"))
+			c->modules[i].bias += shift;
+	c->threads = calloc(1, sizeof *c->threads);
+	c->nthreads = 1;
+	c->threads[0] = (struct pp_thread){ .tid = pid + 1000, .name = "child", .ticks = 3000 };
+	struct hit ch[2] = {
+		{ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 0, 2000 },
+		{ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4 + shift, 0, 1000 },
+	};
+	set_samples(c, ch, 2);
+	if (changed)
+		for (size_t i = 0; i < c->nmodules; i++)
+			if (strstr(c->modules[i].path, "libhot.so"))
+				c->modules[i].build_id[0] ^= 0xff;
+
+	char err[256];
+	if (pp_write(file, &prof, err, sizeof err) != 0) {
+		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
+		return 1;
+	}
+	pp_free(&prof);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.m[i].path);
+	free(l.m);
+	return 0;
+}
+
+/* Expected totals per label, both processes together. */
+static int print_counts(void)
+{
+	struct hit h[32];
+	size_t n = hits(h);
+	const char *names[] = { "fix_hot", "hot_lib_spin", "hot_lib_inner", "fix_warm",
+				"fix_cold", "cold_lib_spin", "dbg_lib_inner", "getppid", "crc32",
+				"__vdso_clock_gettime" };
+	uint64_t total = 3000;
+	for (size_t i = 0; i < n; i++)
+		total += h[i].count;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		uint64_t c = 0;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(h[i].name, names[k]) == 0)
+				c += h[i].count;
+		if (strcmp(names[k], "fix_warm") == 0)
+			c += 2000;
+		if (strcmp(names[k], "hot_lib_spin") == 0)
+			c += 1000;
+		printf("%s %llu\n", names[k], (unsigned long long)c);
+	}
+	printf("cold_inner 800\nunknown 100\ntotal %llu\n", (unsigned long long)total);
+	/* rows of the report: the named ones, the unnamed one, 0x1234; and the
+	 * modules with samples: mkfixture, libhot, libcold, libdbg, libc, libz,
+	 * and the vDSO if this kernel has one */
+	int vdso = vdso_clock_gettime() != 0;
+	printf("functions %zu\nmodules %d\n", sizeof names / sizeof names[0] + 1 + vdso, 6 + vdso);
+	/* the unnamed function's label: libcold.so+0x(link-time address) */
+	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
+	void *inner = cold_inner();
+	Dl_info di;
+	struct link_map *lm;
+	if (!dladdr1(inner, &di, (void **)&lm, RTLD_DL_LINKMAP))
+		return 1;
+	printf("cold_inner_label libcold.so+0x%llx\n",
+	       (unsigned long long)((uintptr_t)inner - lm->l_addr));
+	return 0;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int spin(double seconds)
+{
+	double end = cpu_now() + seconds;
+	while (cpu_now() < end) {
+		fix_hot(7000000);
+		hot_lib_spin(1600000);
+		fix_warm(1000000);
+	}
+	fix_cold(1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
+		int changed = 0, missing = 0, odd = 0, huge = 0;
+		for (int i = 3; i < argc; i++) {
+			if (strcmp(argv[i], "--changed") == 0)
+				changed = 1;
+			else if (strcmp(argv[i], "--missing") == 0)
+				missing = 1;
+			else if (strcmp(argv[i], "--odd") == 0)
+				odd = 1;
+			else if (strcmp(argv[i], "--huge") == 0)
+				huge = 1;
+		}
+		return write_fixture(argv[2], changed, missing, odd, huge);
+	}
+	if (argc == 2 && strcmp(argv[1], "counts") == 0)
+		return print_counts();
+	if (argc == 3 && strcmp(argv[1], "spin") == 0)
+		return spin(atof(argv[2]));
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] | "
+			"counts | spin SECONDS\n");
+	return 2;
+}

@@ -1,0 +1,180 @@
+/*
+ * t-random.c - report's and every writer's code on random profiles that a
+ * data file could hold (pp_read checks indexes and sizes, not sense): huge
+ * and zero counts, rates of 0, biases and segments anywhere, build-ids of
+ * any length that match nothing, modules named by real libraries, by this
+ * program, by the vDSO, by a device, a directory, a relative path and by
+ * nothing.  Nothing may crash, hang, fail to write, write more than 64 MiB
+ * into a file, or trip the sanitizers this test is built with (see the
+ * Makefile); outputs go to a temporary directory.
+ * Seeded, so a failure repeats: T_RANDOM_SEED=n T_RANDOM_N=k to explore.
+ */
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "flat.h"
+#include "out.h"
+#include "profile.h"
+#include "test.h"
+
+static uint64_t state;
+
+static uint64_t rnd(void)
+{
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return state;
+}
+
+static const char *paths[8];
+static int keep_stderr;
+
+#define CHECK(c, ...)                                                                  \
+	do {                                                                           \
+		if (!(c)) {                                                            \
+			fflush(stderr);                                                \
+			dup2(keep_stderr, 2);                                          \
+			T_FAIL(__VA_ARGS__);                                           \
+		}                                                                      \
+	} while (0)
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/libc.so"))
+		*(const char **)arg = info->dlpi_name;
+	return 0;
+}
+
+static void random_process(struct pp_process *pr)
+{
+	pr->pid = 1 + (int)(rnd() % 3);
+	pr->exe = strdup(paths[rnd() % 8]);
+	pr->cmdline = strdup(rnd() % 2 ? "a\nb\t\"<&>'" : "");
+	pr->hz = rnd() % 3 == 0 ? 0 : 1 + (uint32_t)(rnd() % 10000);
+	pr->why = strdup("");
+	strcpy(pr->engine, rnd() % 2 ? "perf" : "");
+	pr->cpu_ns = rnd() % 3 ? rnd() % 10000000000ull : 0;
+	pr->ticks = rnd() % 3 ? rnd() % 100000 : 0;
+	pr->lost = rnd() % 2 ? rnd() % 100 : 0;
+	pr->nmodules = rnd() % 7;
+	pr->modules = calloc(pr->nmodules + 1, sizeof *pr->modules);
+	for (size_t m = 0; m < pr->nmodules; m++) {
+		struct pp_module *md = &pr->modules[m];
+		md->path = strdup(paths[rnd() % 8]);
+		md->bias = rnd() % 2 ? rnd() : (rnd() % 0x100000) << 12;
+		md->nsegs = (uint32_t)(rnd() % 9);
+		md->build_id_len = rnd() % 2 ? 0 : (uint32_t)(rnd() % 41);
+		for (int k = 0; k < 40; k++)
+			md->build_id[k] = (uint8_t)rnd();
+		for (uint32_t k = 0; k < md->nsegs; k++)
+			md->seg[k] = (struct pp_segment){ rnd() % 2 ? rnd() : rnd() % 0x200000,
+							  rnd() % 2 ? rnd() : rnd() % 0x100000,
+							  rnd() % 0x100000, (uint32_t)(rnd() % 8) };
+	}
+	pr->nthreads = 1 + rnd() % 3;
+	pr->threads = calloc(pr->nthreads, sizeof *pr->threads);
+	for (size_t t = 0; t < pr->nthreads; t++) {
+		pr->threads[t].tid = (int32_t)(rnd() % 100);
+		memset(pr->threads[t].name, (int)('a' + t), 15);
+	}
+	pr->nsamples = rnd() % 300;
+	pr->samples = calloc(pr->nsamples + 1, sizeof *pr->samples);
+	for (size_t k = 0; k < pr->nsamples; k++) {
+		uint32_t m = pr->nmodules && rnd() % 4 ? (uint32_t)(rnd() % pr->nmodules) : PP_NO_MODULE;
+		uint64_t pc = rnd();
+		if (m != PP_NO_MODULE && rnd() % 3) /* inside the module's first 2 MiB */
+			pc = pr->modules[m].bias + rnd() % 0x200000;
+		uint64_t count = rnd() % 5 == 0 ? rnd() % 200000 : 1 + rnd() % 10;
+		if (rnd() % 50 == 0)
+			count = UINT64_MAX / 4;
+		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count };
+	}
+}
+
+int main(void)
+{
+	char self[4096], dir[] = "/tmp/t-random.XXXXXX", out[4200], gm[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	T_OK(n > 0);
+	self[n] = '\0';
+	const char *libc = "/nonexistent/libc.so.6";
+	dl_iterate_phdr(find_libc, &libc);
+	const char *p[8] = { self, libc, "[vdso]", "/nonexistent/x.so", "/dev/null", "/", "rel.so", "" };
+	memcpy(paths, p, sizeof p);
+	/* A writer that runs away must fail here, not fill the disk: files
+	 * above 64 MiB get EFBIG (no SIGXFSZ), which the writers report. */
+	struct rlimit fsize = { 64u << 20, 64u << 20 };
+	T_OK(setrlimit(RLIMIT_FSIZE, &fsize) == 0);
+	signal(SIGXFSZ, SIG_IGN);
+	T_OK(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(gm, sizeof gm, "%s/gmon", dir);
+	/* the writers' and notes' chatter is not what this test is about;
+	 * failures restore stderr first */
+	T_OK(freopen("/dev/null", "w", stdout));
+	keep_stderr = dup(2);
+	T_OK(keep_stderr >= 0 && freopen("/dev/null", "w", stderr));
+	FILE *devnull = fopen("/dev/null", "w");
+	T_OK(devnull);
+
+	const char *s = getenv("T_RANDOM_SEED"), *k = getenv("T_RANDOM_N");
+	state = s ? strtoull(s, NULL, 0) : 0x9e3779b97f4a7c15ull;
+	int iterations = k ? atoi(k) : 120;
+	for (int it = 0; it < iterations; it++) {
+		struct pp_profile prof = { 0 };
+		prof.command = strdup(rnd() % 2 ? "cmd" : "x;\n\"<>&'");
+		prof.start_ns = rnd();
+		prof.end_ns = rnd();
+		prof.nprocs = 1 + rnd() % 3;
+		prof.procs = calloc(prof.nprocs, sizeof *prof.procs);
+		for (size_t i = 0; i < prof.nprocs; i++)
+			random_process(&prof.procs[i]);
+		struct flat_opts o = { 0 };
+		if (rnd() % 4 == 0)
+			o.pid = 1 + (int32_t)(rnd() % 3);
+		if (rnd() % 4 == 0)
+			o.module = "*.so*";
+		if (rnd() % 4 == 0)
+			o.function = "*0x*";
+		char err[512];
+		struct flat *f = flat_build(&prof, &o, err, sizeof err);
+		if (!f) {
+			/* only a pid that matches nothing fails */
+			CHECK(o.pid != 0, "iteration %d: %s", it, err);
+		} else {
+			const struct out_format *fmt[] = { &out_pprof, &out_folded, &out_speedscope,
+							   &out_html, &out_gmon };
+			for (int i = 0; i < 5; i++)
+				CHECK(fmt[i]->write(f, fmt[i]->directory ? gm : out, err, sizeof err) == 0,
+				      "iteration %d, %s: %s", it, fmt[i]->name, err);
+			flat_notes(f, devnull);
+			size_t c;
+			for (int by = 0; by < 4; by++) {
+				free(flat_sorted_fns(f, (enum flat_sort)by, &c));
+				free(flat_sorted_lines(f, (enum flat_sort)by, &c));
+				free(flat_sorted_mods(f, (enum flat_sort)by, &c));
+			}
+			uint64_t sum = 0;
+			for (size_t i = 0; i < f->nfns; i++)
+				sum += f->fns[i].samples;
+			/* every shown sample is in exactly one row (sums may wrap alike) */
+			CHECK(sum == f->shown, "iteration %d: rows hold %llu of %llu samples", it,
+			      (unsigned long long)sum, (unsigned long long)f->shown);
+			flat_free(f);
+		}
+		pp_free(&prof);
+	}
+	fclose(devnull);
+	char cmd[4400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0, "%s", cmd);
+	return 0;
+}

@@ -1,0 +1,36 @@
+#!/bin/sh
+# A bounded libFuzzer run of the pcprof.data reader (tests/cli-run/fuzz-data.c
+# under address and undefined-behaviour sanitizers): FUZZ_SECONDS, default 20.
+# The seeds are data files written by pcprof run, so the mutations start from
+# well-formed input.  SKIPs when clang or its fuzzer runtime is missing.
+set -u
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+command -v clang >/dev/null 2>&1 || { echo "SKIP: clang is not installed"; exit 77; }
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' >"$tmp/probe.c"
+if ! clang -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" 2>"$tmp/probe.err"; then
+	echo "SKIP: clang's libFuzzer runtime is missing (libclang-rt-14-dev): $(head -n1 "$tmp/probe.err")"
+	exit 77
+fi
+make -s build/fuzz/fuzz-data || { echo "cannot build build/fuzz/fuzz-data"; exit 1; }
+
+mkdir "$tmp/corpus"
+build/pcprof run -q -o "$tmp/corpus/true.data" -- true ||
+	{ echo "pcprof run -- true failed"; exit 1; }
+build/pcprof run -q -o "$tmp/corpus/threads.data" -- build/tests/targets/hot threads 0.05 ||
+	{ echo "pcprof run -- hot threads failed"; exit 1; }
+
+build/fuzz/fuzz-data -max_total_time="${FUZZ_SECONDS:-20}" -timeout=10 -rss_limit_mb=2048 \
+	-artifact_prefix="$tmp/" -print_final_stats=1 "$tmp/corpus" >"$tmp/log" 2>&1
+rc=$?
+if [ $rc != 0 ]; then
+	tail -n 40 "$tmp/log"
+	for f in "$tmp"/crash-* "$tmp"/leak-* "$tmp"/timeout-* "$tmp"/oom-*; do
+		[ -e "$f" ] && echo "reproducer (base64): $(base64 -w0 "$f")"
+	done
+	exit 1
+fi
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log")
+[ "${runs:-0}" -gt 1000 ] || { echo "only ${runs:-0} inputs ran"; tail -n 20 "$tmp/log"; exit 1; }

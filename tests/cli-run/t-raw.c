@@ -1,0 +1,299 @@
+/*
+ * t-raw - reading raw recordings (cli/raw.c) built by hand to the layout of
+ * lib/record-format.h, so every rule is checked exactly:
+ *   - a pc in two slots (a writer moved past a busy slot) is summed;
+ *   - (pc, epoch) picks the module loaded at that epoch when two modules
+ *     used the same addresses one after the other (dlclose, dlopen);
+ *   - a pc that matches no module by epoch falls back to the most recently
+ *     loaded module that holds it (exit-time closes), else no module;
+ *   - thread UINT32_MAX (thread table full) becomes "[other]";
+ *   - a slot still marked busy counts as lost;
+ *   - CPU time is the image's own (cpu_ns - cpu_start_ns);
+ *   - a sparse file (as the recorder leaves them) is read past its holes,
+ *     also where a slot starts in a hole and ends in a written page;
+ *   - broken files (empty, zero header, bad magic, tables outside the file,
+ *     file shorter than its header says) are refused with a message.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data.h"
+#include "raw.h"
+#include "record-format.h"
+#include "test.h"
+
+#define NMOD  4
+#define NTHR  8
+#define NSLOT 64
+
+struct file {
+	struct pcprof_raw_header h;
+	struct pcprof_raw_module mod[NMOD];
+	struct pcprof_raw_thread thr[NTHR];
+	struct pcprof_raw_slot slot[NSLOT];
+};
+
+static char dir[] = "/tmp/t-raw.XXXXXX";
+
+static void put_module(struct file *f, int i, const char *path, uint64_t bias, uint32_t from,
+		       uint32_t to)
+{
+	struct pcprof_raw_module *m = &f->mod[i];
+	snprintf(m->path, sizeof m->path, "%s", path);
+	m->bias = bias;
+	m->epoch_loaded = from;
+	m->epoch_unloaded = to;
+	m->nsegs = 1;
+	m->seg[0].vaddr = 0x1000;
+	m->seg[0].memsz = 0x1000;
+	m->seg[0].flags = 5;
+	m->build_id_len = 3;
+	memcpy(m->build_id, "\x01\x02\x03", 3);
+	f->h.mod_count = (uint32_t)i + 1;
+}
+
+static void put_slot(struct file *f, int i, uint64_t pc, uint32_t thread, uint32_t epoch,
+		     uint64_t count)
+{
+	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count };
+}
+
+static void make(struct file *f)
+{
+	memset(f, 0, sizeof *f);
+	struct pcprof_raw_header *h = &f->h;
+	memcpy(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic);
+	h->version = PCPROF_RAW_VERSION;
+	h->header_size = sizeof *h;
+	h->file_size = sizeof *f;
+	h->pid = 4242;
+	h->ppid = 4241;
+	h->seq = 1;
+	h->hz = 250;
+	snprintf(h->engine, sizeof h->engine, "perf");
+	snprintf(h->why, sizeof h->why, "asked for 250 Hz");
+	snprintf(h->exe, sizeof h->exe, "/bin/prog");
+	snprintf(h->cmdline, sizeof h->cmdline, "prog -x");
+	h->start_ns = 100;
+	h->end_ns = 200;
+	h->cpu_start_ns = 1000000;
+	h->cpu_ns = 3000000;
+	h->end = PCPROF_END_EXIT;
+	h->signals = 40;
+	h->ticks = 41;
+	h->lost = 5;
+	h->lost_threads = 2;
+	h->flags = PCPROF_RAW_F_AUDIT | PCPROF_RAW_F_SAMPLER;
+	h->mod_off = offsetof(struct file, mod);
+	h->mod_cap = NMOD;
+	h->thr_off = offsetof(struct file, thr);
+	h->thr_cap = NTHR;
+	h->slot_off = offsetof(struct file, slot);
+	h->slot_cap = NSLOT;
+
+	put_module(f, 0, "/bin/prog", 0x400000, 0, 0);
+	put_module(f, 1, "/lib/a.so", 0x7000000, 0, 1); /* closed at epoch 1 */
+	put_module(f, 2, "/lib/b.so", 0x7000000, 1, 2); /* same place, epoch 1 only */
+	f->thr[3] = (struct pcprof_raw_thread){ .tid = 4242, .name = "prog", .ticks = 30 };
+	f->thr[5] = (struct pcprof_raw_thread){ .tid = 4243, .name = "worker", .ticks = 9 };
+
+	put_slot(f, 0, 0x401010, 3, 0, 10);        /* prog, main thread */
+	put_slot(f, 9, 0x401010, 3, 0, 5);         /* same key again: summed */
+	put_slot(f, 10, 0x401010, 3, 4, 1);        /* same pc, other epoch: summed too */
+	put_slot(f, 11, 0x401010, 5, 0, 2);        /* same pc, other thread */
+	put_slot(f, 20, 0x7001100, 3, 0, 4);       /* a.so */
+	put_slot(f, 21, 0x7001100, 5, 1, 3);       /* b.so */
+	put_slot(f, 22, 0x7001200, 3, 2, 6);       /* both unloaded: latest, b.so */
+	put_slot(f, 30, 0x10, UINT32_MAX, 0, 2);   /* no module; thread table full */
+	put_slot(f, 31, PCPROF_RAW_SLOT_BUSY, 3, 0, 7); /* died while filling */
+	put_slot(f, 32, 0x401020, 99, 0, 1);       /* thread index out of range */
+}
+
+static void save(const char *name, const void *buf, size_t len, char *path, size_t size)
+{
+	snprintf(path, size, "%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	T_OK(fd >= 0);
+	T_EQ(write(fd, buf, len), (long long)len);
+	close(fd);
+}
+
+static const struct pp_sample *find(const struct pp_process *pr, uint64_t pc, const char *mod,
+				    int tid)
+{
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		const char *m = s->module == PP_NO_MODULE ? "-" : pr->modules[s->module].path;
+		if (s->pc == pc && strcmp(m, mod) == 0 && pr->threads[s->thread].tid == tid)
+			return s;
+	}
+	T_FAIL("no sample at %#llx in %s, thread %d", (unsigned long long)pc, mod, tid);
+}
+
+static void refused(const void *buf, size_t len, const char *expect)
+{
+	char path[256], err[256] = "";
+	struct pp_process pr;
+	struct raw_info in;
+	save("bad.raw", buf, len, path, sizeof path);
+	T_EQ(raw_read(path, &pr, &in, err, sizeof err), -1);
+	if (!strstr(err, expect))
+		T_FAIL("message '%s' does not say '%s'", err, expect);
+}
+
+/* A sparse recording: only page 0 (header, tables) and the page holding
+ * slot 851 are written.  Slot 850 starts in the hole before that page and
+ * ends inside it, so skipping holes must not stall there. */
+static void sparse(void)
+{
+	static struct file f;
+	make(&f);
+	struct pcprof_raw_header *h = &f.h;
+	h->mod_off = 2048;
+	h->mod_cap = 2;
+	h->mod_count = 1;
+	h->thr_off = 2048 + 2 * sizeof(struct pcprof_raw_module);
+	h->thr_cap = NTHR;
+	h->slot_off = 4096 + 64;
+	h->slot_cap = 4096;
+	h->file_size = h->slot_off + h->slot_cap * sizeof(struct pcprof_raw_slot);
+	T_OK(h->thr_off + NTHR * sizeof(struct pcprof_raw_thread) <= 4096);
+	T_OK(h->slot_off + 850 * 24 < 24576 && h->slot_off + 851 * 24 > 24576);
+
+	char path[256], err[256];
+	snprintf(path, sizeof path, "%s/sparse.raw", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	T_OK(fd >= 0);
+	T_OK(ftruncate(fd, (off_t)h->file_size) == 0);
+	T_EQ(pwrite(fd, h, sizeof *h, 0), sizeof *h);
+	T_EQ(pwrite(fd, f.mod, sizeof f.mod[0], (off_t)h->mod_off), sizeof f.mod[0]);
+	T_EQ(pwrite(fd, f.thr, sizeof f.thr, (off_t)h->thr_off), sizeof f.thr);
+	struct pcprof_raw_slot s = { 0x401010, 3, 0, 9 };
+	T_EQ(pwrite(fd, &s, sizeof s, (off_t)(h->slot_off + 851 * sizeof s)), sizeof s);
+	close(fd);
+
+	struct pp_process pr;
+	struct raw_info in;
+	alarm(10); /* a stall is a failure, not a timeout of the whole run */
+	T_EQ(raw_read(path, &pr, &in, err, sizeof err), 0);
+	alarm(0);
+	T_EQ(pr.nsamples, 1);
+	T_EQ(pr.samples[0].pc, 0x401010);
+	T_EQ(pr.samples[0].count, 9);
+	pp_process_free(&pr);
+	unlink(path);
+}
+
+int main(void)
+{
+	T_OK(mkdtemp(dir));
+	static struct file f;
+	make(&f);
+	char path[256], err[256];
+	save("4242.1.raw", &f, sizeof f, path, sizeof path);
+
+	struct pp_process pr;
+	struct raw_info in;
+	T_EQ(raw_read(path, &pr, &in, err, sizeof err), 0);
+	T_EQ(pr.pid, 4242);
+	T_EQ(pr.ppid, 4241);
+	T_EQ(pr.seq, 1);
+	T_EQ(pr.hz, 250);
+	T_OK(strcmp(pr.engine, "perf") == 0);
+	T_OK(strcmp(pr.exe, "/bin/prog") == 0);
+	T_OK(strcmp(pr.cmdline, "prog -x") == 0);
+	T_OK(strcmp(pr.why, "asked for 250 Hz") == 0);
+	T_EQ(pr.cpu_ns, 2000000);
+	T_EQ(pr.end, PP_END_EXIT);
+	T_EQ(pr.exit_status, -1);
+	T_EQ(pr.signals, 40);
+	T_EQ(pr.ticks, 41);
+	T_EQ(pr.lost, 5 + 7); /* table full + the busy slot */
+	T_EQ(in.lost_table, 5);
+	T_EQ(in.lost_threads, 2);
+	T_EQ(in.lost_busy, 7);
+	T_EQ(in.raw_end, PCPROF_END_EXIT);
+	T_EQ(in.mapped, sizeof f);
+	T_OK(pr.mem_bytes <= sizeof f);
+
+	T_EQ(pr.nmodules, 3);
+	T_OK(strcmp(pr.modules[2].path, "/lib/b.so") == 0);
+	T_EQ(pr.modules[2].epoch_loaded, 1);
+	T_EQ(pr.modules[2].epoch_unloaded, 2);
+	T_EQ(pr.modules[0].build_id_len, 3);
+	T_EQ(pr.modules[0].seg[0].vaddr, 0x1000);
+
+	/* threads: the two in the table, then "[other]" on demand */
+	T_EQ(pr.nthreads, 3);
+	T_EQ(pr.threads[0].tid, 4242);
+	T_OK(strcmp(pr.threads[0].name, "prog") == 0);
+	T_EQ(pr.threads[0].ticks, 30);
+	T_EQ(pr.threads[1].tid, 4243);
+	T_OK(strcmp(pr.threads[2].name, "[other]") == 0);
+
+	T_EQ(find(&pr, 0x401010, "/bin/prog", 4242)->count, 16);
+	T_EQ(find(&pr, 0x401010, "/bin/prog", 4243)->count, 2);
+	T_EQ(find(&pr, 0x7001100, "/lib/a.so", 4242)->count, 4);
+	T_EQ(find(&pr, 0x7001100, "/lib/b.so", 4243)->count, 3);
+	T_EQ(find(&pr, 0x7001200, "/lib/b.so", 4242)->count, 6);
+	T_EQ(find(&pr, 0x10, "-", 0)->count, 2);
+	T_EQ(find(&pr, 0x401020, "/bin/prog", 0)->count, 1);
+	T_EQ(pr.nsamples, 7);
+	for (size_t i = 1; i < pr.nsamples; i++) {
+		const struct pp_sample *a = &pr.samples[i - 1], *b = &pr.samples[i];
+		T_OK(a->module < b->module || (a->module == b->module && a->pc <= b->pc));
+	}
+	pp_process_free(&pr);
+
+	/* a directory of recordings, with a bad one among them */
+	make(&f);
+	f.h.pid = 4000;
+	f.h.seq = 0;
+	f.h.start_ns = 50; /* earlier: sorted first */
+	save("4000.0.raw", &f, sizeof f, path, sizeof path);
+	save("4001.0.raw", "", 0, path, sizeof path);
+	save("notes.txt", "x", 1, path, sizeof path);
+	struct raw_set set;
+	T_EQ(raw_collect(dir, &set, err, sizeof err), 0);
+	T_EQ(set.n, 2);
+	T_EQ(set.nbad, 1);
+	T_OK(strstr(set.first_bad, "4001.0.raw") != NULL);
+	T_EQ(set.procs[0].pid, 4000);
+	T_EQ(set.procs[1].pid, 4242);
+	for (size_t i = 0; i < set.n; i++)
+		pp_process_free(&set.procs[i]);
+	free(set.procs);
+	free(set.info);
+
+	sparse();
+
+	/* broken recordings */
+	refused("", 0, "empty");
+	static struct file z;
+	refused(&z, sizeof z, "empty");
+	refused(&f, 100, "shorter than a header");
+	make(&f);
+	f.h.magic[0] = 'X';
+	refused(&f, sizeof f, "bad magic");
+	make(&f);
+	f.h.version = 99;
+	refused(&f, sizeof f, "version");
+	make(&f);
+	f.h.slot_cap = 1u << 20;
+	refused(&f, sizeof f, "pc table out of bounds");
+	make(&f);
+	f.h.mod_off = UINT64_MAX - 8;
+	refused(&f, sizeof f, "module table out of bounds");
+	make(&f);
+	f.h.thr_cap = 1u << 30;
+	refused(&f, sizeof f, "thread table out of bounds");
+	make(&f);
+	refused(&f, sizeof f - 8, "shorter than its header says");
+
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	T_EQ(system(cmd), 0);
+	return 0;
+}

@@ -1,0 +1,176 @@
+/*
+ * hot - a target for pcprof run's end-to-end tests (tests/cli-run): known
+ * hot functions, and every way a process can end.  Built without
+ * libprofil; pcprof preloads it.
+ *
+ *   hot MODE SECONDS [FILE]
+ *
+ * Each hot_* function burns SECONDS of its thread's CPU time in its own
+ * loop (the clock is read only every 100000 iterations, so nearly every
+ * sample lands in the loop itself).
+ *
+ *   main        hot_main; exit 0
+ *   threads     threads "worker-a" and "worker-b" run hot_thread_a and
+ *               hot_thread_b, SECONDS each, at the same time; exit 0
+ *   fork        the parent runs hot_parent, its child hot_child; the
+ *               parent waits and exits with the child's status (0)
+ *   exec        hot_before_exec, then exec "hot after-exec SECONDS"
+ *   after-exec  hot_after_exec; exit 0
+ *   exit        hot_main, then _exit(7): no exit handlers
+ *   abort       hot_main, then abort()
+ *   segv        hot_main, then a write through a null pointer
+ *   dlopen      load libz.so.1 with dlopen(), run its crc32() over a buffer
+ *               for SECONDS, close it again, then exit 0
+ *   wait        hot_main, then write FILE and sleep until a signal
+ *   sigint      SIGINT handled; write FILE, then hot_main until SIGINT
+ *               arrives (at most SECONDS), then exit 42 (43 if none came)
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile double sink;
+static volatile sig_atomic_t got_sigint;
+
+static double cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#define HOT(name)                                                                       \
+	__attribute__((noinline)) void name(double seconds)                            \
+	{                                                                               \
+		double x = 1.0, t0 = cpu();                                             \
+		do {                                                                    \
+			for (int i = 0; i < 100000; i++)                                \
+				x = x * 1.0000001 + 1e-9;                               \
+		} while (cpu() - t0 < seconds && !got_sigint);                          \
+		sink = x;                                                               \
+	}
+HOT(hot_main)
+HOT(hot_thread_a)
+HOT(hot_thread_b)
+HOT(hot_parent)
+HOT(hot_child)
+HOT(hot_before_exec)
+HOT(hot_after_exec)
+
+static double secs;
+
+/* Time spent in a library the program loads and unloads itself. */
+static int run_libz(double seconds)
+{
+	void *h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+	typedef unsigned long crc_fn(unsigned long, const unsigned char *, unsigned);
+	crc_fn *crc = h ? (crc_fn *)dlsym(h, "crc32") : NULL;
+	if (!crc) {
+		fprintf(stderr, "hot: %s\n", dlerror());
+		return 1;
+	}
+	static unsigned char buf[1 << 16];
+	unsigned long c = 0;
+	double t0 = cpu();
+	do
+		c = crc(c, buf, sizeof buf);
+	while (cpu() - t0 < seconds);
+	sink = (double)c;
+	return dlclose(h) != 0;
+}
+
+static void *worker(void *arg)
+{
+	pthread_setname_np(pthread_self(), arg);
+	if (strcmp(arg, "worker-a") == 0)
+		hot_thread_a(secs);
+	else
+		hot_thread_b(secs);
+	return NULL;
+}
+
+static void write_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	got_sigint = 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: hot MODE SECONDS [FILE]\n");
+		return 2;
+	}
+	const char *mode = argv[1], *file = argc > 3 ? argv[3] : NULL;
+	secs = atof(argv[2]);
+
+	if (strcmp(mode, "main") == 0) {
+		hot_main(secs);
+	} else if (strcmp(mode, "threads") == 0) {
+		pthread_t a, b;
+		pthread_create(&a, NULL, worker, "worker-a");
+		pthread_create(&b, NULL, worker, "worker-b");
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+	} else if (strcmp(mode, "fork") == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			hot_child(secs);
+			exit(0);
+		}
+		hot_parent(secs);
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+			return 1;
+		return WEXITSTATUS(st);
+	} else if (strcmp(mode, "exec") == 0) {
+		hot_before_exec(secs);
+		execl("/proc/self/exe", "hot", "after-exec", argv[2], (char *)NULL);
+		perror("exec");
+		return 1;
+	} else if (strcmp(mode, "after-exec") == 0) {
+		hot_after_exec(secs);
+	} else if (strcmp(mode, "exit") == 0) {
+		hot_main(secs);
+		_exit(7);
+	} else if (strcmp(mode, "abort") == 0) {
+		hot_main(secs);
+		abort();
+	} else if (strcmp(mode, "segv") == 0) {
+		hot_main(secs);
+		volatile int *volatile null = NULL;
+		*null = 1;
+	} else if (strcmp(mode, "dlopen") == 0) {
+		return run_libz(secs);
+	} else if (strcmp(mode, "wait") == 0 && file) {
+		hot_main(secs);
+		write_file(file);
+		for (;;)
+			pause();
+	} else if (strcmp(mode, "sigint") == 0 && file) {
+		struct sigaction sa = { .sa_handler = on_sigint };
+		sigaction(SIGINT, &sa, NULL);
+		write_file(file);
+		hot_main(secs);
+		return got_sigint ? 42 : 43;
+	} else {
+		fprintf(stderr, "hot: unknown mode '%s'\n", mode);
+		return 2;
+	}
+	return 0;
+}
