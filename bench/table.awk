@@ -176,9 +176,15 @@ END {
 			ns = "within noise"
 			if (xm > noise)
 				ns = sprintf("%.0f", xm * 1e6 / median(vals["sig" SUBSEP c]))
-			printf "| %s | %d | %.0f | %.3f | %.1f / %.1f (noise %.1f) | %s | %.2f |\n",
+			nz = sprintf("noise %.1f", noise)
+			if (cnt["cpu" SUBSEP c] < 2 || split(bl, v2, " ") < 2) {
+				# one run: no spread to judge the difference by
+				nz = "noise unknown"
+				ns = sprintf("%.0f?", xm * 1e6 / median(vals["sig" SUBSEP c]))
+			}
+			printf "| %s | %d | %.0f | %.3f | %.1f / %.1f (%s) | %s | %.2f |\n",
 				label(p), t, d * median(vals["eff" SUBSEP c]), d,
-				median(vals["xcpu" SUBSEP c]), xm, noise, ns, median(vals["ext" SUBSEP c])
+				median(vals["xcpu" SUBSEP c]), xm, nz, ns, median(vals["ext" SUBSEP c])
 		}
 	}
 	printf "\n"
