@@ -312,7 +312,7 @@ uninstall:
 
 # ---- misc ------------------------------------------------------------------
 
-bench: all
+bench: lib
 	bench/run
 
 format-check:
