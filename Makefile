@@ -144,17 +144,18 @@ TEST_SRC   := $(wildcard tests/*/t-*.c)
 TEST_BIN   := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TARGET_SRC := $(wildcard tests/targets/*.c)
 TARGET_BIN := $(TARGET_SRC:tests/%.c=$(B)/tests/%)
+TEST_HDRS  := $(wildcard tests/*.h tests/*/*.h)
 TEST_CFLAGS := $(STD) $(WARN) $(CFLAGS) -pthread -I$(B)/include/libprofil -Itests \
 	-fno-omit-frame-pointer
 TEST_LDFLAGS := -L$(B) -Wl,-rpath,$(CURDIR)/$(B)
 
 tests: $(TEST_BIN) $(TARGET_BIN)
 
-$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(B)/include.stamp tests/test.h
+$(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Ilib -o $@ $< $(LIB_A) -ldl
 
-$(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp tests/test.h
+$(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
 

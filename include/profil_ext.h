@@ -78,7 +78,11 @@ struct profil_stats {
 	unsigned long long thread_errors; /* threads the engine could not attach */
 	char engine[24];               /* as profil_engine_name(), "" if none */
 	char why[256];                 /* why this engine; why others were skipped */
-	unsigned long long reserved[8];
+	unsigned long long owed;       /* ticks included in `ticks` that no signal
+					  brought: CPU time a thread used past its
+					  last signal, credited when it exited or
+					  profiling stopped (libprofil(7)) */
+	unsigned long long reserved[7];
 };
 
 /*

@@ -25,13 +25,6 @@
 static long period_ns;
 static int signo;
 
-/* CPU clock id of a thread by tid: the kernel's MAKE_THREAD_CPUCLOCK(tid,
- * CPUCLOCK_SCHED), what pthread_getcpuclockid returns for a pthread. */
-static clockid_t thread_clock(pid_t tid)
-{
-	return (clockid_t)((~(unsigned)tid << 3) | 6);
-}
-
 int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id)
 {
 	struct sigevent sev;
@@ -45,19 +38,6 @@ int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id)
 		return -errno;
 	*id = kid;
 	return 0;
-}
-
-/* A small per-process pseudo-random first expiry in (0, period], so that
- * short-lived threads are sampled in proportion to their CPU time instead of
- * never reaching a full first period (the Go runtime does the same). */
-static long first_expiry(pid_t tid)
-{
-	static _Atomic uint64_t state = 0x9e3779b97f4a7c15u;
-	uint64_t x = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) ^ (uint64_t)tid;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdu;
-	x ^= x >> 33;
-	return 1 + (long)(x % (uint64_t)period_ns);
 }
 
 int profil__timer_arm(int id, long period_ns, long first_ns)
@@ -90,7 +70,7 @@ int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what, c
 static int probe(const struct profil_run *run, char *why, size_t len)
 {
 	pid_t tid = profil__gettid();
-	return profil__timer_probe(thread_clock(tid), tid, run->signo, "the thread CPU clock",
+	return profil__timer_probe(profil_thread_clock(tid), tid, run->signo, "the thread CPU clock",
 				   why, len);
 }
 
@@ -109,10 +89,14 @@ static int start(const struct profil_run *run)
 static int attach(struct profil_thread *t, bool inherited)
 {
 	(void)inherited; /* POSIX timers are never inherited */
-	int id, r = profil__timer_create(thread_clock(t->tid), t->tid, signo, &id);
+	int id, r = profil__timer_create(profil_thread_clock(t->tid), t->tid, signo, &id);
 	if (r < 0)
 		return r;
-	r = profil__timer_arm(id, period_ns, first_expiry(t->tid));
+	/* A random first expiry in (0, period], so that short-lived threads
+	 * are sampled in proportion to their CPU time instead of never
+	 * reaching a full first period (the Go runtime does the same). */
+	t->first_ns = 1 + profil__random_below((uint64_t)period_ns);
+	r = profil__timer_arm(id, period_ns, (long)t->first_ns);
 	if (r < 0) {
 		syscall(SYS_timer_delete, id);
 		return r;

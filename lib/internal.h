@@ -80,6 +80,8 @@ PROFIL_HIDDEN int profil__check_readable(const void *p, size_t len);
 /* ---- small AS-safe helpers ---- */
 
 PROFIL_HIDDEN pid_t profil__gettid(void);            /* AS-safe */
+/* A pseudo-random number in [0, n), n > 0; not for secrets.  AS-safe. */
+PROFIL_HIDDEN uint64_t profil__random_below(uint64_t n);
 /* Parse an unsigned decimal; -EINVAL on junk or overflow above max.  AS-safe. */
 PROFIL_HIDDEN int profil__parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* Append a NUL-terminated string to buf (bounded, always terminated).  AS-safe. */

@@ -98,10 +98,10 @@ static uint32_t thread_index(struct profil_rec *r)
 	return UINT32_MAX;
 }
 
-void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight)
+void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bool signal)
 {
 	struct pcprof_raw_header *h = r->h;
-	uint64_t n = atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed);
+	uint64_t n = signal ? atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed) : 1;
 	atomic_fetch_add_explicit(A64(&h->ticks), weight, memory_order_relaxed);
 	if ((n & 7) == 0) {
 		/* CPU time for the achieved rate, even if the process is killed. */
@@ -273,13 +273,19 @@ static void record_exit(void)
 {
 	if (!atomic_load(&profil__rec))
 		return;
+	sigset_t saved;
+	profil__lock(&saved);
+	profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
+	profil__unlock(&saved);
 	snapshot_modules();
 	finish(PCPROF_END_EXIT);
 }
 
+/* Control lock held. */
 void profil__record_exec(void)
 {
 	if (atomic_load(&profil__rec)) {
+		profil__threads_pay_owed(NULL);
 		snapshot_modules();
 		finish(PCPROF_END_EXEC);
 	}

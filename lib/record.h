@@ -16,8 +16,10 @@ struct profil_rec;
 /* The active recorder, NULL if none.  Read by the handler. */
 PROFIL_HIDDEN extern struct profil_rec *_Atomic profil__rec;
 
-/* Count `weight` ticks at pc.  AS-safe. */
-PROFIL_HIDDEN void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight);
+/* Count `weight` ticks at pc; `signal`: they came with a profiling signal
+ * (else they were owed, see threads.c).  AS-safe. */
+PROFIL_HIDDEN void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight,
+				  bool signal);
 
 /* Rate the recorder asked for (0: none).  AS-safe. */
 PROFIL_HIDDEN unsigned int profil__record_hz(void);

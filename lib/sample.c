@@ -200,29 +200,53 @@ static void account_pcs(struct profil_cfg *c, uint64_t pc, unsigned long w)
 	}
 }
 
+static bool live(struct profil_cfg *c)
+{
+	return c && !atomic_load_explicit(&c->stopped, memory_order_acquire);
+}
+
+static void account(struct profil_cfg *c, uint64_t pc, unsigned long w)
+{
+	count(&profil__ctr.ticks, w);
+	if (c->kind == PROFIL_PCSAMPLE)
+		account_pcs(c, pc, w);
+	else
+		account_regions(c, pc, w);
+}
+
 bool profil__sample(uintptr_t pc, unsigned long weight, int origin)
 {
 	bool active = false;
 
 	atomic_fetch_add(&profil__inflight, 1);
 	struct profil_cfg *c = atomic_load(&profil__cur);
-	if (c && !atomic_load_explicit(&c->stopped, memory_order_acquire)) {
+	if (live(c)) {
 		active = true;
 		if (origin == PROFIL_FROM_SIGNAL)
 			count(&profil__ctr.signals, 1);
-		count(&profil__ctr.ticks, weight);
-		if (c->kind == PROFIL_PCSAMPLE)
-			account_pcs(c, pc, weight);
-		else
-			account_regions(c, pc, weight);
+		account(c, pc, weight);
 	}
 	struct profil_rec *rec = atomic_load(&profil__rec);
 	if (rec) {
 		active = true;
-		profil__record(rec, pc, weight);
+		profil__record(rec, pc, weight, origin == PROFIL_FROM_SIGNAL);
 	}
 	atomic_fetch_sub(&profil__inflight, 1);
 	return active;
+}
+
+void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc, unsigned long w)
+{
+	count(&profil__ctr.owed, w);
+	atomic_fetch_add(&profil__inflight, 1);
+	struct profil_cfg *c = retired ? retired : atomic_load(&profil__cur);
+	/* pcsample promises a distinct pc per stored sample: no estimates. */
+	if (live(c) && c->kind != PROFIL_PCSAMPLE)
+		account(c, pc, w);
+	struct profil_rec *rec = atomic_load(&profil__rec);
+	if (rec)
+		profil__record(rec, pc, w, false);
+	atomic_fetch_sub(&profil__inflight, 1);
 }
 
 /* Give a signal that is not ours to whoever had it before us. */
@@ -263,9 +287,16 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 	unsigned long weight;
 
 	if (profil__engine_classify(sig, si, &weight)) {
+		uintptr_t pc = profil_uc_pc(uc);
+		/* Credit the receiving thread (see owed ticks, threads.c). */
+		struct profil_thread *me = profil__thread_self();
+		if (me) {
+			atomic_fetch_add_explicit(&me->credited, weight, memory_order_relaxed);
+			atomic_store_explicit(&me->last_pc, pc, memory_order_relaxed);
+		}
 		/* A late signal of ours (already generated when profiling
 		 * stopped) finds no configuration and is simply dropped. */
-		profil__sample(profil_uc_pc(uc), weight, PROFIL_FROM_SIGNAL);
+		profil__sample(pc, weight, PROFIL_FROM_SIGNAL);
 	} else {
 		chain(sig, si, uc);
 	}

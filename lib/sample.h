@@ -144,6 +144,15 @@ enum profil_origin { PROFIL_FROM_SIGNAL = 0, PROFIL_FROM_INJECT = 1 };
  */
 PROFIL_HIDDEN bool profil__sample(uintptr_t pc, unsigned long weight, int origin);
 
+/*
+ * Account `w` ticks a thread was owed (expiries the kernel noticed too late
+ * to signal) at pc: into `retired` (a configuration just replaced, no longer
+ * seen by handlers) or, if NULL, the current one, and into the recorder.
+ * Never into a pcsample array.  AS-safe.
+ */
+PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc,
+				       unsigned long w);
+
 /* The configuration the handler reads; NULL when off.  Written only by
  * session.c with the control lock held. */
 PROFIL_HIDDEN extern struct profil_cfg *_Atomic profil__cur;
@@ -153,7 +162,7 @@ PROFIL_HIDDEN extern _Atomic long profil__inflight;
 
 /* Statistics counters (relaxed atomics).  Reset by session.c. */
 struct profil_counters {
-	_Atomic unsigned long long signals, ticks, counted, outside, lost;
+	_Atomic unsigned long long signals, ticks, counted, outside, lost, owed;
 };
 PROFIL_HIDDEN extern struct profil_counters profil__ctr;
 

@@ -257,6 +257,7 @@ static void reset_counters(void)
 	atomic_store(&profil__ctr.counted, 0);
 	atomic_store(&profil__ctr.outside, 0);
 	atomic_store(&profil__ctr.lost, 0);
+	atomic_store(&profil__ctr.owed, 0);
 	profil__thread_attaches = 0;
 	profil__thread_errors = 0;
 }
@@ -268,6 +269,7 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 		return r;
 	profil__threads_block_creation();
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
+	profil__threads_set_period(1000000000u / run->hz);
 	r = e->start(run);
 	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq)) < 0) {
 		profil__threads_detach_all(e);
@@ -396,8 +398,10 @@ static int install_locked(struct profil_cfg *cfg, int call)
 		make_run(cfg, &run);
 		if (!running || !same_run(&run, &S.run)) {
 			struct profil_run prev = S.run;
-			if (running)
+			if (running) {
+				profil__threads_pay_owed(NULL); /* still the old run's */
 				stop_engine();
+			}
 			if ((r = start_engine(&run)) < 0) {
 				if (running)
 					start_engine(&prev);
@@ -414,6 +418,10 @@ static int install_locked(struct profil_cfg *cfg, int call)
 	atomic_store(&profil__cur, cfg);
 	S.cfg = cfg;
 	quiesce();
+	/* The retired configuration gets the ticks its threads were owed;
+	 * handlers no longer see it, so nothing else writes its buffers. */
+	if (old && !atomic_load(&old->stopped))
+		profil__threads_pay_owed(old);
 
 	if (!need)
 		stop_engine();
@@ -484,6 +492,8 @@ void profil__exec_prepare(void)
 	atomic_store(&profil__cur, NULL);
 	S.cfg = NULL;
 	quiesce();
+	if (cfg)
+		profil__threads_pay_owed(cfg);
 	stop_engine();
 	set_guard(false);
 	S.exec_saved = cfg;
@@ -622,6 +632,7 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	st->counted = atomic_load(&profil__ctr.counted);
 	st->outside = atomic_load(&profil__ctr.outside);
 	st->lost = atomic_load(&profil__ctr.lost);
+	st->owed = atomic_load(&profil__ctr.owed);
 	st->threads = profil__thread_attaches;
 	st->thread_errors = profil__thread_errors;
 	const struct profil_engine *shown = e ? e : S.last;

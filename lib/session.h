@@ -63,6 +63,11 @@ PROFIL_HIDDEN void profil__threads_fork_child(void);
 PROFIL_HIDDEN void profil__threads_block_creation(void);
 PROFIL_HIDDEN void profil__threads_unblock_creation(void);
 PROFIL_HIDDEN extern unsigned long long profil__thread_attaches, profil__thread_errors;
+/* Period of the engine being started, for the owed-tick schedule. */
+PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
+/* Pay every armed thread the ticks it is owed, into cfg (a configuration
+ * being retired) or, if NULL, the current one; the recorder gets them too. */
+PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);
 
 /* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
 PROFIL_HIDDEN void profil__exec_prepare(void);

@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "engine.h"
 #include "session.h"
@@ -44,9 +45,16 @@ struct chunk {
 	struct profil_thread slot[CHUNK_SLOTS];
 };
 
-static struct chunk *chunks;
+/* Chunks are prepended with a release store and never freed, so the
+ * signal handler can walk the list without the lock. */
+static struct chunk *_Atomic chunks;
 static pthread_key_t exit_key;
 static bool key_ok;
+static uint64_t period_ns; /* of the running engine */
+
+/* The calling thread's slot, once found.  Initial-exec TLS is a fixed
+ * offset from the thread pointer: safe in a signal handler. */
+static __thread struct profil_thread *self __attribute__((tls_model("initial-exec")));
 
 /* Creation/engine-change handshake (Dekker style, sequentially consistent). */
 static _Atomic int creating, changing;
@@ -57,11 +65,24 @@ unsigned long long profil__thread_attaches, profil__thread_errors;
 
 static struct profil_thread *find(pid_t tid)
 {
-	for (struct chunk *c = chunks; c; c = c->next)
+	for (struct chunk *c = atomic_load_explicit(&chunks, memory_order_acquire); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++)
-			if (c->slot[i].tid == tid)
+			if (__atomic_load_n(&c->slot[i].tid, __ATOMIC_RELAXED) == tid)
 				return &c->slot[i];
 	return NULL;
+}
+
+struct profil_thread *profil__thread_self(void)
+{
+	struct profil_thread *t = self;
+	if (!t && (t = find(profil__gettid())))
+		self = t;
+	return t;
+}
+
+static void set_tid(struct profil_thread *t, pid_t tid)
+{
+	__atomic_store_n(&t->tid, tid, __ATOMIC_RELEASE);
 }
 
 static struct profil_thread *alloc_slot(pid_t tid, int kind)
@@ -71,15 +92,16 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind)
 		struct chunk *c = profil__alloc(sizeof *c);
 		if (!c)
 			return NULL;
-		c->next = chunks;
-		chunks = c;
+		c->next = atomic_load(&chunks);
+		atomic_store_explicit(&chunks, c, memory_order_release);
 		t = &c->slot[0];
 	}
-	t->tid = tid;
 	t->kind = (uint8_t)kind;
 	t->attached = false;
 	t->seen_seq = 0;
 	t->handle = -1;
+	t->entry_pc = 0;
+	set_tid(t, tid);
 	return t;
 }
 
@@ -88,8 +110,8 @@ static void release(struct profil_thread *t, const struct profil_engine *e)
 	if (t->attached && e && e->detach)
 		e->detach(t);
 	t->attached = false;
-	t->tid = 0;
 	t->kind = THREAD_FREE;
+	set_tid(t, 0);
 }
 
 static bool alive(pid_t tid)
@@ -97,14 +119,69 @@ static bool alive(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
 }
 
+static uint64_t thread_cpu_ns(pid_t tid)
+{
+	struct timespec ts;
+	if (clock_gettime(profil_thread_clock(tid), &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
 {
+	t->first_ns = 0;
+	t->cpu0_ns = thread_cpu_ns(t->tid);
 	int r = e->attach(t, inherited);
 	if (r == 0) {
+		t->period_ns = period_ns;
+		if (!t->first_ns) /* the engine starts with a whole period */
+			t->first_ns = 1 + profil__random_below(period_ns);
+		atomic_store(&t->credited, 0);
+		atomic_store(&t->last_pc, 0);
 		t->attached = true;
 		profil__thread_attaches++;
 	}
 	return r;
+}
+
+/* Ticks thread t is owed now (see struct profil_thread). */
+static uint64_t owed(struct profil_thread *t)
+{
+	uint64_t now = thread_cpu_ns(t->tid);
+	if (!t->attached || !t->period_ns || now <= t->cpu0_ns)
+		return 0;
+	uint64_t c = now - t->cpu0_ns;
+	uint64_t natural = c >= t->first_ns ? 1 + (c - t->first_ns) / t->period_ns : 0;
+	uint64_t credited = atomic_load(&t->credited);
+	return natural > credited ? natural - credited : 0;
+}
+
+/* Pay t what it is owed, at the pc of its last sample (or its start
+ * routine if it never had one), into cfg (NULL: the current one). */
+static void pay(struct profil_thread *t, struct profil_cfg *cfg)
+{
+	uint64_t d = owed(t);
+	if (!d)
+		return;
+	atomic_fetch_add(&t->credited, d);
+	uintptr_t pc = atomic_load(&t->last_pc);
+	if (!pc)
+		pc = t->entry_pc;
+	if (pc)
+		profil__sample_owed(cfg, pc, (unsigned long)d);
+}
+
+void profil__threads_pay_owed(struct profil_cfg *cfg)
+{
+	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++)
+			if (c->slot[i].tid && c->slot[i].attached)
+				pay(&c->slot[i], cfg);
+}
+
+void profil__threads_set_period(uint64_t ns)
+{
+	period_ns = ns;
 }
 
 /* ---- engine start/stop (control lock held) ---- */
@@ -180,7 +257,7 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq)
 	if (r == -ENOSYS) {
 		/* No /proc: cover at least the caller and tracked threads. */
 		r = attach_task(profil__gettid(), &ctx);
-		for (struct chunk *c = chunks; c && r == 0; c = c->next)
+		for (struct chunk *c = atomic_load(&chunks); c && r == 0; c = c->next)
 			for (int i = 0; i < CHUNK_SLOTS && r == 0; i++)
 				if (c->slot[i].kind == THREAD_TRACKED && !c->slot[i].attached)
 					r = attach_task(c->slot[i].tid, &ctx);
@@ -189,7 +266,7 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq)
 	if (r < 0)
 		return r;
 	/* Foreign slots that were not listed belong to dead threads. */
-	for (struct chunk *c = chunks; c; c = c->next)
+	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++)
 			if (c->slot[i].kind == THREAD_FOREIGN && c->slot[i].seen_seq != seq)
 				release(&c->slot[i], e);
@@ -198,30 +275,33 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq)
 
 void profil__threads_detach_all(const struct profil_engine *e)
 {
-	for (struct chunk *c = chunks; c; c = c->next)
+	/* Slots stay (a live thread's cached `self` must stay valid); a dead
+	 * foreign thread's slot is swept at the next start. */
+	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct profil_thread *t = &c->slot[i];
 			if (t->attached && e->detach)
 				e->detach(t);
 			t->attached = false;
-			if (t->kind == THREAD_FOREIGN)
-				release(t, NULL);
 		}
 }
 
 /* In the child after fork (control lock re-initialised, one thread). */
 void profil__threads_fork_child(void)
 {
-	struct profil_thread *self = key_ok ? pthread_getspecific(exit_key) : NULL;
-	for (struct chunk *c = chunks; c; c = c->next)
+	struct profil_thread *me = key_ok ? pthread_getspecific(exit_key) : NULL;
+	if (!me)
+		me = self;
+	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct profil_thread *t = &c->slot[i];
 			t->attached = false; /* the parent's timers/fds are not ours */
-			if (t != self)
+			if (t != me)
 				release(t, NULL);
 		}
-	if (self)
-		self->tid = profil__gettid();
+	if (me)
+		set_tid(me, profil__gettid());
+	self = me;
 	atomic_store(&creating, 0);
 	atomic_store(&changing, 0);
 }
@@ -229,7 +309,7 @@ void profil__threads_fork_child(void)
 /* ---- thread birth and death ---- */
 
 /* Runs in every thread we created, before the caller's start routine. */
-static void thread_begin(uint32_t created_seq, bool created_running)
+static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t entry)
 {
 	sigset_t saved;
 	pid_t tid = profil__gettid();
@@ -240,18 +320,24 @@ static void thread_begin(uint32_t created_seq, bool created_running)
 	if (t && t->kind == THREAD_FOREIGN && t->seen_seq > created_seq) {
 		/* A start after our creation already found and armed us. */
 		t->kind = THREAD_TRACKED;
+		t->entry_pc = entry;
 	} else {
 		if (t) /* a dead thread's slot with our (reused) tid */
 			release(t, e);
 		t = alloc_slot(tid, THREAD_TRACKED);
+		if (t)
+			t->entry_pc = entry;
 		if (t && e && e->attach) {
 			bool inherited = created_running &&
 					 created_seq == atomic_load(&profil__start_seq);
 			if (attach(e, t, inherited) < 0)
 				profil__thread_errors++;
+			else
+				t->cpu0_ns = 0; /* born while profiling: all its CPU counts */
 		}
 	}
 	profil__unlock(&saved);
+	self = t;
 	if (t && key_ok)
 		pthread_setspecific(exit_key, t);
 }
@@ -260,7 +346,11 @@ static void thread_end(void *p)
 {
 	sigset_t saved;
 	profil__lock(&saved);
-	release(p, profil__running_engine());
+	self = NULL; /* a late signal must not credit a slot being freed */
+	const struct profil_engine *e = profil__running_engine();
+	if (e && e->attach)
+		pay(p, NULL);
+	release(p, e);
 	profil__unlock(&saved);
 }
 
@@ -276,7 +366,7 @@ static void *start_thread(void *p)
 {
 	struct start_arg a = *(struct start_arg *)p;
 	free(p);
-	thread_begin(a.seq, a.running);
+	thread_begin(a.seq, a.running, (uintptr_t)a.fn);
 	pthread_sigmask(SIG_SETMASK, &a.mask, NULL);
 	return a.fn(a.arg);
 }

@@ -78,6 +78,16 @@ void profil__strlcat_u(char *buf, size_t len, unsigned long v)
 	profil__strlcat(buf, len, tmp + i);
 }
 
+uint64_t profil__random_below(uint64_t n)
+{
+	static _Atomic uint64_t state = 0x9e3779b97f4a7c15u;
+	uint64_t x = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) ^ (uint64_t)profil__gettid();
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdu;
+	x ^= x >> 33;
+	return x % n;
+}
+
 const char *profil__errname(int err)
 {
 	switch (err) {
