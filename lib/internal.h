@@ -80,6 +80,17 @@ PROFIL_HIDDEN int profil__check_readable(const void *p, size_t len);
 /* ---- small AS-safe helpers ---- */
 
 PROFIL_HIDDEN pid_t profil__gettid(void);            /* AS-safe */
+/* A 64-bit finaliser (xor-shift-multiply): spreads keys over a hash table
+ * and mixes the pseudo-random sequence.  AS-safe. */
+static inline uint64_t profil__mix64(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0x7fb5d329728ea185u;
+	x ^= x >> 27;
+	x *= 0x81dadef4bc2dd44du;
+	return x ^ (x >> 33);
+}
+
 /* A pseudo-random number in [0, n), n > 0; not for secrets.  AS-safe. */
 PROFIL_HIDDEN uint64_t profil__random_below(uint64_t n);
 /* Parse an unsigned decimal; -EINVAL on junk or overflow above max.  AS-safe. */

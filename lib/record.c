@@ -50,15 +50,6 @@ static struct raw_env env;
 #define A32(p) ((_Atomic uint32_t *)(p))
 #define AI32(p) ((_Atomic int32_t *)(p))
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185u;
-	x ^= x >> 27;
-	x *= 0x81dadef4bc2dd44du;
-	return x ^ (x >> 33);
-}
-
 static void read_comm(pid_t tid, char name[16])
 {
 	char path[48] = "/proc/self/task/";
@@ -78,7 +69,7 @@ static void read_comm(pid_t tid, char name[16])
 static uint32_t thread_index(struct profil_rec *r)
 {
 	pid_t tid = profil__gettid();
-	uint32_t i = (uint32_t)mix((uint64_t)tid) & r->thr_mask;
+	uint32_t i = (uint32_t)profil__mix64((uint64_t)tid) & r->thr_mask;
 	for (uint32_t probe = 0; probe <= r->thr_mask; probe++, i = (i + 1) & r->thr_mask) {
 		struct pcprof_raw_thread *t = &r->thr[i];
 		int32_t cur = atomic_load_explicit(AI32(&t->tid), memory_order_acquire);
@@ -119,7 +110,7 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 		atomic_fetch_add_explicit(A64(&r->thr[ti].ticks), weight, memory_order_relaxed);
 	uint32_t epoch = atomic_load_explicit(A32(&h->epoch), memory_order_acquire);
 
-	uint64_t i = mix(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20));
+	uint64_t i = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20));
 	for (int probe = 0; probe < MAX_PROBE; probe++, i++) {
 		struct pcprof_raw_slot *s = &r->slot[i & r->slot_mask];
 		uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);

@@ -242,11 +242,15 @@ static size_t order_for(const struct profil_run *run, const struct profil_engine
 		out[n++] = S.forced;
 		return n;
 	}
-	if (want_subtick(run))
-		out[n++] = &profil__engine_perf;
-	for (size_t i = 0; i < NENGINES; i++)
-		if (engines[i] != &profil__engine_manual && engines[i] != out[0])
-			out[n++] = engines[i];
+	/* List order; when the rate is above the tick, the engines that can
+	 * deliver it move to the front (two passes keep list order within
+	 * each group). */
+	bool sub = want_subtick(run);
+	for (int pass = sub ? 0 : 1; pass < 2; pass++)
+		for (size_t i = 0; i < NENGINES; i++)
+			if (engines[i] != &profil__engine_manual &&
+			    (pass == 1 ? !(sub && engines[i]->subtick) : engines[i]->subtick))
+				out[n++] = engines[i];
 	return n;
 }
 

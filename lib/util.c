@@ -82,10 +82,7 @@ uint64_t profil__random_below(uint64_t n)
 {
 	static _Atomic uint64_t state = 0x9e3779b97f4a7c15u;
 	uint64_t x = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) ^ (uint64_t)profil__gettid();
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdu;
-	x ^= x >> 33;
-	return x % n;
+	return profil__mix64(x) % n;
 }
 
 const char *profil__errname(int err)
