@@ -317,7 +317,7 @@ bench: lib
 	bench/run
 
 format-check:
-	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(wildcard lib/*.h cli/*.h)
+	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(wildcard lib/*.h lib/*/*.h lib/audit/*.c cli/*.h)
 
 clean:
 	rm -rf $(B)

@@ -28,16 +28,17 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < NFORMATS; i++)
 		fprintf(f, "  %-11s %s\n  %-11s (default -o %s)\n", formats[i]->name,
 			formats[i]->help, "", formats[i]->default_out);
-	fprintf(f, "\n"
-		   "Options:\n"
-		   "  -f, --format FORMAT  one of the formats above\n"
-		   "  -o, --output OUT     output file ('-': standard output), or directory for gmon\n"
-		   "  -p, --pid PID        only the process(es) with this pid\n"
-		   "      --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		   "      --function PAT   only functions matching PAT (fnmatch)\n"
-		   "  -h, --help           this text\n"
-		   "\n"
-		   "See pcprof-export(1) and docs/formats.md.\n");
+	fprintf(f,
+		"\n"
+		"Options:\n"
+		"  -f, --format FORMAT  one of the formats above\n"
+		"  -o, --output OUT     output file ('-': standard output), or directory for gmon\n"
+		"  -p, --pid PID        only the process(es) with this pid\n"
+		"      --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
+		"      --function PAT   only functions matching PAT (fnmatch)\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"See pcprof-export(1) and docs/formats.md.\n");
 }
 
 static const char *known(void)
@@ -69,13 +70,27 @@ int cmd_export(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f': fmtname = optarg; break;
-		case 'o': out = optarg; break;
-		case 'p': fo.pid = flat_parse_pid(optarg); break;
-		case 'm': fo.module = optarg; break;
-		case 'F': fo.function = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'f':
+			fmtname = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'p':
+			fo.pid = flat_parse_pid(optarg);
+			break;
+		case 'm':
+			fo.module = optarg;
+			break;
+		case 'F':
+			fo.function = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (!fmtname)

@@ -24,29 +24,28 @@ struct ropts {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pcprof report [OPTIONS] [FILE]\n"
-		"\n"
-		"Print the flat profile recorded in FILE (default pcprof.data): self and\n"
-		"cumulative share, samples and seconds per function, with its module.\n"
-		"\n"
-		"Views (each adds a table; default --functions):\n"
-		"  -F, --functions      by function\n"
-		"  -l, --lines          by source line (file:line)\n"
-		"  -M, --modules        per module (executable, shared libraries)\n"
-		"  -P, --processes      per process\n"
-		"  -T, --threads        per thread, with its top function\n"
-		"\n"
-		"Selection and order:\n"
-		"  -p, --pid PID        only the process(es) with this pid\n"
-		"  -m, --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		"  -f, --function PAT   only functions matching PAT (fnmatch)\n"
-		"  -s, --sort KEY       samples (default), name, module or address\n"
-		"  -n, --limit N        at most N rows per table\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Percentages are of all samples of the selected processes.\n"
-		"See pcprof-report(1).\n");
+	fprintf(f, "usage: pcprof report [OPTIONS] [FILE]\n"
+		   "\n"
+		   "Print the flat profile recorded in FILE (default pcprof.data): self and\n"
+		   "cumulative share, samples and seconds per function, with its module.\n"
+		   "\n"
+		   "Views (each adds a table; default --functions):\n"
+		   "  -F, --functions      by function\n"
+		   "  -l, --lines          by source line (file:line)\n"
+		   "  -M, --modules        per module (executable, shared libraries)\n"
+		   "  -P, --processes      per process\n"
+		   "  -T, --threads        per thread, with its top function\n"
+		   "\n"
+		   "Selection and order:\n"
+		   "  -p, --pid PID        only the process(es) with this pid\n"
+		   "  -m, --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
+		   "  -f, --function PAT   only functions matching PAT (fnmatch)\n"
+		   "  -s, --sort KEY       samples (default), name, module or address\n"
+		   "  -n, --limit N        at most N rows per table\n"
+		   "  -h, --help           this text\n"
+		   "\n"
+		   "Percentages are of all samples of the selected processes.\n"
+		   "See pcprof-report(1).\n");
 }
 
 static size_t parse_limit(const char *s)
@@ -146,7 +145,8 @@ static void lines(const struct flat *f, const struct ropts *o)
 	char buf[512];
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_line *l = &f->lines[ix[i]];
-		int k = l->file ? snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line) : 2;
+		int k = l->file ? snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line)
+				: 2;
 		if (k > lw)
 			lw = k > 40 ? 40 : k;
 	}
@@ -202,10 +202,18 @@ static void modules(const struct flat *f, const struct ropts *o)
 static const char *end_text(const struct pp_process *p, char *buf, size_t n)
 {
 	switch (p->end) {
-	case PP_END_EXIT: snprintf(buf, n, "exit %d", (int)p->exit_status); break;
-	case PP_END_EXEC: snprintf(buf, n, "exec"); break;
-	case PP_END_SIGNAL: snprintf(buf, n, "signal %d", (int)p->exit_status); break;
-	default: snprintf(buf, n, "?"); break;
+	case PP_END_EXIT:
+		snprintf(buf, n, "exit %d", (int)p->exit_status);
+		break;
+	case PP_END_EXEC:
+		snprintf(buf, n, "exec");
+		break;
+	case PP_END_SIGNAL:
+		snprintf(buf, n, "signal %d", (int)p->exit_status);
+		break;
+	default:
+		snprintf(buf, n, "?");
+		break;
 	}
 	return buf;
 }
@@ -218,7 +226,8 @@ static void processes(const struct flat *f, const struct ropts *o)
 		ix[i] = (uint32_t)i;
 	/* by samples, else in file order (the order they started) */
 	for (size_t i = 1; o->sort == FLAT_SORT_SAMPLES && i < n; i++)
-		for (size_t j = i; j > 0 && f->procs[ix[j]].samples > f->procs[ix[j - 1]].samples; j--) {
+		for (size_t j = i; j > 0 && f->procs[ix[j]].samples > f->procs[ix[j - 1]].samples;
+		     j--) {
 			uint32_t t = ix[j];
 			ix[j] = ix[j - 1];
 			ix[j - 1] = t;
@@ -236,8 +245,8 @@ static void processes(const struct flat *f, const struct ropts *o)
 		uint64_t ticks = p->ticks ? p->ticks : fp->samples;
 		printf("%7d  %7d  %5.1f  %9" PRIu64 "  %8.2f  %7.2f  %5.0f Hz  %-12s  %4" PRIu64
 		       "  %-9s  ",
-		       (int)p->pid, (int)p->ppid, pct(f, fp->samples), fp->samples, fp->seconds, cpu,
-		       cpu > 0 ? (double)ticks / cpu : 0.0, p->engine, p->lost,
+		       (int)p->pid, (int)p->ppid, pct(f, fp->samples), fp->samples, fp->seconds,
+		       cpu, cpu > 0 ? (double)ticks / cpu : 0.0, p->engine, p->lost,
 		       end_text(p, eb, sizeof eb));
 		put_line(p->cmdline[0] ? p->cmdline : p->exe);
 		putchar('\n');
@@ -275,7 +284,8 @@ static void threads(const struct flat *f, const struct ropts *o)
 		printf("%7d  %7d  %-16s  %5.1f  %9" PRIu64 "  %8.2f  %s (%s, %.0f%%)\n",
 		       (int)p->pid, t[i].t ? (int)t[i].t->tid : 0, name, pct(f, t[i].samples),
 		       t[i].samples, t[i].seconds, fn->label, flat_mod_name(f, fn->mod),
-		       t[i].samples ? 100.0 * (double)t[i].top_samples / (double)t[i].samples : 0.0);
+		       t[i].samples ? 100.0 * (double)t[i].top_samples / (double)t[i].samples
+				    : 0.0);
 	}
 	free(t);
 }
@@ -302,24 +312,47 @@ int cmd_report(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "FlMPTp:m:f:s:n:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'F': o.views |= V_FUNCTIONS; break;
-		case 'l': o.views |= V_LINES; break;
-		case 'M': o.views |= V_MODULES; break;
-		case 'P': o.views |= V_PROCESSES; break;
-		case 'T': o.views |= V_THREADS; break;
-		case 'p': fo.pid = flat_parse_pid(optarg); break;
-		case 'm': fo.module = optarg; break;
-		case 'f': fo.function = optarg; break;
+		case 'F':
+			o.views |= V_FUNCTIONS;
+			break;
+		case 'l':
+			o.views |= V_LINES;
+			break;
+		case 'M':
+			o.views |= V_MODULES;
+			break;
+		case 'P':
+			o.views |= V_PROCESSES;
+			break;
+		case 'T':
+			o.views |= V_THREADS;
+			break;
+		case 'p':
+			fo.pid = flat_parse_pid(optarg);
+			break;
+		case 'm':
+			fo.module = optarg;
+			break;
+		case 'f':
+			fo.function = optarg;
+			break;
 		case 's': {
 			int s = flat_sort_parse(optarg);
 			if (s < 0)
-				die(2, "bad sort key '%s' (samples, name, module or address)", optarg);
+				die(2, "bad sort key '%s' (samples, name, module or address)",
+				    optarg);
 			o.sort = (enum flat_sort)s;
 			break;
 		}
-		case 'n': o.limit = parse_limit(optarg); break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'n':
+			o.limit = parse_limit(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (argc - optind > 1) {

@@ -55,11 +55,11 @@
 
 /* pcprof run's own failures; 126 and 127 are the shell's "cannot execute"
  * and "not found" (timeout(1) and env(1) use the same three). */
-#define EXIT_RUN_FAILED 125
+#define EXIT_RUN_FAILED  125
 #define EXIT_CANNOT_EXEC 126
-#define EXIT_NOT_FOUND 127
+#define EXIT_NOT_FOUND   127
 
-#define SHM_MIN_FREE  (256ull << 20) /* bytes free on /dev/shm to use it */
+#define SHM_MIN_FREE (256ull << 20) /* bytes free on /dev/shm to use it */
 
 /* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
 #define DEFAULT_SLOTS 262144ul
@@ -70,8 +70,8 @@ extern char **environ;
 
 struct opts {
 	const char *out;
-	unsigned long hz;     /* 0: PROFIL_HZ or the library's default */
-	const char *engine;   /* NULL: PROFIL_ENGINE or automatic */
+	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
+	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
 	unsigned long slots;
 	bool quiet;
@@ -148,7 +148,8 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 				i++;
 			if (i == n)
 				die(EXIT_RUN_FAILED,
-				    "--engine: unknown engine '%s' (thread-timer, perf, process-timer, auto)",
+				    "--engine: unknown engine '%s' (thread-timer, perf, "
+				    "process-timer, auto)",
 				    optarg);
 			o->engine = optarg;
 			break;
@@ -218,8 +219,8 @@ static void find_lib(char *lib, char *audit, size_t size)
 			snprintf(lib, size, "%s/libprofil.so.1", PCPROF_LIBDIR);
 		if (!readable(lib))
 			die(EXIT_RUN_FAILED,
-			    "cannot find libprofil.so.1 (next to %s, or in %s); set PCPROF_LIB", exe,
-			    PCPROF_LIBDIR);
+			    "cannot find libprofil.so.1 (next to %s, or in %s); set PCPROF_LIB",
+			    exe, PCPROF_LIBDIR);
 	}
 	snprintf(audit, size, "%.*s/libprofil-audit.so.1", (int)(strrchr(lib, '/') - lib), lib);
 	if (!readable(audit))
@@ -258,8 +259,7 @@ static char *prepend(const char *name, const char *first, const char *rest, cons
 /* The value of PCPROF_ROOT, filled in by the child with its pid. */
 static char root_entry[32] = "PCPROF_ROOT=";
 
-static char **make_env(const char *lib, const char *audit, const char *dir,
-		       const struct opts *o)
+static char **make_env(const char *lib, const char *audit, const char *dir, const struct opts *o)
 {
 	size_t n = 0;
 	while (environ[n])
@@ -278,9 +278,8 @@ static char **make_env(const char *lib, const char *audit, const char *dir,
 			continue;
 		}
 		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
-		    env_is(e, "PCPROF_ROOT") ||
-		    env_is(e, "PCPROF_FOLLOW") || (o->hz && env_is(e, "PROFIL_HZ")) ||
-		    (o->engine && env_is(e, "PROFIL_ENGINE")))
+		    env_is(e, "PCPROF_ROOT") || env_is(e, "PCPROF_FOLLOW") ||
+		    (o->hz && env_is(e, "PROFIL_HZ")) || (o->engine && env_is(e, "PROFIL_ENGINE")))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -413,13 +412,13 @@ static _Noreturn void exit_like(int status)
 struct reaped {
 	pid_t pid;
 	int status;
-	uint64_t cpu_ns;         /* its CPU time, from /proc before reaping */
+	uint64_t cpu_ns; /* its CPU time, from /proc before reaping */
 };
 
 struct run {
 	pid_t pid;
-	int status;              /* the program's */
-	struct reaped *reaped;   /* every process pcprof waited for */
+	int status;            /* the program's */
+	struct reaped *reaped; /* every process pcprof waited for */
 	size_t nreaped, capreaped;
 };
 
@@ -608,11 +607,11 @@ static void add(struct text *t, const char *fmt, ...)
 }
 
 /* add, after ", " unless it is the first item */
-#define add_item(t, ...)                                                                \
-	do {                                                                           \
-		if ((t)->len)                                                          \
-			add(t, ", ");                                                  \
-		add(t, __VA_ARGS__);                                                   \
+#define add_item(t, ...)                                                                           \
+	do {                                                                                       \
+		if ((t)->len)                                                                      \
+			add(t, ", ");                                                              \
+		add(t, __VA_ARGS__);                                                               \
 	} while (0)
 
 static void add_bytes(struct text *t, uint64_t b)
@@ -792,7 +791,8 @@ int cmd_run(int argc, char **argv)
 		k++;
 	if (k == set.n)
 		warnx_("%s was not recorded: is it statically linked or set-user-ID? "
-		       "(LD_PRELOAD does not reach those)", prog[0]);
+		       "(LD_PRELOAD does not reach those)",
+		       prog[0]);
 	pp_free(&p);
 	free(set.info);
 	exit_like(r.status);

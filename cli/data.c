@@ -33,11 +33,11 @@
 #define REC_HEAD (TAG_LEN + 8) /* tag, u64 payload length */
 
 /* Smallest encodings, used to bound counts by the bytes that remain. */
-#define MIN_MODULE (4 + 4 + 8 + 4 + 4 + 4)
-#define SEG_SIZE   (8 + 8 + 8 + 4)
-#define MIN_THREAD (4 + 4 + 8)
+#define MIN_MODULE  (4 + 4 + 8 + 4 + 4 + 4)
+#define SEG_SIZE    (8 + 8 + 8 + 4)
+#define MIN_THREAD  (4 + 4 + 8)
 #define SAMPLE_SIZE (8 + 4 + 4 + 8)
-#define MIN_PROC   (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
+#define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -163,8 +163,9 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, s
 	for (size_t i = 0; i < pr->nmodules; i++) {
 		const struct pp_module *m = &pr->modules[i];
 		if (m->nsegs > 8 || m->build_id_len > sizeof m->build_id) {
-			set_err(err, errlen, "process %d: module %zu: %u segments, %u-byte build-id",
-				pr->pid, i, m->nsegs, m->build_id_len);
+			set_err(err, errlen,
+				"process %d: module %zu: %u segments, %u-byte build-id", pr->pid, i,
+				m->nsegs, m->build_id_len);
 			return -1;
 		}
 	}
@@ -172,7 +173,8 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, s
 		const struct pp_sample *s = &pr->samples[i];
 		if ((s->module != PP_NO_MODULE && s->module >= pr->nmodules) ||
 		    s->thread >= pr->nthreads) {
-			set_err(err, errlen, "process %d: sample %zu: module %u / thread %u out of range",
+			set_err(err, errlen,
+				"process %d: sample %zu: module %u / thread %u out of range",
 				pr->pid, i, s->module, s->thread);
 			return -1;
 		}
@@ -319,7 +321,8 @@ int pp_write(const char *path, const struct pp_profile *p, char *err, size_t err
 	snprintf(tmp, sizeof tmp, "%s/.%.200s.XXXXXX", dir, base);
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		set_err(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+		set_err(err, errlen, "cannot create a temporary file in %s: %s", dir,
+			strerror(errno));
 		free(buf);
 		return -1;
 	}
@@ -595,11 +598,14 @@ static void parse_body(struct rbuf *body, struct pp_profile *out)
 		if (body->failed)
 			break;
 		if (n > body->len - body->off) {
-			fail(body, "corrupted: a record of %llu bytes runs past the end of the file",
+			fail(body,
+			     "corrupted: a record of %llu bytes runs past the end of the file",
 			     (unsigned long long)n);
 			break;
 		}
-		struct rbuf r = { body->p + body->off, (size_t)n, 0, body->err, body->errlen, false };
+		struct rbuf r = {
+			body->p + body->off, (size_t)n, 0, body->err, body->errlen, false
+		};
 		body->off += (size_t)n;
 
 		if (memcmp(tag, TAG_INFO, TAG_LEN) == 0) {
@@ -619,7 +625,8 @@ static void parse_body(struct rbuf *body, struct pp_profile *out)
 			if (!have_info)
 				fail(&r, "corrupted: a process record before the INFO record");
 			else if (nproc == want)
-				fail(&r, "corrupted: more process records than the %zu announced", want);
+				fail(&r, "corrupted: more process records than the %zu announced",
+				     want);
 			else
 				parse_proc(&r, &out->procs[nproc]);
 			/* Counted even when it failed, so pp_free frees its parts. */

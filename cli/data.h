@@ -11,13 +11,13 @@
 
 #include "profile.h"
 
-#define PP_MAGIC          "\x89PCPROF\n" /* 8 bytes */
-#define PP_VERSION        1
-#define PP_HEADER_SIZE    32
-#define PP_STR_MAX        (1u << 20)     /* longest string a file may hold */
+#define PP_MAGIC       "\x89PCPROF\n" /* 8 bytes */
+#define PP_VERSION     1
+#define PP_HEADER_SIZE 32
+#define PP_STR_MAX     (1u << 20) /* longest string a file may hold */
 
 /* pp_parse flags */
-#define PP_PARSE_NO_CRC   1u /* do not verify checksums (fuzzing the parser) */
+#define PP_PARSE_NO_CRC 1u /* do not verify checksums (fuzzing the parser) */
 
 /*
  * Parse a whole data file held in buf[0..len).  Returns 0 and fills *out

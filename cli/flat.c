@@ -96,12 +96,12 @@ struct builder {
 	uint64_t kaddr;
 };
 
-#define GROW(arr, n, cap)                                                              \
-	do {                                                                           \
-		if ((n) == (cap)) {                                                    \
-			(cap) = (cap) ? (cap) * 2 : 64;                                \
-			(arr) = xrealloc((arr), (cap) * sizeof *(arr));                \
-		}                                                                      \
+#define GROW(arr, n, cap)                                                                          \
+	do {                                                                                       \
+		if ((n) == (cap)) {                                                                \
+			(cap) = (cap) ? (cap)*2 : 64;                                              \
+			(arr) = xrealloc((arr), (cap) * sizeof *(arr));                            \
+		}                                                                                  \
 	} while (0)
 
 static bool mod_eq(void *ctx, uint32_t i)
@@ -180,7 +180,9 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		return s->idx1 - 1;
 	GROW(f->fns, f->nfns, b->capfns);
 	struct flat_fn *fn = &f->fns[f->nfns];
-	*fn = (struct flat_fn){ .mod = fmod, .name = si->function, .start = start,
+	*fn = (struct flat_fn){ .mod = fmod,
+				.name = si->function,
+				.start = start,
 				.size = si->function || si->fn_size ? si->fn_size : 0 };
 	if (si->function) {
 		fn->label = xstrdup(si->function);
@@ -236,8 +238,9 @@ static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 			f->mods[fmod].has_lines = true;
 	}
 	GROW(f->pcs, f->npcs, b->cappcs);
-	f->pcs[f->npcs] = (struct flat_pc){ .mod = fmod, .fn = fn, .addr = addr,
-					    .file = si.file, .line = si.line };
+	f->pcs[f->npcs] = (struct flat_pc){
+		.mod = fmod, .fn = fn, .addr = addr, .file = si.file, .line = si.line
+	};
 	hmap_set(&b->pcmap, s, (uint32_t)f->npcs);
 	*hide = hidden(f, &f->fns[fn]);
 	return (uint32_t)f->npcs++;
@@ -287,9 +290,9 @@ static void add_process(struct builder *b, uint32_t pi)
 		f->shown += s->count;
 		f->shown_seconds += secs;
 		GROW(f->hits, f->nhits, b->caphits);
-		f->hits[f->nhits++] = (struct flat_hit){
-			pi, s->thread < p->nthreads ? s->thread : UINT32_MAX, pc, s->count
-		};
+		f->hits[f->nhits++] =
+			(struct flat_hit){ pi, s->thread < p->nthreads ? s->thread : UINT32_MAX, pc,
+					   s->count };
 	}
 	/* the executable always has a module, samples or not: pprof names the
 	 * profile after it */
@@ -333,8 +336,9 @@ static void build_lines(struct flat *f)
 		if (!l || l->fn != p->fn || l->line != p->line ||
 		    strcmp(l->file ? l->file : "", p->file ? p->file : "") != 0) {
 			l = &f->lines[f->nlines++];
-			*l = (struct flat_line){ .fn = p->fn, .file = p->file, .line = p->line,
-						 .addr = p->addr };
+			*l = (struct flat_line){
+				.fn = p->fn, .file = p->file, .line = p->line, .addr = p->addr
+			};
 		}
 		l->samples += p->samples;
 		l->seconds += p->seconds;
@@ -365,13 +369,14 @@ static void build_threads(struct flat *f)
 		struct flat_thread *t = &f->threads[f->nthreads++];
 		const struct pp_process *p = f->procs[h[i].proc].p;
 		*t = (struct flat_thread){ .proc = h[i].proc,
-					   .t = h[i].thread < p->nthreads ? &p->threads[h[i].thread] : NULL };
+					   .t = h[i].thread < p->nthreads ? &p->threads[h[i].thread]
+									  : NULL };
 		size_t j = i;
 		while (j < f->nhits && h[j].proc == h[i].proc && h[j].thread == h[i].thread) {
 			uint32_t fn = f->pcs[h[j].pc].fn;
 			uint64_t n = 0;
-			while (j < f->nhits && h[j].proc == h[i].proc && h[j].thread == h[i].thread &&
-			       f->pcs[h[j].pc].fn == fn) {
+			while (j < f->nhits && h[j].proc == h[i].proc &&
+			       h[j].thread == h[i].thread && f->pcs[h[j].pc].fn == fn) {
 				n += h[j].count;
 				t->seconds += p->hz ? (double)h[j].count / p->hz : 0;
 				j++;
@@ -387,8 +392,8 @@ static void build_threads(struct flat *f)
 	free(h);
 }
 
-struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts,
-			char *err, size_t errlen)
+struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts, char *err,
+			size_t errlen)
 {
 	struct flat *f = xcalloc(1, sizeof *f);
 	struct builder b = { .f = f };
@@ -400,7 +405,8 @@ struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *o
 			f->procs[f->nprocs++].p = &prof->procs[i];
 	if (f->nprocs == 0) {
 		if (opts->pid)
-			snprintf(err, errlen, "no process with pid %d in the profile", (int)opts->pid);
+			snprintf(err, errlen, "no process with pid %d in the profile",
+				 (int)opts->pid);
 		else
 			snprintf(err, errlen, "the profile has no processes");
 		free(f->procs);
@@ -515,9 +521,14 @@ static int row_cmp(const struct flat_fn *x, uint64_t xs, uint64_t xa, const stru
 	const struct flat *f = sort_ctx;
 	int c = 0;
 	switch (sort_by) {
-	case FLAT_SORT_SAMPLES: break;
-	case FLAT_SORT_NAME: c = strcmp(x->label, y->label); break;
-	case FLAT_SORT_MODULE: c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod)); break;
+	case FLAT_SORT_SAMPLES:
+		break;
+	case FLAT_SORT_NAME:
+		c = strcmp(x->label, y->label);
+		break;
+	case FLAT_SORT_MODULE:
+		c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod));
+		break;
 	case FLAT_SORT_ADDRESS:
 		c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod));
 		if (!c && xa != ya)

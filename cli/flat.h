@@ -26,41 +26,41 @@
 #define FLAT_NO_MOD UINT32_MAX
 
 struct flat_opts {
-	int32_t pid;              /* only processes with this pid; 0: all */
-	const char *module;       /* fnmatch pattern on path or basename; NULL: all */
-	const char *function;     /* fnmatch pattern on the function label; NULL: all */
+	int32_t pid;          /* only processes with this pid; 0: all */
+	const char *module;   /* fnmatch pattern on path or basename; NULL: all */
+	const char *function; /* fnmatch pattern on the function label; NULL: all */
 };
 
 struct flat_mod {
 	char *path;
-	const char *name;         /* basename of path */
+	const char *name; /* basename of path */
 	uint8_t build_id[40];
 	uint32_t build_id_len;
-	bool is_exe;              /* the executable of some selected process */
-	uint64_t text_lo, text_hi; /* link-time span of its executable segments */
-	uint64_t text_offset;     /* file offset of text_lo */
-	uint64_t bias;            /* its bias in the first process that mapped it */
-	const char *symfile;      /* ELF with its .symtab (for gprof), or NULL */
+	bool is_exe;                   /* the executable of some selected process */
+	uint64_t text_lo, text_hi;     /* link-time span of its executable segments */
+	uint64_t text_offset;          /* file offset of text_lo */
+	uint64_t bias;                 /* its bias in the first process that mapped it */
+	const char *symfile;           /* ELF with its .symtab (for gprof), or NULL */
 	bool has_functions, has_lines; /* some pc got a name / a file:line */
 	uint64_t samples;
 	double seconds;
 };
 
 struct flat_fn {
-	uint32_t mod;             /* index in mods, or FLAT_NO_MOD */
-	const char *name;         /* symbol name, or NULL */
-	char *label;              /* name, or "module+0xADDRESS" */
-	uint64_t start, size;     /* link-time range (size 0: unknown) */
-	const char *file;         /* source file of its first line, or NULL */
-	int line;                 /* that line, or 0 */
+	uint32_t mod;         /* index in mods, or FLAT_NO_MOD */
+	const char *name;     /* symbol name, or NULL */
+	char *label;          /* name, or "module+0xADDRESS" */
+	uint64_t start, size; /* link-time range (size 0: unknown) */
+	const char *file;     /* source file of its first line, or NULL */
+	int line;             /* that line, or 0 */
 	uint64_t samples;
 	double seconds;
 };
 
 struct flat_pc {
 	uint32_t mod, fn;
-	uint64_t addr;            /* link-time (runtime if mod == FLAT_NO_MOD) */
-	const char *file;         /* source position, or NULL / 0 */
+	uint64_t addr;    /* link-time (runtime if mod == FLAT_NO_MOD) */
+	const char *file; /* source position, or NULL / 0 */
 	int line;
 	uint64_t samples;
 	double seconds;
@@ -69,25 +69,25 @@ struct flat_pc {
 /* One source line (lines of a function kept apart per function). */
 struct flat_line {
 	uint32_t fn;
-	const char *file;         /* NULL if unknown */
+	const char *file; /* NULL if unknown */
 	int line;
-	uint64_t addr;            /* lowest sampled address on it */
+	uint64_t addr; /* lowest sampled address on it */
 	uint64_t samples;
 	double seconds;
 };
 
 struct flat_proc {
 	const struct pp_process *p;
-	uint64_t samples;         /* shown (after --module/--function) */
+	uint64_t samples; /* shown (after --module/--function) */
 	double seconds;
 };
 
 struct flat_thread {
-	uint32_t proc;            /* index in procs */
+	uint32_t proc; /* index in procs */
 	const struct pp_thread *t;
 	uint64_t samples;
 	double seconds;
-	uint32_t top_fn;          /* its function with most samples */
+	uint32_t top_fn; /* its function with most samples */
 	uint64_t top_samples;
 };
 
@@ -100,11 +100,11 @@ struct flat_hit {
 struct flat {
 	const struct pp_profile *prof;
 	struct flat_opts opts;
-	struct flat_proc *procs;      /* the selected processes, in file order */
+	struct flat_proc *procs; /* the selected processes, in file order */
 	size_t nprocs;
-	struct flat_mod *mods;        /* with samples, and each process's executable */
+	struct flat_mod *mods; /* with samples, and each process's executable */
 	size_t nmods;
-	struct flat_fn *fns;          /* includes functions hidden by filters (samples 0) */
+	struct flat_fn *fns; /* includes functions hidden by filters (samples 0) */
 	size_t nfns;
 	struct flat_pc *pcs;
 	size_t npcs;
@@ -114,18 +114,18 @@ struct flat {
 	size_t nthreads;
 	struct flat_hit *hits;
 	size_t nhits;
-	uint64_t total;               /* samples of the selected processes */
-	uint64_t shown;               /* of those, passing --module/--function */
+	uint64_t total; /* samples of the selected processes */
+	uint64_t shown; /* of those, passing --module/--function */
 	double total_seconds, shown_seconds;
 	/* summed over the selected processes */
 	uint64_t ticks, signals, lost, cpu_ns;
-	struct symtab **st;           /* per selected process */
+	struct symtab **st; /* per selected process */
 };
 
 /* Build the flat profile.  Returns NULL with err set if no process
  * matches opts->pid. */
-struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts,
-			char *err, size_t errlen);
+struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts, char *err,
+			size_t errlen);
 
 /* For the commands: read FILE (pp_read) into *prof and build its flat
  * profile; on any problem print "pcprof CMD: FILE: problem" and exit 1.

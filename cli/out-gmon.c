@@ -28,7 +28,6 @@
 #include "out.h"
 #include "util.h"
 
-
 struct enc {
 	bool big;      /* big-endian image */
 	int addr_size; /* 4 or 8 */
@@ -69,7 +68,7 @@ static bool image_encoding(const char *path, struct enc *e)
 }
 
 struct bin {
-	uint64_t lo;    /* link-time address, even */
+	uint64_t lo; /* link-time address, even */
 	uint64_t count;
 };
 
@@ -143,8 +142,9 @@ static int write_module(const struct flat *f, uint32_t m, const char *path, uint
 		rate = (uint32_t)((rate + scale / 2) / scale);
 		if (!rate)
 			rate = 1;
-		fprintf(stderr, "note: %s: counts divided by %" PRIu64 " (and the rate with them) "
-				"to fit gmon.out's 16-bit counters\n",
+		fprintf(stderr,
+			"note: %s: counts divided by %" PRIu64 " (and the rate with them) "
+			"to fit gmon.out's 16-bit counters\n",
 			path, scale);
 	}
 
@@ -302,7 +302,8 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 	for (size_t i = 0; i < n; i++)
 		outside -= f->mods[ix[i]].samples;
 	if (rc == 0 && outside)
-		fprintf(stderr, "note: %" PRIu64 " samples outside every mapped file are in no gmon file\n",
+		fprintf(stderr,
+			"note: %" PRIu64 " samples outside every mapped file are in no gmon file\n",
 			outside);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);

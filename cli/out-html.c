@@ -14,10 +14,10 @@
 #include "out.h"
 #include "util.h"
 
-#define TOP_BARS   20   /* functions drawn as bars */
-#define TOP_ROWS   200  /* functions in the table */
-#define TOP_STRIPS 8    /* modules drawn as heat strips */
-#define CELLS      128  /* cells per heat strip */
+#define TOP_BARS   20  /* functions drawn as bars */
+#define TOP_ROWS   200 /* functions in the table */
+#define TOP_STRIPS 8   /* modules drawn as heat strips */
+#define CELLS      128 /* cells per heat strip */
 
 /* Module colours: distinct hues that read on white and on dark grey. */
 static const char *const palette[] = {
@@ -53,7 +53,8 @@ static const char *const style =
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	"td.fn{font-family:ui-monospace,monospace;overflow-wrap:anywhere}"
 	".src{color:var(--muted);font:12px system-ui,sans-serif;margin-top:1px}\n"
-	".notes{color:var(--muted);font-size:13px;white-space:pre-wrap}footer{margin-top:28px;color:var(--muted);"
+	".notes{color:var(--muted);font-size:13px;white-space:pre-wrap}footer{margin-top:28px;"
+	"color:var(--muted);"
 	"font-size:12px}\n";
 
 static const char *mod_color(const struct flat *f, const uint32_t *rank, uint32_t mod)
@@ -100,7 +101,8 @@ static void facts(FILE *s, const struct flat *f)
 	fprintf(s, "<div><dt>sampled time</dt><dd>%.2f s</dd></div>", f->total_seconds);
 	if (f->cpu_ns) {
 		fprintf(s, "<div><dt>CPU time</dt><dd>%.2f s</dd></div>", (double)f->cpu_ns / 1e9);
-		fprintf(s, "<div><dt>achieved rate</dt><dd>%.1f Hz</dd></div>", flat_achieved_hz(f));
+		fprintf(s, "<div><dt>achieved rate</dt><dd>%.1f Hz</dd></div>",
+			flat_achieved_hz(f));
 	}
 	fprintf(s, "<div><dt>lost</dt><dd>%" PRIu64 "</dd></div>", f->lost);
 	fputs("</dl>\n", s);
@@ -112,16 +114,20 @@ static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size
 {
 	const double W = 600;
 	fputs("<h2>Modules</h2>\n", s);
-	fprintf(s, "<svg class=\"modules\" width=\"%.0f\" height=\"%zu\" viewBox=\"0 0 %.0f %zu\" "
-		   "role=\"img\" aria-label=\"share of samples per module\">\n",
+	fprintf(s,
+		"<svg class=\"modules\" width=\"%.0f\" height=\"%zu\" viewBox=\"0 0 %.0f %zu\" "
+		"role=\"img\" aria-label=\"share of samples per module\">\n",
 		W, 30 + 18 * n, W, 30 + 18 * n);
-	fprintf(s, "<rect class=\"track\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"18\" rx=\"3\"/>\n", W);
+	fprintf(s,
+		"<rect class=\"track\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"18\" rx=\"3\"/>\n",
+		W);
 	double x = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_mod *m = &f->mods[mods[i]];
 		double w = W * pct(f, m->samples) / 100.0;
-		fprintf(s, "<rect class=\"module\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"18\" "
-			   "fill=\"%s\"><title>",
+		fprintf(s,
+			"<rect class=\"module\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"18\" "
+			"fill=\"%s\"><title>",
 			x, w, mod_color(f, rank, mods[i]));
 		out_html_str(s, m->name);
 		fprintf(s, ": %.1f%%</title></rect>\n", pct(f, m->samples));
@@ -130,7 +136,9 @@ static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_mod *m = &f->mods[mods[i]];
 		double y = 28 + 18 * (double)i;
-		fprintf(s, "<rect x=\"0\" y=\"%.0f\" width=\"10\" height=\"10\" rx=\"2\" fill=\"%s\"/>",
+		fprintf(s,
+			"<rect x=\"0\" y=\"%.0f\" width=\"10\" height=\"10\" rx=\"2\" "
+			"fill=\"%s\"/>",
 			y, mod_color(f, rank, mods[i]));
 		fprintf(s, "<text x=\"16\" y=\"%.0f\">", y + 9);
 		text_cut(s, m->name, 48);
@@ -148,8 +156,9 @@ static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, si
 	const double W = 600, LABEL = 236, BAR = 300, ROW = 20;
 	double top = n ? pct(f, f->fns[fns[0]].samples) : 0;
 	fputs("<h2>Top functions</h2>\n", s);
-	fprintf(s, "<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		   "role=\"img\" aria-label=\"top functions by share of samples\">\n",
+	fprintf(s,
+		"<svg class=\"bars\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"role=\"img\" aria-label=\"top functions by share of samples\">\n",
 		W, ROW * (double)n, W, ROW * (double)n);
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_fn *fn = &f->fns[fns[i]];
@@ -164,11 +173,13 @@ static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, si
 		fprintf(s, "): %" PRIu64 " samples, %.2f%%</title>", fn->samples, p);
 		fprintf(s, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", LABEL - 8, y + 14);
 		text_cut(s, fn->label, 30);
-		fprintf(s, "</text><rect class=\"track\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
-			   "height=\"14\" rx=\"2\"/>",
+		fprintf(s,
+			"</text><rect class=\"track\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+			"height=\"14\" rx=\"2\"/>",
 			LABEL, y + 3, BAR);
-		fprintf(s, "<rect class=\"fill\" x=\"%.0f\" y=\"%.0f\" width=\"%.2f\" height=\"14\" "
-			   "rx=\"2\" fill=\"%s\"/>",
+		fprintf(s,
+			"<rect class=\"fill\" x=\"%.0f\" y=\"%.0f\" width=\"%.2f\" height=\"14\" "
+			"rx=\"2\" fill=\"%s\"/>",
 			LABEL, y + 3, w, mod_color(f, rank, fn->mod));
 		fprintf(s, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.1f%%</text></g>\n", W,
 			y + 14, p);
@@ -218,8 +229,9 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 	fprintf(s, "<span class=\"swatch\" style=\"background:%s\"></span><b>",
 		mod_color(f, rank, m));
 	out_html_str(s, mod->name);
-	fprintf(s, "</b> %.1f%% &middot; text 0x%" PRIx64 "&ndash;0x%" PRIx64
-		   " &middot; <span class=\"path\">",
+	fprintf(s,
+		"</b> %.1f%% &middot; text 0x%" PRIx64 "&ndash;0x%" PRIx64
+		" &middot; <span class=\"path\">",
 		pct(f, mod->samples), lo, hi);
 	out_html_str(s, mod->path);
 	fputs("</span></figcaption>\n", s);
@@ -231,8 +243,9 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 		if (f->fns[fns[i]].mod == m)
 			marks[nm++] = fns[i];
 	double h = H + 6 + 16.0 * nm;
-	fprintf(s, "<svg class=\"strip\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		   "role=\"img\" aria-label=\"samples across the text of ",
+	fprintf(s,
+		"<svg class=\"strip\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"role=\"img\" aria-label=\"samples across the text of ",
 		W, h, W, h);
 	out_html_str(s, mod->name);
 	fputs("\">\n", s);
@@ -241,16 +254,19 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 		double x = cw * c;
 		uint64_t a = lo + (uint64_t)(span * c / CELLS);
 		if (!cells[c]) {
-			fprintf(s, "<rect class=\"cell cold\" x=\"%.2f\" y=\"0\" width=\"%.2f\" "
-				   "height=\"%.0f\"/>",
+			fprintf(s,
+				"<rect class=\"cell cold\" x=\"%.2f\" y=\"0\" width=\"%.2f\" "
+				"height=\"%.0f\"/>",
 				x, cw + 0.05, H);
 			continue;
 		}
 		/* square-root shading: one sample stays visible next to 10000 */
 		double t = sqrt((double)cells[c] / (double)max);
-		fprintf(s, "<rect class=\"cell hot\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%.0f\" "
-			   "fill=\"%s\" fill-opacity=\"%.2f\"><title>0x%" PRIx64 ": %" PRIu64
-			   " samples, mostly ",
+		fprintf(s,
+			"<rect class=\"cell hot\" x=\"%.2f\" y=\"0\" width=\"%.2f\" "
+			"height=\"%.0f\" "
+			"fill=\"%s\" fill-opacity=\"%.2f\"><title>0x%" PRIx64 ": %" PRIu64
+			" samples, mostly ",
 			x, cw + 0.05, H, mod_color(f, rank, m), 0.15 + 0.85 * t, a, cells[c]);
 		out_html_str(s, f->fns[cellfn[c]].label);
 		fputs("</title></rect>\n", s);
@@ -314,8 +330,9 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 		bool left = sides >> r & 1;
 		double x = mx[k], y = H + 4 + 16.0 * r;
 		double tx = left ? x - 4 - est[k] : x + 4;
-		fprintf(s, "<path d=\"M%.2f %.0fV%.0fH%.2f\" fill=\"none\" stroke=\"%s\" "
-			   "stroke-width=\"1.5\"/>",
+		fprintf(s,
+			"<path d=\"M%.2f %.0fV%.0fH%.2f\" fill=\"none\" stroke=\"%s\" "
+			"stroke-width=\"1.5\"/>",
 			x, H, y + 7, left ? x - 2 : x + 2, mod_color(f, rank, m));
 		fprintf(s, "<text x=\"%.2f\" y=\"%.0f\">", tx, y + 11);
 		text_cut(s, fn->label, 40);
@@ -336,12 +353,14 @@ static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
 	for (size_t i = 0; i < shown; i++) {
 		const struct flat_fn *fn = &f->fns[fns[i]];
 		cum += fn->samples;
-		fprintf(s, "<tr><td class=\"n\">%zu</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f"
-			   "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
-			   "<td class=\"fn\">",
+		fprintf(s,
+			"<tr><td class=\"n\">%zu</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f"
+			"</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
+			"<td class=\"fn\">",
 			i + 1, pct(f, fn->samples), pct(f, cum), fn->samples, fn->seconds);
 		out_html_str(s, fn->label);
-		fprintf(s, "<div class=\"src\"><span class=\"swatch\" style=\"background:%s\"></span>",
+		fprintf(s,
+			"<div class=\"src\"><span class=\"swatch\" style=\"background:%s\"></span>",
 			mod_color(f, rank, fn->mod));
 		out_html_str(s, flat_mod_name(f, fn->mod));
 		if (fn->file) {
@@ -353,8 +372,9 @@ static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
 	}
 	fputs("</tbody></table>\n", s);
 	if (n > shown)
-		fprintf(s, "<p class=\"notes\">%zu more functions: <code>pcprof report</code> lists "
-			   "them all.</p>\n",
+		fprintf(s,
+			"<p class=\"notes\">%zu more functions: <code>pcprof report</code> lists "
+			"them all.</p>\n",
 			n - shown);
 }
 
@@ -375,11 +395,13 @@ static int write_html(const struct flat *f, const char *out, char *err, size_t e
 		rank[mods[i]] = (uint32_t)i;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>pcprof: ",
+	      "<meta name=\"viewport\" "
+	      "content=\"width=device-width,initial-scale=1\">\n<title>pcprof: ",
 	      s);
 	out_html_str(s, f->prof->command);
-	fprintf(s, "</title>\n<style>\n%s</style></head>\n<body>\n<header><h1>pcprof profile</h1>\n"
-		   "<p class=\"cmd\">",
+	fprintf(s,
+		"</title>\n<style>\n%s</style></head>\n<body>\n<header><h1>pcprof profile</h1>\n"
+		"<p class=\"cmd\">",
 		style);
 	out_html_str(s, f->prof->command);
 	fputs("</p>\n", s);
@@ -407,9 +429,10 @@ static int write_html(const struct flat *f, const char *out, char *err, size_t e
 		fputs(notes, stderr);
 	}
 	free(notes);
-	fprintf(s, "<footer>pcprof %s &middot; percentages are of all %" PRIu64
-		   " samples &middot; seconds are samples divided by the sampling rate</footer>\n"
-		   "</body></html>\n",
+	fprintf(s,
+		"<footer>pcprof %s &middot; percentages are of all %" PRIu64
+		" samples &middot; seconds are samples divided by the sampling rate</footer>\n"
+		"</body></html>\n",
 		PCPROF_VERSION, f->total);
 	free(rank);
 	free(mods);

@@ -136,9 +136,18 @@ static uint64_t str(struct strtab *t, const char *s)
 
 /* Profile field numbers (profile.proto) */
 enum {
-	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
-	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11,
-	P_PERIOD = 12, P_COMMENT = 13, P_DEFAULT_SAMPLE_TYPE = 14,
+	P_SAMPLE_TYPE = 1,
+	P_SAMPLE = 2,
+	P_MAPPING = 3,
+	P_LOCATION = 4,
+	P_FUNCTION = 5,
+	P_STRING_TABLE = 6,
+	P_TIME_NANOS = 9,
+	P_DURATION_NANOS = 10,
+	P_PERIOD_TYPE = 11,
+	P_PERIOD = 12,
+	P_COMMENT = 13,
+	P_DEFAULT_SAMPLE_TYPE = 14,
 };
 
 struct mapping {
@@ -180,7 +189,8 @@ static struct mapping *place_mappings(const struct flat *f)
 			x->limit = mod->text_hi + x->bias;
 			bool clash = false;
 			for (uint32_t j = 0; j < f->nmods && !clash; j++)
-				clash = mp[j].id && x->start < mp[j].limit && mp[j].start < x->limit;
+				clash = mp[j].id && x->start < mp[j].limit &&
+					mp[j].start < x->limit;
 			if (!clash || tries == 1)
 				break;
 			x->bias = ((top + 0xfffff) & ~(uint64_t)0xfffff) - mod->text_lo;
@@ -217,9 +227,10 @@ static void encode(const struct flat *f, struct pb *out)
 	for (size_t i = 0; i < f->nhits; i++) {
 		const struct flat_hit *h = &f->hits[i];
 		const struct pp_process *p = f->procs[h->proc].p;
-		const struct pp_thread *th = h->thread < p->nthreads ? &p->threads[h->thread] : NULL;
+		const struct pp_thread *th =
+			h->thread < p->nthreads ? &p->threads[h->thread] : NULL;
 		uint64_t per = p->hz ? 1000000000ull / p->hz : 0;
-		pb_uint(&m, 1, h->pc + 1);                   /* location_id */
+		pb_uint(&m, 1, h->pc + 1); /* location_id */
 		/* value: packed repeated int64 */
 		pb_varint(&sub, h->count);
 		pb_varint(&sub, h->count * per);

@@ -16,17 +16,17 @@
 #define PP_NO_MODULE UINT32_MAX
 
 struct pp_segment {
-	uint64_t vaddr;          /* link-time p_vaddr */
+	uint64_t vaddr; /* link-time p_vaddr */
 	uint64_t memsz;
-	uint64_t offset;         /* p_offset */
-	uint32_t flags;          /* PF_R/PF_W/PF_X */
+	uint64_t offset; /* p_offset */
+	uint32_t flags;  /* PF_R/PF_W/PF_X */
 };
 
 struct pp_module {
-	char *path;              /* absolute; "[vdso]"; never NULL */
+	char *path; /* absolute; "[vdso]"; never NULL */
 	uint8_t build_id[40];
 	uint32_t build_id_len;
-	uint64_t bias;           /* runtime = link-time + bias */
+	uint64_t bias;                         /* runtime = link-time + bias */
 	uint32_t epoch_loaded, epoch_unloaded; /* unloaded 0: loaded at the end */
 	uint32_t nsegs;
 	struct pp_segment seg[8];
@@ -39,36 +39,36 @@ struct pp_thread {
 };
 
 struct pp_sample {
-	uint64_t pc;             /* runtime address */
-	uint32_t module;         /* index in modules, or PP_NO_MODULE */
-	uint32_t thread;         /* index in threads */
-	uint64_t count;          /* weighted ticks */
+	uint64_t pc;     /* runtime address */
+	uint32_t module; /* index in modules, or PP_NO_MODULE */
+	uint32_t thread; /* index in threads */
+	uint64_t count;  /* weighted ticks */
 };
 
 enum pp_end { PP_END_UNKNOWN = 0, PP_END_EXIT = 1, PP_END_EXEC = 2, PP_END_SIGNAL = 3 };
 
 struct pp_process {
 	int32_t pid, ppid;
-	uint32_t seq;            /* image number within pid (exec chain) */
-	char *exe;               /* never NULL */
-	char *cmdline;           /* never NULL */
+	uint32_t seq;  /* image number within pid (exec chain) */
+	char *exe;     /* never NULL */
+	char *cmdline; /* never NULL */
 	uint32_t hz;
 	char engine[24];
-	char *why;               /* engine choice text; never NULL */
+	char *why; /* engine choice text; never NULL */
 	uint64_t start_ns, end_ns;
 	uint64_t cpu_ns;
 	uint64_t signals, ticks, lost;
-	uint32_t end;            /* enum pp_end */
-	int32_t exit_status;     /* if known: exit code, or signal number for PP_END_SIGNAL */
-	uint64_t mem_bytes;      /* recording memory the target used */
+	uint32_t end;        /* enum pp_end */
+	int32_t exit_status; /* if known: exit code, or signal number for PP_END_SIGNAL */
+	uint64_t mem_bytes;  /* recording memory the target used */
 	size_t nmodules, nthreads, nsamples;
 	struct pp_module *modules;
 	struct pp_thread *threads;
-	struct pp_sample *samples;   /* sorted by (module, pc, thread) */
+	struct pp_sample *samples; /* sorted by (module, pc, thread) */
 };
 
 struct pp_profile {
-	char *command;           /* the command line pcprof ran; never NULL */
+	char *command; /* the command line pcprof ran; never NULL */
 	uint64_t start_ns, end_ns;
 	size_t nprocs;
 	struct pp_process *procs;

@@ -187,7 +187,7 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 {
 	struct pcprof_raw_slot *chunk = xmalloc(SLOT_CHUNK * sizeof *chunk);
 	size_t cap = 0;
-	for (uint64_t base = 0; base < h->slot_cap; ) {
+	for (uint64_t base = 0; base < h->slot_cap;) {
 		/* The file is sparse: skip the pages no sample ever touched
 		 * (file systems without SEEK_DATA report everything as data). */
 		uint64_t off = h->slot_off + base * sizeof *chunk;
@@ -202,7 +202,8 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 			base = next > base ? next : base + 1;
 			continue;
 		}
-		size_t n = h->slot_cap - base < SLOT_CHUNK ? (size_t)(h->slot_cap - base) : SLOT_CHUNK;
+		size_t n =
+			h->slot_cap - base < SLOT_CHUNK ? (size_t)(h->slot_cap - base) : SLOT_CHUNK;
 		if (read_at(fd, chunk, n * sizeof *chunk, off) < 0)
 			break;
 		base += n;
@@ -258,8 +259,8 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		bad = "not a regular file";
 	else if ((uint64_t)st.st_size < sizeof h)
-		bad = st.st_size ? "shorter than a header" :
-				   "empty: the process ended before it started recording";
+		bad = st.st_size ? "shorter than a header"
+				 : "empty: the process ended before it started recording";
 	else if (read_at(fd, &h, sizeof h, 0) < 0)
 		bad = strerror(errno);
 	else
@@ -291,8 +292,9 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	/* What the process image did: exit() and exec are known from the
 	 * recording; how a process that never said died is known only to
 	 * whoever waited for it (pcprof run, for the processes it reaps). */
-	pr->end = h.end == PCPROF_END_EXIT ? PP_END_EXIT :
-		  h.end == PCPROF_END_EXEC ? PP_END_EXEC : PP_END_UNKNOWN;
+	pr->end = h.end == PCPROF_END_EXIT   ? PP_END_EXIT
+		  : h.end == PCPROF_END_EXEC ? PP_END_EXEC
+					     : PP_END_UNKNOWN;
 	pr->exit_status = -1;
 	/* Pages the target actually touched: the file is sparse. */
 	uint64_t used = (uint64_t)st.st_blocks * 512;
@@ -348,7 +350,8 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		if (raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg) < 0) {
 			if (!set->nbad++)
-				snprintf(set->first_bad, sizeof set->first_bad, "%s: %s", e->d_name, msg);
+				snprintf(set->first_bad, sizeof set->first_bad, "%s: %s", e->d_name,
+					 msg);
 			continue;
 		}
 		set->n++;

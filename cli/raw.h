@@ -13,15 +13,15 @@
 
 /* What a recording says beyond the profile model, for the run summary. */
 struct raw_info {
-	uint32_t raw_end;       /* enum pcprof_raw_end */
-	uint32_t flags;         /* PCPROF_RAW_F_* */
-	uint64_t lost_table;    /* ticks not stored: the pc table was full */
-	uint64_t lost_threads;  /* ticks of threads beyond the thread table
-				   (kept, under the "[other]" thread) */
-	uint64_t lost_busy;     /* ticks in slots the process was filling as it died */
-	uint64_t lost_modules;  /* modules beyond the module table */
-	uint64_t mapped;        /* bytes the recording mapped in the target */
-	uint64_t cpu_start_ns;  /* process CPU time when the image started */
+	uint32_t raw_end;      /* enum pcprof_raw_end */
+	uint32_t flags;        /* PCPROF_RAW_F_* */
+	uint64_t lost_table;   /* ticks not stored: the pc table was full */
+	uint64_t lost_threads; /* ticks of threads beyond the thread table
+				  (kept, under the "[other]" thread) */
+	uint64_t lost_busy;    /* ticks in slots the process was filling as it died */
+	uint64_t lost_modules; /* modules beyond the module table */
+	uint64_t mapped;       /* bytes the recording mapped in the target */
+	uint64_t cpu_start_ns; /* process CPU time when the image started */
 };
 
 /*
@@ -38,9 +38,9 @@ int raw_read(const char *path, struct pp_process *out, struct raw_info *info, ch
 struct raw_set {
 	size_t n;
 	struct pp_process *procs;
-	struct raw_info *info;   /* parallel to procs */
-	size_t nbad;             /* recordings that could not be read */
-	char first_bad[512];     /* the message for the first of them */
+	struct raw_info *info; /* parallel to procs */
+	size_t nbad;           /* recordings that could not be read */
+	char first_bad[512];   /* the message for the first of them */
 };
 
 /* Returns 0, or -1 with err set if the directory cannot be read. */

@@ -49,10 +49,10 @@ struct fn {
 };
 
 enum sf_state {
-	SF_OK,       /* symbols (at least .dynsym) were read */
-	SF_MISSING,  /* no such file, or not ELF */
-	SF_CHANGED,  /* build-id differs from the recording, no copy found */
-	SF_NOFILE,   /* nothing on disk to read: [vdso] of another kernel, [anon] */
+	SF_OK,      /* symbols (at least .dynsym) were read */
+	SF_MISSING, /* no such file, or not ELF */
+	SF_CHANGED, /* build-id differs from the recording, no copy found */
+	SF_NOFILE,  /* nothing on disk to read: [vdso] of another kernel, [anon] */
 };
 
 struct symfile {
@@ -62,17 +62,17 @@ struct symfile {
 	enum sf_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	bool full;            /* a .symtab (local symbols) was found */
-	bool has_lines;       /* DWARF line tables were found */
-	char *symfile;        /* the ELF file with the symbols gprof should read */
+	bool full;      /* a .symtab (local symbols) was found */
+	bool has_lines; /* DWARF line tables were found */
+	char *symfile;  /* the ELF file with the symbols gprof should read */
 	struct fn *fns;
 	size_t nfns;
 	Dwarf_CFI *cfi;
 	bool cfi_tried;
-	char *note;           /* one line, or NULL */
-	bool warning;         /* note is a warning */
-	bool noted;           /* note already printed */
-	bool used;            /* a pc was looked up in it: its note matters */
+	char *note;   /* one line, or NULL */
+	bool warning; /* note is a warning */
+	bool noted;   /* note already printed */
+	bool used;    /* a pc was looked up in it: its note matters */
 	struct symfile *next;
 };
 
@@ -82,7 +82,7 @@ struct symtab {
 };
 
 static struct symfile *files; /* every file opened by any live symtab */
-static int users;              /* live symtabs */
+static int users;             /* live symtabs */
 
 static char *debuginfo_path = ":.debug:/usr/lib/debug";
 
@@ -224,9 +224,14 @@ static int sym_rank(const GElf_Sym *sym, const char *name)
 	if (sym->st_size == 0)
 		r += 1000;
 	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: break;
-	case STB_WEAK: r += 100; break;
-	default: r += 200; break;
+	case STB_GLOBAL:
+		break;
+	case STB_WEAK:
+		r += 100;
+		break;
+	default:
+		r += 200;
+		break;
 	}
 	int u = 0;
 	while (name[u] == '_')
@@ -249,8 +254,8 @@ static void load_functions(struct symfile *sf)
 		GElf_Addr addr;
 		GElf_Word shndx;
 		Elf *elf = NULL;
-		const char *name = dwfl_module_getsym_info(sf->mod, i, &sym, &addr, &shndx,
-							   &elf, NULL);
+		const char *name =
+			dwfl_module_getsym_info(sf->mod, i, &sym, &addr, &shndx, &elf, NULL);
 		if (!name || !*name || shndx == SHN_UNDEF || shndx == (GElf_Word)-1)
 			continue;
 		int t = GELF_ST_TYPE(sym.st_info);
@@ -392,8 +397,8 @@ static void open_file(struct symfile *sf)
 			const char *why = stat(sf->path, &st) != 0 ? "not found"
 					  : !S_ISREG(st.st_mode)   ? "not a regular file"
 								   : "cannot read it as ELF";
-			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS", sf->path, why,
-				 *basename(sf->path) ? basename(sf->path) : sf->path);
+			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS", sf->path,
+				 why, *basename(sf->path) ? basename(sf->path) : sf->path);
 			return;
 		}
 	} else if (sf->build_id_len) {

@@ -13,12 +13,12 @@
 #include "profile.h"
 
 struct sym_info {
-	const char *function;    /* symbol name, or NULL if unknown */
-	uint64_t fn_start;       /* link-time start of the function (0 if unknown) */
+	const char *function; /* symbol name, or NULL if unknown */
+	uint64_t fn_start;    /* link-time start of the function (0 if unknown) */
 	uint64_t fn_size;
-	const char *file;        /* source file, or NULL */
-	int line;                /* source line, or 0 */
-	const char *module;      /* module path (never NULL; "[unknown]" outside modules) */
+	const char *file;   /* source file, or NULL */
+	int line;           /* source line, or 0 */
+	const char *module; /* module path (never NULL; "[unknown]" outside modules) */
 };
 
 struct symtab;

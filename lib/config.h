@@ -22,9 +22,8 @@ PROFIL_HIDDEN struct profil_cfg *profil__cfg_new(int kind, uint32_t nregions);
  * the top of the address space); round and all_to_zero default to
  * PROFIL_ROUND_DOWN and false.
  */
-PROFIL_HIDDEN void profil__region_init(struct profil_region *r, uint32_t order,
-				       uint64_t off, void *base, uint64_t n,
-				       uint64_t scale, int esize);
+PROFIL_HIDDEN void profil__region_init(struct profil_region *r, uint32_t order, uint64_t off,
+				       void *base, uint64_t n, uint64_t scale, int esize);
 
 /* Compute every region's covered range and the segment table: at each pc
  * the covering region with the greatest first pc wins, ties going to the

@@ -19,8 +19,8 @@ static int timer_id = -1;
 
 static int probe(const struct profil_run *run, char *why, size_t len)
 {
-	return profil__timer_probe(CLOCK_PROCESS_CPUTIME_ID, 0, run->signo,
-				   "the process CPU clock", why, len);
+	return profil__timer_probe(CLOCK_PROCESS_CPUTIME_ID, 0, run->signo, "the process CPU clock",
+				   why, len);
 }
 
 static int signal_of(const struct profil_run *run)

@@ -70,8 +70,8 @@ int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what, c
 static int probe(const struct profil_run *run, char *why, size_t len)
 {
 	pid_t tid = profil__gettid();
-	return profil__timer_probe(profil_thread_clock(tid), tid, run->signo, "the thread CPU clock",
-				   why, len);
+	return profil__timer_probe(profil_thread_clock(tid), tid, run->signo,
+				   "the thread CPU clock", why, len);
 }
 
 static int signal_of(const struct profil_run *run)

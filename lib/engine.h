@@ -23,19 +23,19 @@
 
 /* What profiling needs from the engine. */
 struct profil_run {
-	unsigned int hz;      /* requested rate per thread CPU second */
-	int signo;            /* the profiling signal (PROFIL_SIGNAL, SIGPROF) */
-	bool distinct;        /* every tick must be a distinct sample (pcsample) */
-	char perf_mode[16];   /* PROFIL_PERF_MODE: "", "sigtrap" or "fasync" */
+	unsigned int hz;    /* requested rate per thread CPU second */
+	int signo;          /* the profiling signal (PROFIL_SIGNAL, SIGPROF) */
+	bool distinct;      /* every tick must be a distinct sample (pcsample) */
+	char perf_mode[16]; /* PROFIL_PERF_MODE: "", "sigtrap" or "fasync" */
 };
 
 /* One slot of the thread table (threads.c).  Slots never move. */
 struct profil_thread {
-	pid_t tid;            /* 0: free slot (read by the handler: atomic) */
-	uint8_t kind;         /* THREAD_TRACKED or THREAD_FOREIGN (threads.c) */
-	bool attached;        /* the engine armed something for this thread */
-	uint32_t seen_seq;    /* start that found it in /proc/self/task */
-	long handle;          /* engine's per-thread handle: timer id or fd */
+	pid_t tid;         /* 0: free slot (read by the handler: atomic) */
+	uint8_t kind;      /* THREAD_TRACKED or THREAD_FOREIGN (threads.c) */
+	bool attached;     /* the engine armed something for this thread */
+	uint32_t seen_seq; /* start that found it in /proc/self/task */
+	long handle;       /* engine's per-thread handle: timer id or fd */
 
 	/* Owed ticks (threads.c).  The kernel notices a CPU timer expiry only
 	 * at a tick that finds the thread running, so a thread that exits, or
@@ -44,14 +44,14 @@ struct profil_thread {
 	 * time after cpu0_ns, then one every period_ns -- so what is owed is
 	 * the expiries up to the thread's CPU time now minus the ticks
 	 * credited (delivered or already paid). */
-	uint64_t cpu0_ns;     /* thread CPU time when armed */
-	uint64_t first_ns;    /* first expiry; an engine that starts with a
-				 full period leaves 0 and gets a random one,
-				 which keeps the estimate unbiased */
+	uint64_t cpu0_ns;  /* thread CPU time when armed */
+	uint64_t first_ns; /* first expiry; an engine that starts with a
+			      full period leaves 0 and gets a random one,
+			      which keeps the estimate unbiased */
 	uint64_t period_ns;
 	_Atomic uint64_t credited; /* handler: += weight */
 	_Atomic uintptr_t last_pc; /* handler: pc of the last sample */
-	uintptr_t entry_pc;   /* start routine, for a thread never sampled */
+	uintptr_t entry_pc;        /* start routine, for a thread never sampled */
 };
 
 /* CPU clock id of a thread by tid: the kernel's MAKE_THREAD_CPUCLOCK(tid,
@@ -113,8 +113,7 @@ PROFIL_HIDDEN extern const struct profil_engine profil__engine_manual;
 
 /* AS-safe: asks every engine (not only the running one, so that late
  * signals of a stopped run are still recognised). */
-PROFIL_HIDDEN bool profil__engine_classify(int sig, const siginfo_t *si,
-					   unsigned long *weight);
+PROFIL_HIDDEN bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight);
 
 /* The calling thread's slot, or NULL (cached per thread).  AS-safe. */
 PROFIL_HIDDEN struct profil_thread *profil__thread_self(void);

@@ -36,11 +36,11 @@ static bool must_stop(void)
 	       (profil__running_engine() != NULL || atomic_load(&profil__cur) != NULL);
 }
 
-#define REAL(name, type)                                                                \
-	static type *real_##name;                                                         \
-	if (!real_##name && !(real_##name = (type *)dlsym(RTLD_NEXT, #name))) {          \
-		errno = ENOSYS;                                                           \
-		return -1;                                                                \
+#define REAL(name, type)                                                                           \
+	static type *real_##name;                                                                  \
+	if (!real_##name && !(real_##name = (type *)dlsym(RTLD_NEXT, #name))) {                    \
+		errno = ENOSYS;                                                                    \
+		return -1;                                                                         \
 	}
 
 typedef int execve_fn(const char *, char *const[], char *const[]);
@@ -117,16 +117,16 @@ PROFIL_API int execvp(const char *file, char *const argv[])
 
 /* The list forms gather their arguments into an array on the stack, as
  * libc does, and go through the wrappers above. */
-#define GATHER(first, ap, argv)                                                        \
-	size_t n_ = 1;                                                                  \
-	va_start(ap, first);                                                            \
-	while (va_arg(ap, const char *))                                                \
-		n_++;                                                                   \
-	va_end(ap);                                                                     \
-	const char *argv[n_ + 1];                                                       \
-	argv[0] = first;                                                                \
-	va_start(ap, first);                                                            \
-	for (size_t i_ = 1; i_ <= n_; i_++)                                             \
+#define GATHER(first, ap, argv)                                                                    \
+	size_t n_ = 1;                                                                             \
+	va_start(ap, first);                                                                       \
+	while (va_arg(ap, const char *))                                                           \
+		n_++;                                                                              \
+	va_end(ap);                                                                                \
+	const char *argv[n_ + 1];                                                                  \
+	argv[0] = first;                                                                           \
+	va_start(ap, first);                                                                       \
+	for (size_t i_ = 1; i_ <= n_; i_++)                                                        \
 		argv[i_] = va_arg(ap, const char *);
 
 PROFIL_API int execl(const char *path, const char *arg, ...)

@@ -26,8 +26,7 @@ PROFIL_HIDDEN int profil__tru64_cfg(const void *args, size_t count, unsigned lon
 /* AIX struct prof array, terminated by p_high == 0.  aix_rules: the AIX
  * entry (round-up index); otherwise generic rules.  A first entry with
  * p_high == 0 means off. */
-PROFIL_HIDDEN int profil__aix_array_cfg(const void *array, bool aix_rules,
-					struct profil_cfg **out);
+PROFIL_HIDDEN int profil__aix_array_cfg(const void *array, bool aix_rules, struct profil_cfg **out);
 
 /* Install the result of a builder (r, c): returns r on error, else the
  * install result; frees c if it was not installed. */

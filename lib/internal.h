@@ -29,11 +29,11 @@
  */
 #define PROFIL_STR2(x) #x
 #define PROFIL_STR(x)  PROFIL_STR2(x)
-#define PROFIL_CHECK(cond, msg)                                                        \
-	do {                                                                           \
-		if (__builtin_expect(!(cond), 0))                                      \
-			profil__check_failed("libprofil: " __FILE__                    \
-					     ":" PROFIL_STR(__LINE__) ": " msg "\n");  \
+#define PROFIL_CHECK(cond, msg)                                                                    \
+	do {                                                                                       \
+		if (__builtin_expect(!(cond), 0))                                                  \
+			profil__check_failed("libprofil: " __FILE__                                \
+					     ":" PROFIL_STR(__LINE__) ": " msg "\n");              \
 	} while (0)
 
 /* AS-safe.  Does not return. */
@@ -56,12 +56,12 @@ static inline int profil__ret(int r)
  * inside did (a probe may fail harmlessly before a fallback succeeds); on
  * failure it is the error and the result is -1.  AS-safe.
  */
-#define PROFIL_PUBLIC(expr)                                                            \
-	__extension__({                                                                \
-		int saved_errno_ = errno;                                              \
-		long r_ = (expr);                                                      \
-		errno = r_ < 0 ? (int)-r_ : saved_errno_;                              \
-		r_ < 0 ? -1 : r_;                                                      \
+#define PROFIL_PUBLIC(expr)                                                                        \
+	__extension__({                                                                            \
+		int saved_errno_ = errno;                                                          \
+		long r_ = (expr);                                                                  \
+		errno = r_ < 0 ? (int)-r_ : saved_errno_;                                          \
+		r_ < 0 ? -1 : r_;                                                                  \
 	})
 
 /* ---- memory: mmap-backed, so usable where malloc is not (AS-safe) ---- */
@@ -79,7 +79,7 @@ PROFIL_HIDDEN int profil__check_readable(const void *p, size_t len);
 
 /* ---- small AS-safe helpers ---- */
 
-PROFIL_HIDDEN pid_t profil__gettid(void);            /* AS-safe */
+PROFIL_HIDDEN pid_t profil__gettid(void); /* AS-safe */
 /* A 64-bit finaliser (xor-shift-multiply): spreads keys over a hash table
  * and mixes the pseudo-random sequence.  AS-safe. */
 static inline uint64_t profil__mix64(uint64_t x)
@@ -106,12 +106,12 @@ PROFIL_HIDDEN void profil__strlcat_u(char *buf, size_t len, unsigned long v);
 /* ---- environment, read once by the library constructor ---- */
 
 struct profil_env {
-	unsigned long hz;        /* PROFIL_HZ, 0 if unset */
-	int overflow;            /* PROFIL_OVERFLOW, -1 if unset */
-	int signo;               /* PROFIL_SIGNAL, 0 if unset */
-	char engine[24];         /* PROFIL_ENGINE, "" if unset */
-	char perf_mode[16];      /* PROFIL_PERF_MODE, "" if unset */
-	char bad[160];           /* names of variables that had invalid values */
+	unsigned long hz;   /* PROFIL_HZ, 0 if unset */
+	int overflow;       /* PROFIL_OVERFLOW, -1 if unset */
+	int signo;          /* PROFIL_SIGNAL, 0 if unset */
+	char engine[24];    /* PROFIL_ENGINE, "" if unset */
+	char perf_mode[16]; /* PROFIL_PERF_MODE, "" if unset */
+	char bad[160];      /* names of variables that had invalid values */
 };
 PROFIL_HIDDEN extern struct profil_env profil__env;
 

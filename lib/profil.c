@@ -13,8 +13,8 @@
 #include "forms.h"
 #include "session.h"
 
-int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset,
-			unsigned long scale, int kind, int round, struct profil_cfg **out)
+int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset, unsigned long scale,
+			int kind, int round, struct profil_cfg **out)
 {
 	*out = NULL;
 	/* Off: a NULL buffer (glibc) or scale 0 or 1 (every seed system). */

@@ -170,8 +170,8 @@ void profil__raw_exe_path(char *buf, size_t len)
 
 /* Reads from a file or from memory through one interface. */
 struct elf_src {
-	int fd;                /* >= 0: file */
-	const char *mem;       /* else: memory */
+	int fd;          /* >= 0: file */
+	const char *mem; /* else: memory */
 };
 
 static bool src_read(const struct elf_src *s, void *buf, size_t len, uint64_t off)

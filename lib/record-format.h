@@ -50,43 +50,43 @@ enum pcprof_raw_end {
 };
 
 struct pcprof_raw_header {
-	char magic[16];              /* PCPROF_RAW_MAGIC */
-	uint32_t version;            /* PCPROF_RAW_VERSION */
-	uint32_t header_size;        /* sizeof(struct pcprof_raw_header) */
-	uint64_t file_size;          /* bytes mapped */
+	char magic[16];       /* PCPROF_RAW_MAGIC */
+	uint32_t version;     /* PCPROF_RAW_VERSION */
+	uint32_t header_size; /* sizeof(struct pcprof_raw_header) */
+	uint64_t file_size;   /* bytes mapped */
 	int32_t pid, ppid;
-	uint32_t seq;                /* image number for this pid (exec chain) */
-	uint32_t hz;                 /* sampling rate in force */
-	char engine[24];             /* engine name, "" until started */
-	char why[256];               /* the library's engine choice text */
-	char exe[PCPROF_RAW_PATH];   /* /proc/self/exe at start */
+	uint32_t seq;                  /* image number for this pid (exec chain) */
+	uint32_t hz;                   /* sampling rate in force */
+	char engine[24];               /* engine name, "" until started */
+	char why[256];                 /* the library's engine choice text */
+	char exe[PCPROF_RAW_PATH];     /* /proc/self/exe at start */
 	char cmdline[PCPROF_RAW_PATH]; /* argv joined by spaces, truncated */
-	uint64_t start_ns;           /* CLOCK_REALTIME at start */
-	uint64_t end_ns;             /* (atomic) CLOCK_REALTIME at exit/exec, or 0 */
-	uint64_t cpu_ns;             /* (atomic) process CPU time, updated every
-					few samples and at exit/exec */
-	uint64_t cpu_start_ns;       /* process CPU time when this image started:
-					the clock runs on across exec, so the
-					image's own CPU time is cpu_ns - this */
-	uint32_t end;                /* (atomic) enum pcprof_raw_end */
-	uint32_t epoch;              /* (atomic) module generation, see modules */
-	uint64_t signals;            /* (atomic) profiling signals recorded */
-	uint64_t ticks;              /* (atomic) weighted ticks recorded */
-	uint64_t lost;               /* (atomic) ticks not stored: table full */
-	uint64_t lost_threads;       /* (atomic) ticks of threads beyond the table
-					(still in the slots, with thread UINT32_MAX) */
-	uint32_t flags;              /* PCPROF_RAW_F_* */
+	uint64_t start_ns;             /* CLOCK_REALTIME at start */
+	uint64_t end_ns;               /* (atomic) CLOCK_REALTIME at exit/exec, or 0 */
+	uint64_t cpu_ns;               /* (atomic) process CPU time, updated every
+					  few samples and at exit/exec */
+	uint64_t cpu_start_ns;         /* process CPU time when this image started:
+					  the clock runs on across exec, so the
+					  image's own CPU time is cpu_ns - this */
+	uint32_t end;                  /* (atomic) enum pcprof_raw_end */
+	uint32_t epoch;                /* (atomic) module generation, see modules */
+	uint64_t signals;              /* (atomic) profiling signals recorded */
+	uint64_t ticks;                /* (atomic) weighted ticks recorded */
+	uint64_t lost;                 /* (atomic) ticks not stored: table full */
+	uint64_t lost_threads;         /* (atomic) ticks of threads beyond the table
+					  (still in the slots, with thread UINT32_MAX) */
+	uint32_t flags;                /* PCPROF_RAW_F_* */
 	uint32_t pad;
 
-	uint64_t mod_off;            /* struct pcprof_raw_module[mod_cap] */
+	uint64_t mod_off; /* struct pcprof_raw_module[mod_cap] */
 	uint32_t mod_cap;
-	uint32_t mod_count;          /* (atomic) entries written (release order) */
-	uint64_t thr_off;            /* struct pcprof_raw_thread[thr_cap] */
-	uint32_t thr_cap;            /* power of two */
-	uint32_t thr_used;           /* (atomic) */
-	uint64_t slot_off;           /* struct pcprof_raw_slot[slot_cap] */
-	uint64_t slot_cap;           /* power of two */
-	uint64_t slot_used;          /* (atomic) */
+	uint32_t mod_count; /* (atomic) entries written (release order) */
+	uint64_t thr_off;   /* struct pcprof_raw_thread[thr_cap] */
+	uint32_t thr_cap;   /* power of two */
+	uint32_t thr_used;  /* (atomic) */
+	uint64_t slot_off;  /* struct pcprof_raw_slot[slot_cap] */
+	uint64_t slot_cap;  /* power of two */
+	uint64_t slot_used; /* (atomic) */
 	uint64_t reserved[6];
 };
 
@@ -96,38 +96,38 @@ struct pcprof_raw_header {
  * epoch_loaded <= epoch < epoch_unloaded (0 meaning "still loaded") whose
  * segments contain pc. */
 struct pcprof_raw_module {
-	char path[PCPROF_RAW_PATH];  /* absolute path; "[vdso]" for the vDSO */
-	uint8_t build_id[40];        /* GNU build-id note, build_id_len bytes */
+	char path[PCPROF_RAW_PATH]; /* absolute path; "[vdso]" for the vDSO */
+	uint8_t build_id[40];       /* GNU build-id note, build_id_len bytes */
 	uint32_t build_id_len;
 	uint32_t nsegs;
-	uint64_t bias;               /* load bias: runtime = link-time + bias */
+	uint64_t bias; /* load bias: runtime = link-time + bias */
 	uint32_t epoch_loaded;
-	uint32_t epoch_unloaded;     /* (atomic) 0 while loaded */
+	uint32_t epoch_unloaded; /* (atomic) 0 while loaded */
 	struct {
-		uint64_t vaddr;      /* link-time p_vaddr */
+		uint64_t vaddr; /* link-time p_vaddr */
 		uint64_t memsz;
-		uint64_t offset;     /* p_offset in the file */
-		uint32_t flags;      /* PF_X | PF_W | PF_R */
+		uint64_t offset; /* p_offset in the file */
+		uint32_t flags;  /* PF_X | PF_W | PF_R */
 		uint32_t pad;
-	} seg[PCPROF_RAW_MAX_SEGS];  /* PT_LOAD segments */
+	} seg[PCPROF_RAW_MAX_SEGS]; /* PT_LOAD segments */
 };
 
 /* One thread, found by open addressing on tid. */
 struct pcprof_raw_thread {
-	int32_t tid;                 /* (atomic) 0: free */
+	int32_t tid; /* (atomic) 0: free */
 	uint32_t pad;
-	char name[16];               /* comm at first sample */
-	uint64_t ticks;              /* (atomic) */
+	char name[16];  /* comm at first sample */
+	uint64_t ticks; /* (atomic) */
 };
 
 /* One (pc, thread, epoch) with its count.  key 0: empty; key UINT64_MAX: being
  * filled (the writer sets meta, then key).  A key may appear in more than one
  * slot (a writer that met a slot being filled moves on); readers sum. */
 struct pcprof_raw_slot {
-	uint64_t key;                /* (atomic) the pc */
-	uint32_t thread;             /* index into the thread table */
-	uint32_t epoch;              /* module generation at the sample */
-	uint64_t count;              /* (atomic) weighted ticks */
+	uint64_t key;    /* (atomic) the pc */
+	uint32_t thread; /* index into the thread table */
+	uint32_t epoch;  /* module generation at the sample */
+	uint64_t count;  /* (atomic) weighted ticks */
 };
 
 #define PCPROF_RAW_SLOT_BUSY UINT64_MAX

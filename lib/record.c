@@ -46,8 +46,8 @@ static struct raw_env env;
 
 /* ---- the signal path ---- */
 
-#define A64(p) ((_Atomic uint64_t *)(p))
-#define A32(p) ((_Atomic uint32_t *)(p))
+#define A64(p)  ((_Atomic uint64_t *)(p))
+#define A32(p)  ((_Atomic uint32_t *)(p))
 #define AI32(p) ((_Atomic int32_t *)(p))
 
 static void read_comm(pid_t tid, char name[16])
@@ -92,14 +92,16 @@ static uint32_t thread_index(struct profil_rec *r)
 void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bool signal)
 {
 	struct pcprof_raw_header *h = r->h;
-	uint64_t n = signal ? atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed) : 1;
+	uint64_t n =
+		signal ? atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed) : 1;
 	atomic_fetch_add_explicit(A64(&h->ticks), weight, memory_order_relaxed);
 	if ((n & 7) == 0) {
 		/* CPU time for the achieved rate, even if the process is killed. */
 		struct timespec ts;
 		if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
 			atomic_store_explicit(A64(&h->cpu_ns),
-					      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+					      (uint64_t)ts.tv_sec * 1000000000u +
+						      (uint64_t)ts.tv_nsec,
 					      memory_order_relaxed);
 	}
 
@@ -115,7 +117,8 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 		struct pcprof_raw_slot *s = &r->slot[i & r->slot_mask];
 		uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
 		if (key == 0) {
-			if (!atomic_compare_exchange_strong(A64(&s->key), &key, PCPROF_RAW_SLOT_BUSY)) {
+			if (!atomic_compare_exchange_strong(A64(&s->key), &key,
+							    PCPROF_RAW_SLOT_BUSY)) {
 				if (key == PCPROF_RAW_SLOT_BUSY)
 					continue;
 				/* someone else filled it: fall through and compare */
@@ -124,7 +127,8 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 				s->epoch = epoch;
 				atomic_store_explicit(A64(&s->count), weight, memory_order_relaxed);
 				atomic_store_explicit(A64(&s->key), pc, memory_order_release);
-				atomic_fetch_add_explicit(A64(&h->slot_used), 1, memory_order_relaxed);
+				atomic_fetch_add_explicit(A64(&h->slot_used), 1,
+							  memory_order_relaxed);
 				return;
 			}
 		}

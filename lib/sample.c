@@ -84,8 +84,7 @@ static int gadd(int esize, void *p, uint64_t v)
 }
 
 /* Add w to counter i of region r under policy. */
-static enum bump_result bump(const struct profil_region *r, uint64_t i, uint64_t w,
-			     int policy)
+static enum bump_result bump(const struct profil_region *r, uint64_t i, uint64_t w, int policy)
 {
 	void *p = (char *)r->base + i * r->esize;
 	uint64_t old, val;

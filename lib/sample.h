@@ -28,18 +28,18 @@ enum profil_round {
  * one counter byte per text byte), off and pcs are full 64-bit addresses.
  */
 struct profil_region {
-	uint64_t off;       /* d = pc - off */
-	uint64_t first;     /* lowest pc this region counts (== off, or lowpc) */
-	uint64_t last;      /* highest pc it counts, inclusive (never wraps) */
-	void *base;         /* counters */
-	uint64_t n;         /* number of whole counters, floor(size / esize) */
+	uint64_t off;   /* d = pc - off */
+	uint64_t first; /* lowest pc this region counts (== off, or lowpc) */
+	uint64_t last;  /* highest pc it counts, inclusive (never wraps) */
+	void *base;     /* counters */
+	uint64_t n;     /* number of whole counters, floor(size / esize) */
 	uint64_t scale;
-	uint32_t order;     /* index in the caller's array: ties go to the lowest */
-	uint8_t esize;      /* 2, 4 or 8 */
-	uint8_t round;      /* enum profil_round */
-	bool all_to_zero;   /* scale 2 in classic/Tru64/AIX: every pc -> counter 0 */
-	bool misaligned;    /* base not aligned to esize: locked plain update */
-	_Atomic bool dead;  /* Tru64: this range faulted and is off */
+	uint32_t order;    /* index in the caller's array: ties go to the lowest */
+	uint8_t esize;     /* 2, 4 or 8 */
+	uint8_t round;     /* enum profil_round */
+	bool all_to_zero;  /* scale 2 in classic/Tru64/AIX: every pc -> counter 0 */
+	bool misaligned;   /* base not aligned to esize: locked plain update */
+	_Atomic bool dead; /* Tru64: this range faulted and is off */
 };
 
 /* A piece of the pc line owned by one region (after overlap resolution). */
@@ -55,23 +55,23 @@ enum profil_fault_scope {
 };
 
 struct profil_cfg {
-	size_t alloc_size;      /* bytes of this object (profil__alloc) */
-	int kind;               /* enum profil_kind */
-	uint8_t policy;         /* PROFIL_OVF_* */
-	uint8_t fault_scope;    /* enum profil_fault_scope */
-	unsigned int hz;        /* rate this configuration asked for */
-	_Atomic bool stopped;   /* turned itself off (fault, stop policy, full) */
+	size_t alloc_size;    /* bytes of this object (profil__alloc) */
+	int kind;             /* enum profil_kind */
+	uint8_t policy;       /* PROFIL_OVF_* */
+	uint8_t fault_scope;  /* enum profil_fault_scope */
+	unsigned int hz;      /* rate this configuration asked for */
+	_Atomic bool stopped; /* turned itself off (fault, stop policy, full) */
 
 	/* Histogram kinds. */
 	uint32_t nregions, nsegments;
 	struct profil_region *regions;
 	struct profil_segment *segments; /* sorted by first, disjoint */
-	int32_t bin;            /* region index of the overflow bin, or -1 */
+	int32_t bin;                     /* region index of the overflow bin, or -1 */
 
 	/* pcsample: pcs[0 .. cap) receive raw pcs. */
 	uintptr_t *pcs;
 	uint64_t cap;
-	_Atomic uint64_t next;  /* slots claimed */
+	_Atomic uint64_t next;     /* slots claimed */
 	_Atomic uint64_t fault_at; /* first slot that faulted (UINT64_MAX: none) */
 };
 
@@ -150,8 +150,7 @@ PROFIL_HIDDEN bool profil__sample(uintptr_t pc, unsigned long weight, int origin
  * seen by handlers) or, if NULL, the current one, and into the recorder.
  * Never into a pcsample array.  AS-safe.
  */
-PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc,
-				       unsigned long w);
+PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc, unsigned long w);
 
 /* The configuration the handler reads; NULL when off.  Written only by
  * session.c with the control lock held. */

@@ -55,9 +55,19 @@ static const struct profil_engine *const engines[] = {
 static bool fallback_error(int r)
 {
 	switch (-r) {
-	case EACCES: case EPERM: case ENOSYS: case ENOENT: case ENODEV:
-	case EMFILE: case ENFILE: case EAGAIN: case EOPNOTSUPP: case EINVAL:
-	case E2BIG: case EBUSY: case ENOMEM:
+	case EACCES:
+	case EPERM:
+	case ENOSYS:
+	case ENOENT:
+	case ENODEV:
+	case EMFILE:
+	case ENFILE:
+	case EAGAIN:
+	case EOPNOTSUPP:
+	case EINVAL:
+	case E2BIG:
+	case EBUSY:
+	case ENOMEM:
 		return true;
 	}
 	return false;
@@ -81,7 +91,7 @@ static struct {
 	_Atomic int policy;
 	_Atomic unsigned int base_hz;
 	char why[256];
-	struct profil_cfg *exec_saved;              /* stopped for an exec */
+	struct profil_cfg *exec_saved; /* stopped for an exec */
 	sigset_t fork_mask;
 } S = {
 	/* Usable before our constructor runs (another library's constructor
@@ -316,7 +326,8 @@ static int start_engine(const struct profil_run *run)
 				profil__strlcat(text, sizeof text, ", ");
 				profil__strlcat_u(text, sizeof text, run->hz);
 				profil__strlcat(text, sizeof text,
-						want_subtick(run) ? " Hz is above the " : " Hz is within the ");
+						want_subtick(run) ? " Hz is above the "
+								  : " Hz is within the ");
 				profil__strlcat_u(text, sizeof text, profil__kernel_hz());
 				profil__strlcat(text, sizeof text, " Hz kernel tick");
 			}
@@ -615,8 +626,7 @@ PROFIL_API int profil_overflow_policy(int policy)
 {
 	if (policy == PROFIL_OVF_QUERY)
 		return atomic_load(&S.policy);
-	if (policy != PROFIL_OVF_SATURATE && policy != PROFIL_OVF_WRAP &&
-	    policy != PROFIL_OVF_STOP)
+	if (policy != PROFIL_OVF_SATURATE && policy != PROFIL_OVF_WRAP && policy != PROFIL_OVF_STOP)
 		return profil__ret(-EINVAL);
 	return atomic_exchange(&S.policy, policy);
 }
@@ -697,9 +707,9 @@ static int parse_signal(const char *s)
 		return SIGRTMIN + (int)v;
 	if (strcmp(s, "RTMIN") == 0)
 		return SIGRTMIN;
-	if (profil__parse_uint(s, 64, &v) == 0 && (v == SIGPROF || v == SIGVTALRM ||
-						    v == SIGUSR1 || v == SIGUSR2 ||
-						    ((int)v >= SIGRTMIN && (int)v <= SIGRTMAX)))
+	if (profil__parse_uint(s, 64, &v) == 0 &&
+	    (v == SIGPROF || v == SIGVTALRM || v == SIGUSR1 || v == SIGUSR2 ||
+	     ((int)v >= SIGRTMIN && (int)v <= SIGRTMAX)))
 		return (int)v;
 	return 0;
 }
@@ -748,10 +758,11 @@ __attribute__((constructor(101))) static void session_init(void)
 {
 	read_env();
 	long tck = sysconf(_SC_CLK_TCK);
-	atomic_store(&S.base_hz, profil__env.hz ? (unsigned int)profil__env.hz
-			       : tck > 0 && tck <= 10000 ? (unsigned int)tck : 100);
-	atomic_store(&S.policy, profil__env.overflow >= 0 ? profil__env.overflow
-							   : PROFIL_OVF_SATURATE);
+	atomic_store(&S.base_hz, profil__env.hz            ? (unsigned int)profil__env.hz
+				 : tck > 0 && tck <= 10000 ? (unsigned int)tck
+							   : 100);
+	atomic_store(&S.policy,
+		     profil__env.overflow >= 0 ? profil__env.overflow : PROFIL_OVF_SATURATE);
 	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
 		S.forced = engine_by_name(profil__env.engine);
 	profil__threads_init();

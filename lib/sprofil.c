@@ -30,7 +30,11 @@ struct region_desc {
 };
 
 enum {
-	F_UINT = 1, F_FAST = 2, F_UINT64 = 4, F_OVF_WRAP = 0x100, F_OVF_STOP = 0x200,
+	F_UINT = 1,
+	F_FAST = 2,
+	F_UINT64 = 4,
+	F_OVF_WRAP = 0x100,
+	F_OVF_STOP = 0x200,
 	F_KNOWN = F_UINT | F_FAST | F_UINT64 | F_OVF_WRAP | F_OVF_STOP
 };
 

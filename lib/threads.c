@@ -328,8 +328,8 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 		if (t)
 			t->entry_pc = entry;
 		if (t && e && e->attach) {
-			bool inherited = created_running &&
-					 created_seq == atomic_load(&profil__start_seq);
+			bool inherited =
+				created_running && created_seq == atomic_load(&profil__start_seq);
 			if (attach(e, t, inherited) < 0)
 				profil__thread_errors++;
 			else
@@ -373,8 +373,8 @@ static void *start_thread(void *p)
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr,
-			      void *(*fn)(void *), void *arg)
+PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *),
+			      void *arg)
 {
 	static create_fn *real;
 	if (!real) {

@@ -24,8 +24,8 @@ _Noreturn void profil__check_failed(const char *msg)
 
 void *profil__alloc(size_t size)
 {
-	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -88,21 +88,36 @@ uint64_t profil__random_below(uint64_t n)
 const char *profil__errname(int err)
 {
 	switch (err) {
-	case EACCES: return "EACCES (permission denied)";
-	case EPERM: return "EPERM (operation not permitted)";
-	case ENOSYS: return "ENOSYS (no such system call)";
-	case ENOENT: return "ENOENT (no such event)";
-	case ENODEV: return "ENODEV (no such device)";
-	case EMFILE: return "EMFILE (out of file descriptors)";
-	case ENFILE: return "ENFILE (system file table full)";
-	case EAGAIN: return "EAGAIN (resource temporarily unavailable)";
-	case EINVAL: return "EINVAL (not supported by this kernel)";
-	case E2BIG: return "E2BIG (attribute not supported by this kernel)";
-	case EOPNOTSUPP: return "EOPNOTSUPP (not supported)";
-	case ENOMEM: return "ENOMEM (out of memory)";
-	case EBUSY: return "EBUSY (signal in use)";
-	case ESRCH: return "ESRCH (no such thread)";
-	default: return "unexpected error";
+	case EACCES:
+		return "EACCES (permission denied)";
+	case EPERM:
+		return "EPERM (operation not permitted)";
+	case ENOSYS:
+		return "ENOSYS (no such system call)";
+	case ENOENT:
+		return "ENOENT (no such event)";
+	case ENODEV:
+		return "ENODEV (no such device)";
+	case EMFILE:
+		return "EMFILE (out of file descriptors)";
+	case ENFILE:
+		return "ENFILE (system file table full)";
+	case EAGAIN:
+		return "EAGAIN (resource temporarily unavailable)";
+	case EINVAL:
+		return "EINVAL (not supported by this kernel)";
+	case E2BIG:
+		return "E2BIG (attribute not supported by this kernel)";
+	case EOPNOTSUPP:
+		return "EOPNOTSUPP (not supported)";
+	case ENOMEM:
+		return "ENOMEM (out of memory)";
+	case EBUSY:
+		return "EBUSY (signal in use)";
+	case ESRCH:
+		return "ESRCH (no such thread)";
+	default:
+		return "unexpected error";
 	}
 }
 

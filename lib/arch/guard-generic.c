@@ -6,20 +6,20 @@
 #include "guard.h"
 
 #if !PROFIL_HAVE_GUARD
-#define CAS(T, name)                                                                   \
-	int name(void *p, uint64_t *expected, uint64_t desired)                        \
-	{                                                                              \
-		T e = (T)*expected;                                                    \
-		int ok = __atomic_compare_exchange_n((T *)p, &e, (T)desired, 0,        \
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
-		*expected = e;                                                         \
-		return ok;                                                             \
+#define CAS(T, name)                                                                               \
+	int name(void *p, uint64_t *expected, uint64_t desired)                                    \
+	{                                                                                          \
+		T e = (T)*expected;                                                                \
+		int ok = __atomic_compare_exchange_n((T *)p, &e, (T)desired, 0, __ATOMIC_RELAXED,  \
+						     __ATOMIC_RELAXED);                            \
+		*expected = e;                                                                     \
+		return ok;                                                                         \
 	}
-#define ADD(T, name)                                                                   \
-	int name(void *p, uint64_t v)                                                  \
-	{                                                                              \
-		__atomic_fetch_add((T *)p, (T)v, __ATOMIC_RELAXED);                    \
-		return 0;                                                              \
+#define ADD(T, name)                                                                               \
+	int name(void *p, uint64_t v)                                                              \
+	{                                                                                          \
+		__atomic_fetch_add((T *)p, (T)v, __ATOMIC_RELAXED);                                \
+		return 0;                                                                          \
 	}
 CAS(uint16_t, profil__gcas16)
 CAS(uint32_t, profil__gcas32)
@@ -34,8 +34,9 @@ int profil__gstore64(void *p, uint64_t v)
 }
 int profil__gload(const void *p, int size, uint64_t *out)
 {
-	*out = size == 2 ? *(const volatile uint16_t *)p
-	       : size == 4 ? *(const volatile uint32_t *)p : *(const volatile uint64_t *)p;
+	*out = size == 2   ? *(const volatile uint16_t *)p
+	       : size == 4 ? *(const volatile uint32_t *)p
+			   : *(const volatile uint64_t *)p;
 	return 0;
 }
 int profil__gstore(void *p, int size, uint64_t v)

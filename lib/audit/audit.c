@@ -63,7 +63,8 @@ EXPORT unsigned int la_version(unsigned int version)
 	if (profil__raw_env(&env)) {
 		pid_t pid = getpid();
 		uint32_t seq = (uint32_t)(profil__raw_last_seq(env.dir, pid) + 1);
-		if (profil__raw_wanted(&env, pid, seq) && profil__raw_create(&env, pid, &map) == 0) {
+		if (profil__raw_wanted(&env, pid, seq) &&
+		    profil__raw_create(&env, pid, &map) == 0) {
 			map.h->flags |= PCPROF_RAW_F_AUDIT;
 			map_pid = pid;
 			enabled = true;
