@@ -123,15 +123,26 @@ $(B)/cli/%.o: cli/%.c
 	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" -MMD -MP -c -o $@ $<
 
 # pcprof run looks for libprofil.so.1 next to itself (the build tree), then
-# where `make install` puts it; libdir.txt changes (and cmd-run.o is
-# rebuilt) whenever LIBDIR does, so `make install PREFIX=...` never installs
-# a pcprof that looks in the previous place.
+# in PCPROF_LIBDIR, where `make install` puts it.  make install links a
+# copy of its own, $(B)/install/pcprof, whose cmd-run.o is rebuilt whenever
+# LIBDIR changes (install/libdir.txt): installing with another PREFIX than
+# the build's gives a pcprof that looks in the right place, and never
+# relinks the build tree's pcprof under tests that are running it.
 $(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\"
-$(B)/cli/cmd-run.o: $(B)/libdir.txt
-$(B)/libdir.txt: FORCE
+
+$(B)/install/libdir.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
 FORCE:
+
+$(B)/install/cmd-run.o: cli/cmd-run.c $(B)/install/libdir.txt
+	$(CC) $(CLI_CFLAGS) -Ilib -DPCPROF_VERSION=\"$(VERSION)\" \
+		-DPCPROF_LIBDIR=\"$(LIBDIR)\" -MMD -MP -c -o $@ $<
+
+$(B)/install/pcprof: $(B)/install/cmd-run.o $(filter-out $(B)/cli/cmd-run.o,$(CLI_OBJ))
+	$(CC) $(CFLAGS) -o $@ $^ $(CLI_LIBS) -lm
+
+install: $(if $(CLI_SRC),$(B)/install/pcprof)
 
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
@@ -302,8 +313,8 @@ install: lib cli
 		$(DESTDIR)$(INCLUDEDIR)/libprofil/{} \;
 	for m in $(wildcard man/*.[137]); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
-	if [ -x $(B)/pcprof ]; then install -d $(DESTDIR)$(BINDIR) && \
-		install -m 755 $(B)/pcprof $(DESTDIR)$(BINDIR)/pcprof; fi
+	if [ -x $(B)/install/pcprof ]; then install -d $(DESTDIR)$(BINDIR) && \
+		install -m 755 $(B)/install/pcprof $(DESTDIR)$(BINDIR)/pcprof; fi
 
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so \

@@ -668,10 +668,19 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	struct text t = { .len = 0 };
 	double secs = (double)cpu * 1e-9;
 	add(&t, "%llu samples, %.2f s CPU", (unsigned long long)ticks, secs);
-	if (secs > 0 && signals)
-		add(&t, ", %.0f Hz of %u", (double)signals / secs, hz);
-	add(&t, " (%s), %zu process%s, %zu thread%s", engines[0] ? engines : "no engine", set->n,
-	    set->n == 1 ? "" : "es", threads, threads == 1 ? "" : "s");
+	/* Achieved: samples (weighted ticks) per CPU second, as pcprof report
+	 * computes it.  The signals per CPU second tell the resolution: the
+	 * kernel checks CPU timers at its tick, so above that rate one signal
+	 * stands for several periods; shown when they differ by over 10%. */
+	double achieved = secs > 0 ? (double)ticks / secs : 0;
+	double sigrate = secs > 0 ? (double)signals / secs : 0;
+	if (ticks && secs > 0)
+		add(&t, ", %.0f Hz of %u", achieved, hz);
+	add(&t, " (%s", engines[0] ? engines : "no engine");
+	if (ticks && sigrate < 0.9 * achieved)
+		add(&t, ", %.0f signals/s", sigrate);
+	add(&t, "), %zu process%s, %zu thread%s", set->n, set->n == 1 ? "" : "es", threads,
+	    threads == 1 ? "" : "s");
 	if (set->n) {
 		add(&t, ", recording memory <= ");
 		add_bytes(&t, mem);

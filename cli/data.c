@@ -791,17 +791,19 @@ static bool live_at(const struct pp_module *m, uint32_t epoch)
 	return m->epoch_loaded <= epoch && (m->epoch_unloaded == 0 || epoch < m->epoch_unloaded);
 }
 
+bool pp_module_holds(const struct pp_module *m, uint64_t pc)
+{
+	uint64_t link = pc - m->bias;
+	for (uint32_t k = 0; k < m->nsegs && k < 8; k++)
+		if (link - m->seg[k].vaddr < m->seg[k].memsz)
+			return true;
+	return false;
+}
+
 uint32_t pp_find_module(const struct pp_process *proc, uint64_t pc, uint32_t epoch)
 {
-	for (size_t i = 0; i < proc->nmodules; i++) {
-		const struct pp_module *m = &proc->modules[i];
-		if (!live_at(m, epoch))
-			continue;
-		uint64_t link = pc - m->bias;
-		for (uint32_t k = 0; k < m->nsegs && k < 8; k++) {
-			if (link - m->seg[k].vaddr < m->seg[k].memsz)
-				return (uint32_t)i;
-		}
-	}
+	for (size_t i = 0; i < proc->nmodules; i++)
+		if (live_at(&proc->modules[i], epoch) && pp_module_holds(&proc->modules[i], pc))
+			return (uint32_t)i;
 	return PP_NO_MODULE;
 }

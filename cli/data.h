@@ -6,6 +6,7 @@
 #ifndef PCPROF_DATA_H
 #define PCPROF_DATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err,
 
 /* Free one process's parts (pp_free does this for every process). */
 void pp_process_free(struct pp_process *pr);
+
+/* Does one of m's segments hold runtime address pc? */
+bool pp_module_holds(const struct pp_module *m, uint64_t pc);
 
 /* Sort samples by (module, pc, thread), the order profile.h promises. */
 void pp_sort_samples(struct pp_process *pr);

@@ -173,12 +173,9 @@ static uint32_t thread_index(struct pp_process *pr, struct threads *t, uint32_t 
 static uint32_t module_of(const struct pp_process *pr, uint64_t pc, uint32_t epoch)
 {
 	uint32_t m = pp_find_module(pr, pc, epoch);
-	for (size_t i = pr->nmodules; m == PP_NO_MODULE && i-- > 0;) {
-		const struct pp_module *mod = &pr->modules[i];
-		for (uint32_t k = 0; k < mod->nsegs; k++)
-			if (pc - mod->bias - mod->seg[k].vaddr < mod->seg[k].memsz)
-				m = (uint32_t)i;
-	}
+	for (size_t i = pr->nmodules; m == PP_NO_MODULE && i-- > 0;)
+		if (pp_module_holds(&pr->modules[i], pc))
+			m = (uint32_t)i;
 	return m;
 }
 
