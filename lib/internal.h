@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROFIL_HIDDEN __attribute__((visibility("hidden")))
@@ -80,6 +81,15 @@ PROFIL_HIDDEN int profil__check_readable(const void *p, size_t len);
 /* ---- small AS-safe helpers ---- */
 
 PROFIL_HIDDEN pid_t profil__gettid(void); /* AS-safe */
+/* clock_gettime in nanoseconds, 0 if the clock cannot be read.  AS-safe. */
+static inline uint64_t profil__clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+	if (clock_gettime(clock, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* A 64-bit finaliser (xor-shift-multiply): spreads keys over a hash table
  * and mixes the pseudo-random sequence.  AS-safe. */
 static inline uint64_t profil__mix64(uint64_t x)

@@ -7,6 +7,8 @@
  */
 #include "rawfile.h"
 
+#include "internal.h"
+
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -82,13 +84,6 @@ static int map_fd(int fd, size_t size, struct raw_map *m)
 	return 0;
 }
 
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int profil__raw_create(const struct raw_env *env, pid_t pid, struct raw_map *m)
 {
 	char path[4200];
@@ -125,7 +120,7 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, struct raw_map *m)
 	h->pid = pid;
 	h->ppid = getppid();
 	h->seq = (uint32_t)seq;
-	h->start_ns = now_ns(CLOCK_REALTIME);
+	h->start_ns = profil__clock_ns(CLOCK_REALTIME);
 	h->mod_off = hsize;
 	h->mod_cap = PCPROF_RAW_MAX_MODULES;
 	h->thr_off = hsize + msize;

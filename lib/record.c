@@ -97,12 +97,9 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 	atomic_fetch_add_explicit(A64(&h->ticks), weight, memory_order_relaxed);
 	if ((n & 7) == 0) {
 		/* CPU time for the achieved rate, even if the process is killed. */
-		struct timespec ts;
-		if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
-			atomic_store_explicit(A64(&h->cpu_ns),
-					      (uint64_t)ts.tv_sec * 1000000000u +
-						      (uint64_t)ts.tv_nsec,
-					      memory_order_relaxed);
+		uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		if (cpu)
+			atomic_store_explicit(A64(&h->cpu_ns), cpu, memory_order_relaxed);
 	}
 
 	uint32_t ti = thread_index(r);
@@ -148,13 +145,6 @@ unsigned int profil__record_hz(void)
 }
 
 /* ---- set-up (normal context) ---- */
-
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void use_map(void)
 {
@@ -243,7 +233,7 @@ void profil__record_init(void)
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = profil__base_hz();
-	h->cpu_start_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+	h->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
 	use_map();
@@ -256,8 +246,8 @@ void profil__record_init(void)
 static void finish(uint32_t end)
 {
 	struct pcprof_raw_header *h = map.h;
-	atomic_store(A64(&h->cpu_ns), now_ns(CLOCK_PROCESS_CPUTIME_ID));
-	atomic_store(A64(&h->end_ns), now_ns(CLOCK_REALTIME));
+	atomic_store(A64(&h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+	atomic_store(A64(&h->end_ns), profil__clock_ns(CLOCK_REALTIME));
 	atomic_store(A32(&h->end), end);
 }
 
@@ -314,7 +304,7 @@ void profil__record_fork_child(void)
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
-		c->cpu_start_ns = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+		c->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		c->flags = p->flags;
 		c->epoch = p->epoch;
 		uint32_t n = p->mod_count < c->mod_cap ? p->mod_count : c->mod_cap;

@@ -119,18 +119,10 @@ static bool alive(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
 }
 
-static uint64_t thread_cpu_ns(pid_t tid)
-{
-	struct timespec ts;
-	if (clock_gettime(profil_thread_clock(tid), &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
 {
 	t->first_ns = 0;
-	t->cpu0_ns = thread_cpu_ns(t->tid);
+	t->cpu0_ns = profil__clock_ns(profil_thread_clock(t->tid));
 	int r = e->attach(t, inherited);
 	if (r == 0) {
 		t->period_ns = period_ns;
@@ -147,7 +139,7 @@ static int attach(const struct profil_engine *e, struct profil_thread *t, bool i
 /* Ticks thread t is owed now (see struct profil_thread). */
 static uint64_t owed(struct profil_thread *t)
 {
-	uint64_t now = thread_cpu_ns(t->tid);
+	uint64_t now = profil__clock_ns(profil_thread_clock(t->tid));
 	if (!t->attached || !t->period_ns || now <= t->cpu0_ns)
 		return 0;
 	uint64_t c = now - t->cpu0_ns;
