@@ -266,11 +266,11 @@ static void record_exit(void)
 	finish(PCPROF_END_EXIT);
 }
 
-/* Control lock held. */
+/* Control lock held.  The owed ticks are paid by the exec stop itself
+ * (session.c), after this. */
 void profil__record_exec(void)
 {
 	if (atomic_load(&profil__rec)) {
-		profil__threads_pay_owed(NULL);
 		snapshot_modules();
 		finish(PCPROF_END_EXEC);
 	}

@@ -507,8 +507,9 @@ void profil__exec_prepare(void)
 	atomic_store(&profil__cur, NULL);
 	S.cfg = NULL;
 	quiesce();
-	if (cfg)
-		profil__threads_pay_owed(cfg);
+	/* Into the stopped configuration and the recorder; without a
+	 * configuration profil__cur is already NULL, so only the recorder. */
+	profil__threads_pay_owed(cfg);
 	stop_engine();
 	set_guard(false);
 	S.exec_saved = cfg;
