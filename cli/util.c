@@ -11,25 +11,29 @@
 
 const char *progname = "pcprof";
 
+/* "pcprof CMD: message" and a newline on stderr. */
+static void vmessage(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(int status, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 
 void warnx_(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void *xmalloc(size_t n)
