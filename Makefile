@@ -83,9 +83,23 @@ $(AUDIT_SO): $(AUDIT_OBJ)
 $(B)/libprofil.so: $(LIB_SO)
 	ln -sf $(SONAME) $@
 
-$(LIB_A): $(LIB_OBJ)
+# libprofil.a has objects of its own, compiled with PROFIL_STATIC_ARCHIVE,
+# because a static program cannot interpose pthread_create the way the
+# shared library does (lib/pthread-create.c): the archive offers the
+# linker's --wrap instead, which libprofil.pc's static flags request.
+LIB_A_OBJ := $(LIB_OBJ:$(B)/%=$(B)/static/%)
+
+$(B)/static/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -DPROFIL_STATIC_ARCHIVE -MMD -MP -c -o $@ $<
+
+$(B)/static/lib/%.o: lib/%.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_A): $(LIB_A_OBJ)
 	rm -f $@
-	$(AR) rcs $@ $(LIB_OBJ)
+	$(AR) rcs $@ $(LIB_A_OBJ)
 
 # The .pc names the install directories, so make install writes it again
 # with the PREFIX given at install time.
