@@ -184,6 +184,15 @@ $(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp $(TEST_HD
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
 
+# tests/static: programs linked statically with libprofil.a, the plain way
+# (cc -static prog.c libprofil.a -lpthread).  Without a static libc they
+# are built dynamically with T_NO_STATIC_LIBC, and skip.
+STATIC_LIBC := $(shell $(CC) -print-file-name=libc.a)
+$(B)/tests/static/%: tests/static/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(if $(filter /%,$(STATIC_LIBC)),$(CC) $(TEST_CFLAGS) -static -o $@ $< $(LIB_A) -lpthread,\
+		$(CC) $(TEST_CFLAGS) -DT_NO_STATIC_LIBC -o $@ $<)
+
 # Targets are built without libprofil: they are profiled from outside.
 $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
