@@ -12,8 +12,7 @@
  *   - sigaction, signal and sigprocmask give the program its own handlers,
  *     with profiling on (the library interposes them once it owns signals);
  *   - profil() counts the main thread's CPU time;
- *   - threads created after profiling started run and return their results
- *     on every engine;
+ *   - threads created after profiling started run and return their results;
  *   - each of execve, execv, execvp, execvpe, execl, execlp, execle,
  *     fexecve and execveat runs a program with the arguments and
  *     environment given (its exit status says so), from a child that is
@@ -21,13 +20,14 @@
  *     PATH search) and ENOEXEC are returned; that execvp, execlp and
  *     execvpe run a script without "#!" through /bin/sh (execv does not);
  *     and that profiling resumes after an exec that failed.
- * "tracked" also checks that the threads' CPU time is counted, on each
- * engine: samples within 5 standard deviations (sd ~ sqrt(N)) of CPU
- * seconds x rate.  The plain link keeps libc's pthread_create, which the
- * library does not see: there only threads that exist when profiling
- * starts are sure to be counted (libprofil(7)), so the count is not
- * checked, but profil_stats() must say that creation is not seen (and
- * must not say so in the tracked link).
+ * Each engine (thread-timer, perf, process-timer) runs all this in a
+ * child of its own; perf may skip where it is denied.  Counts must be
+ * within 5 standard deviations (sd ~ sqrt(N)) of CPU seconds x rate.
+ * "tracked" also checks the threads' count.  The plain link keeps libc's
+ * pthread_create, which the library does not see: there only threads that
+ * exist when profiling starts are sure to be counted (libprofil(7)), so
+ * the count is not checked, but profil_stats() must say that creation is
+ * not seen (and must not say so in the tracked link).
  *
  * A test: silent on success, exit 77 to skip.
  */
@@ -126,15 +126,14 @@ static void *worker(void *arg)
 	return (char *)arg + 1;
 }
 
-/* A child of this program, on the engine of PROFIL_ENGINE at HZ: threads
- * created after profiling started burn 0.5 s each while main waits. */
-static int threads_child(void)
+/* Threads created after profiling started burn 0.5 s each while main
+ * waits. */
+static void threads(void)
 {
 	static unsigned short buf[4];
 	static char token[NTHREADS];
 	pthread_t t[NTHREADS];
 
-	T_OK(profil_set_hz(HZ) >= 0);
 	tp_profil_on(buf, sizeof buf, 0, 2);
 	double t0 = t_proc_cpu();
 	for (int i = 0; i < NTHREADS; i++)
@@ -148,24 +147,6 @@ static int threads_child(void)
 	if (tracked)
 		check_rate("threads created while profiling", buf[0], t_proc_cpu() - t0, HZ,
 			   NTHREADS + 1);
-	return 0;
-}
-
-static void threads_on_each_engine(void)
-{
-	static const char *const engines[] = { "thread-timer", "perf", "process-timer" };
-	for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-		char env[64];
-		snprintf(env, sizeof env, "PROFIL_ENGINE=%s", engines[i]);
-		const char *add[] = { env, NULL };
-		int st = tp_rerun(tracked ? "threads-tracked" : "threads", add);
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 77 && strcmp(engines[i], "perf") == 0)
-			continue; /* perf denied here: the child said why */
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-			T_FAIL("threads on %s: %s %d", engines[i],
-			       WIFEXITED(st) ? "exit" : "signal",
-			       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	}
 }
 
 /* ---- the exec family ---- */
@@ -370,6 +351,21 @@ static void write_file(const char *path, const char *text, mode_t mode)
 	T_OK(chmod(path, mode) == 0);
 }
 
+static char prog_b[1100]; /* dir_b/PROG */
+static pid_t dirs_owner;
+
+/* At exit, also on failure, in the process that made the directories. */
+static void remove_dirs(void)
+{
+	if (getpid() != dirs_owner)
+		return;
+	unlink(prog_a);
+	unlink(prog_b);
+	unlink(script);
+	rmdir(dir_a);
+	rmdir(dir_b);
+}
+
 static void exec_family(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -378,7 +374,8 @@ static void exec_family(void)
 	snprintf(dir_a, sizeof dir_a, "%s/t-static.XXXXXX", tmp);
 	snprintf(dir_b, sizeof dir_b, "%s/t-static.XXXXXX", tmp);
 	T_OK(mkdtemp(dir_a) && mkdtemp(dir_b));
-	char prog_b[1100];
+	dirs_owner = getpid();
+	atexit(remove_dirs);
 	snprintf(prog_a, sizeof prog_a, "%s/" PROG, dir_a);
 	snprintf(prog_b, sizeof prog_b, "%s/" PROG, dir_b);
 	snprintf(script, sizeof script, "%s/noshebang", dir_b);
@@ -389,12 +386,39 @@ static void exec_family(void)
 
 	for (int c = 0; c < NCASES; c++)
 		exec_case(c);
+}
 
-	unlink(prog_a);
-	unlink(prog_b);
-	unlink(script);
-	rmdir(dir_a);
-	rmdir(dir_b);
+/* The main thread's CPU time is counted, the program's own handlers work
+ * while profiling runs, and the library says whether it sees thread
+ * creation. */
+static void main_thread(void)
+{
+	static unsigned short buf[4];
+	double t0 = t_proc_cpu();
+	tp_profil_on(buf, sizeof buf, 0, 2);
+	own_signals();
+	tp_burn(0.3);
+	T_EQ(tp_profil_off(), 0);
+	check_rate("main thread", buf[0], t_proc_cpu() - t0, HZ, 1);
+
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	int unseen = strstr(st.why, "pthread_create not wrapped") != NULL;
+	if (unseen == tracked)
+		T_FAIL("%s link, but profil_stats() says \"%s\"", tracked ? "wrapped" : "plain",
+		       st.why);
+}
+
+/* Everything, in a child on the engine of PROFIL_ENGINE. */
+static int engine_child(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	T_OK(n > 0 && (size_t)n < sizeof self - 1);
+	T_OK(profil_set_hz(HZ) >= 0);
+	main_thread();
+	threads();
+	exec_family();
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -407,35 +431,24 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "exit") == 0)
 		return exec_target(argv);
 	tracked = argc > 1 && strstr(argv[1], "tracked") != NULL;
-	if (argc > 1 && strncmp(argv[1], "threads", 7) == 0)
-		return threads_child();
+	if (argc > 1 && strncmp(argv[1], "engine", 6) == 0)
+		return engine_child();
 	if (argc > 1 && strcmp(argv[1], "tracked") != 0)
 		T_FAIL("usage: t-static [tracked]");
 
 	T_EQ(getauxval(AT_BASE), 0); /* no program interpreter: static */
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	T_OK(n > 0 && (size_t)n < sizeof self - 1);
-
-	/* The main thread's CPU time is counted, and the program's own
-	 * handlers work while profiling runs. */
-	static unsigned short buf[4];
-	T_OK(profil_set_hz(HZ) >= 0);
-	double t0 = t_proc_cpu();
-	tp_profil_on(buf, sizeof buf, 0, 2);
-	own_signals();
-	tp_burn(0.3);
-	T_EQ(tp_profil_off(), 0);
-	check_rate("main thread", buf[0], t_proc_cpu() - t0, HZ, 1);
-	/* The library says whether it sees thread creation. */
-	struct profil_stats st;
-	T_EQ(profil_stats(&st), 0);
-	int unseen = strstr(st.why, "pthread_create not wrapped") != NULL;
-	if (unseen == tracked)
-		T_FAIL("%s link, but profil_stats() says \"%s\"", tracked ? "wrapped" : "plain",
-		       st.why);
-
-	threads_on_each_engine();
-	exec_family();
+	static const char *const engines[] = { "thread-timer", "perf", "process-timer" };
+	for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+		char env[64];
+		snprintf(env, sizeof env, "PROFIL_ENGINE=%s", engines[i]);
+		const char *add[] = { env, NULL };
+		int st = tp_rerun(tracked ? "engine-tracked" : "engine", add);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 77 && strcmp(engines[i], "perf") == 0)
+			continue; /* perf denied here: the child said why */
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			T_FAIL("on %s: %s %d", engines[i], WIFEXITED(st) ? "exit" : "signal",
+			       WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	}
 	return 0;
 #endif
 }
