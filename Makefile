@@ -185,13 +185,16 @@ $(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp $(TEST_HD
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
 
 # tests/static: programs linked statically with libprofil.a, the plain way
-# (cc -static prog.c libprofil.a -lpthread).  Without a static libc they
-# are built dynamically with T_NO_STATIC_LIBC, and skip.
+# (cc -static prog.c libprofil.a -lpthread).  Where that cannot be done (no
+# static libc; a sanitizer build, whose runtimes are shared libraries) each
+# is built as a program that skips and says why.
 STATIC_LIBC := $(shell $(CC) -print-file-name=libc.a)
+STATIC_NO = $(if $(findstring -fsanitize,$(TEST_CFLAGS)),a sanitizer build cannot link \
+	static programs,$(if $(filter /%,$(STATIC_LIBC)),,no static C library (libc.a)))
 $(B)/tests/static/%: tests/static/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 	@mkdir -p $(@D)
-	$(if $(filter /%,$(STATIC_LIBC)),$(CC) $(TEST_CFLAGS) -static -o $@ $< $(LIB_A) -lpthread,\
-		$(CC) $(TEST_CFLAGS) -DT_NO_STATIC_LIBC -o $@ $<)
+	$(if $(STATIC_NO),$(CC) $(TEST_CFLAGS) -DT_NO_STATIC='"$(STATIC_NO)"' -o $@ $<,\
+		$(CC) $(TEST_CFLAGS) -static -o $@ $< $(LIB_A) -lpthread)
 
 # Targets are built without libprofil: they are profiled from outside.
 $(B)/tests/targets/%: tests/targets/%.c

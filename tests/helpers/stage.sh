@@ -8,7 +8,7 @@
 # Source it from the top of the tree.
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-if ! flock build/install.lock make -s install DESTDIR="$stage" PREFIX=/usr \
+if ! flock "${B:-build}/install.lock" make -s install DESTDIR="$stage" PREFIX=/usr \
 	>"$stage/install.log" 2>&1; then
 	echo "make install DESTDIR=$stage PREFIX=/usr failed:"
 	cat "$stage/install.log"
