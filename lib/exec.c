@@ -87,8 +87,8 @@ static int exec_fd(int fd, char *const argv[], char *const envp[])
 /*
  * The file is not in a format the kernel runs (ENOEXEC): run it as a shell
  * script, "/bin/sh file arg1 ...", as execvp has always done.  The new
- * argument vector is on the stack (a vfork child must not allocate); its
- * size is bounded by the kernel's own limit on the arguments.
+ * argument vector is on the stack, one pointer longer than the caller's,
+ * as in glibc: a vfork child must not allocate.
  */
 static int exec_shell(const char *file, char *const argv[], char *const envp[])
 {
