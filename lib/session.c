@@ -654,6 +654,9 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	if (shown)
 		profil__strlcat(st->engine, sizeof st->engine, shown->name);
 	profil__strlcat(st->why, sizeof st->why, S.why);
+	if (!profil__threads_creation_seen())
+		profil__strlcat(st->why, sizeof st->why,
+				"; pthread_create not wrapped (static link without its flags)");
 	if (profil__env.bad[0]) {
 		profil__strlcat(st->why, sizeof st->why, "; ignored invalid ");
 		profil__strlcat(st->why, sizeof st->why, profil__env.bad);

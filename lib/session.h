@@ -6,6 +6,8 @@
 #ifndef PROFIL_SESSION_H
 #define PROFIL_SESSION_H
 
+#include <pthread.h>
+
 #include "engine.h"
 #include "sample.h"
 
@@ -68,6 +70,18 @@ PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
 /* Pay every armed thread the ticks it is owed, into cfg (a configuration
  * being retired) or, if NULL, the current one; the recorder gets them too. */
 PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);
+
+/* pthread_create's work (pthread-create.c has the entry points): create
+ * the thread with `real` (libc's pthread_create) so that it registers, and
+ * is armed if an engine runs, before it calls fn.  Returns what
+ * pthread_create returns.  Control lock not held.  Not AS-safe (malloc). */
+typedef int profil__create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+PROFIL_HIDDEN int profil__thread_create(profil__create_fn *real, pthread_t *thr,
+					const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* Whether the program's pthread_create comes to profil__thread_create: not
+ * in a program linked with libprofil.a without the wrap flags of
+ * libprofil.pc.  AS-safe. */
+PROFIL_HIDDEN bool profil__threads_creation_seen(void);
 
 /* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
 PROFIL_HIDDEN void profil__exec_prepare(void);

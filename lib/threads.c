@@ -25,7 +25,6 @@
  * slots, so it is safe on pcsample()'s async-signal-safe path.
  */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -363,17 +362,11 @@ static void *start_thread(void *p)
 	return a.fn(a.arg);
 }
 
-typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *),
-			      void *arg)
+/* The body of pthread_create; pthread-create.c holds the entry points
+ * and finds `real`, libc's function. */
+int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
 {
-	static create_fn *real;
-	if (!real) {
-		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
-		if (!real)
-			return EAGAIN;
-	}
 	struct start_arg *a = malloc(sizeof *a);
 	if (!a)
 		return real(thr, attr, fn, arg); /* untracked; found as foreign */
@@ -405,6 +398,23 @@ PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *
 		free(a);
 	return rc;
 }
+
+#ifdef PROFIL_STATIC_ARCHIVE
+/* Defined only when the program was linked with --wrap=pthread_create and
+ * pulled pthread-create.o in (see that file): a weak reference does not
+ * pull it. */
+extern profil__create_fn __wrap_pthread_create __attribute__((weak));
+
+bool profil__threads_creation_seen(void)
+{
+	return __wrap_pthread_create != NULL;
+}
+#else
+bool profil__threads_creation_seen(void)
+{
+	return true;
+}
+#endif
 
 void profil__threads_init(void)
 {
