@@ -95,9 +95,12 @@ static bool marked(_Atomic uint64_t *set, int fd)
 	       (atomic_load_explicit(&set[fd / 64], memory_order_relaxed) >> (fd % 64)) & 1;
 }
 
-static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl)
+static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl, bool live)
 {
 	memset(a, 0, sizeof *a);
+	/* A probe event is opened disabled: it never counts, so it cannot
+	 * overflow and raise a signal before our handler is installed. */
+	a->disabled = !live;
 	a->size = sizeof *a;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_CPU_CLOCK;
@@ -115,10 +118,10 @@ static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl)
 	}
 }
 
-static int open_event(pid_t tid, enum mode m, bool excl)
+static int open_event(pid_t tid, enum mode m, bool excl, bool live)
 {
 	struct perf_event_attr a;
-	fill_attr(&a, m, excl);
+	fill_attr(&a, m, excl, live);
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -187,13 +190,13 @@ static bool sigtrap_in_use(void)
 	return sa.sa_handler != SIG_DFL;
 }
 
-/* Try to open an event on ourselves in mode m, with the kernel included if
- * allowed.  Returns 0 and sets exclude_kernel, or -errno. */
+/* Try to open a disabled event on ourselves in mode m, with the kernel
+ * included if allowed.  Returns 0 and sets exclude_kernel, or -errno. */
 static int try_mode(enum mode m)
 {
-	int fd = open_event(0, m, false);
+	int fd = open_event(0, m, false, false);
 	if (fd == -EACCES || fd == -EPERM) {
-		fd = open_event(0, m, true);
+		fd = open_event(0, m, true, false);
 		if (fd >= 0)
 			exclude_kernel = true;
 	} else if (fd >= 0) {
@@ -266,7 +269,7 @@ static int attach(struct profil_thread *t, bool inherited)
 	t->handle = -1;
 	if (mode == MODE_SIGTRAP && inherited)
 		return 0; /* the kernel gave it a copy of its creator's event */
-	int fd = open_event(t->tid, mode, exclude_kernel);
+	int fd = open_event(t->tid, mode, exclude_kernel, true);
 	if (fd < 0)
 		return fd;
 	if (mode == MODE_FASYNC) {
