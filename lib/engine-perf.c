@@ -147,21 +147,7 @@ static int route(int fd, pid_t tid)
 
 static bool traced(void)
 {
-	char buf[1024];
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "TracerPid:");
-	if (!p)
-		return false;
-	for (p += 10; *p == ' ' || *p == '\t'; p++)
-		;
-	return *p != '0';
+	return profil__status_number("TracerPid") > 0;
 }
 
 static bool kernel_at_least(unsigned maj, unsigned min)

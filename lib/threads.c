@@ -190,32 +190,29 @@ void profil__threads_unblock_creation(void)
 	atomic_store(&changing, 0);
 }
 
-/* Apply fn to every tid in /proc/self/task.  Returns 0, -ENOSYS without
- * /proc, or the first error fn returns. */
+struct task_walk {
+	int (*fn)(pid_t tid, void *ctx);
+	void *ctx;
+	bool listed; /* the directory could be read */
+};
+
+static int task_entry(const char *name, void *p)
+{
+	struct task_walk *w = p;
+	unsigned long tid;
+	w->listed = true;
+	if (profil__parse_uint(name, 0x7fffffff, &tid) < 0 || !tid)
+		return 0;
+	return w->fn((pid_t)tid, w->ctx);
+}
+
+/* Apply fn to every tid in /proc/self/task.  Returns 0, -ENOSYS if the
+ * list cannot be read, or the first error fn returns. */
 static int for_each_task(int (*fn)(pid_t tid, void *ctx), void *ctx)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
-			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOSYS;
-	char buf[2048] __attribute__((aligned(8)));
-	int result = 0;
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n && result == 0;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			unsigned long tid;
-			if (profil__parse_uint(d->d_name, 0x7fffffff, &tid) == 0 && tid)
-				result = fn((pid_t)tid, ctx);
-		}
-		if (result)
-			break;
-	}
-	syscall(SYS_close, fd);
-	return result;
+	struct task_walk w = { fn, ctx, false };
+	int r = profil__each_dirent("/proc/self/task", task_entry, &w);
+	return r < 0 && !w.listed ? -ENOSYS : r;
 }
 
 struct attach_ctx {
