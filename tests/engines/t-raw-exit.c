@@ -151,10 +151,16 @@ static void raw_clones(void)
 	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
 		    CLONE_SYSVSEM | CLONE_CHILD_CLEARTID | CLONE_PARENT_SETTID;
 
+	/* They start with every signal blocked, so that no handler ever runs
+	 * on a thread that has no TLS of its own. */
+	sigset_t all, saved;
+	sigfillset(&all);
 	struct census off = take();
+	T_OK(pthread_sigmask(SIG_SETMASK, &all, &saved) == 0);
 	for (int i = 0; i < CLONES; i++)
 		T_OK(clone(clone_body, stacks[i] + sizeof stacks[i], flags, NULL, &ctid[i], NULL,
 			   &ctid[i]) > 0);
+	T_OK(pthread_sigmask(SIG_SETMASK, &saved, NULL) == 0);
 	tp_profil_on(buf, sizeof buf, 0, 2);
 	atomic_store(&release_clones, 1);
 	raw_syscall3(SYS_futex, (long)&release_clones, FUTEX_WAKE, CLONES);
