@@ -10,7 +10,6 @@
  * (libprofil(7) BUGS).  Unlike setitimer(ITIMER_PROF) it is deleted at exec
  * and does not disturb a program's own ITIMER_PROF.
  */
-#include <sys/syscall.h>
 #include <time.h>
 
 #include "engine.h"

@@ -18,8 +18,9 @@
  * armed for it.  So dead slots are swept: every max(16, slots in use / 2)
  * slot allocations (amortised: at most two liveness checks per
  * allocation, and fewer than that many dead slots at any time), when an
- * attach is refused for lack of resources, and at every engine start and
- * stop.  A thread is dead when tgkill(pid, tid, 0) says ESRCH.
+ * attach is refused for lack of resources, at every engine start and
+ * stop, and when owed ticks are paid.  A thread is dead when
+ * tgkill(pid, tid, 0) says ESRCH.
  *
  * What the engine does not sample is counted (profil_stats(), pcprof run's
  * summary, libprofil(7)): threads not attached because of a resource limit
@@ -396,7 +397,7 @@ static void loss_item(char *buf, size_t len, bool *first, unsigned long long n, 
 void profil__threads_loss_text(char *buf, size_t len)
 {
 	bool first = true;
-	char why[96] = "(reserve of ";
+	char why[96] = "(resource limit: ";
 	const char *names[] = { "RLIMIT_NOFILE", "RLIMIT_SIGPENDING", "memory" };
 	for (int i = 0, n = 0; i < 3; i++)
 		if (loss.limits & (1u << i)) {
