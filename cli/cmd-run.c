@@ -629,8 +629,8 @@ static void add_bytes(struct text *t, uint64_t b)
 static void summary(const struct raw_set *set, const char *out, const struct opts *o)
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
-		 lost_busy = 0, lost_mods = 0;
-	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0;
+		 lost_busy = 0, lost_mods = 0, unsampled = 0, unseen = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
 	for (size_t i = 0; i < set->n; i++) {
@@ -645,8 +645,10 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		lost_threads += in->lost_threads;
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
+		unsampled += in->threads_unsampled;
+		unseen += in->threads_unseen;
 		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
-			unsampled++;
+			unstarted++;
 		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
 			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
@@ -694,6 +696,16 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 			 (unsigned long long)lost_busy);
 	if (lost_mods)
 		add_item(&lost, "%llu modules (module table full)", (unsigned long long)lost_mods);
+	if (unsampled)
+		add_item(&lost,
+			 "%llu thread%s not sampled, wholly or in part (resource limits, or "
+			 "the program closed their timer or event: libprofil(7))",
+			 (unsigned long long)unsampled, unsampled == 1 ? "" : "s");
+	if (unseen)
+		add_item(&lost,
+			 "the CPU after the last sample of %llu thread%s that ended without "
+			 "exit handlers",
+			 (unsigned long long)unseen, unseen == 1 ? "" : "s");
 	if (set->nbad)
 		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
 			 set->nbad == 1 ? "" : "s", set->first_bad);
@@ -705,8 +717,8 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	if (lost_threads)
 		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
 		    (unsigned long long)lost_threads);
-	if (unsampled)
-		add(&t, "; %zu not sampled (libprofil never started in them)", unsampled);
+	if (unstarted)
+		add(&t, "; %zu not sampled (libprofil never started in them)", unstarted);
 	if (unaudited)
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);

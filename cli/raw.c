@@ -301,6 +301,8 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->flags = h.flags;
 	info->lost_table = h.lost;
 	info->lost_threads = h.lost_threads;
+	info->threads_unsampled = h.threads_unsampled;
+	info->threads_unseen = h.threads_unseen;
 	info->mapped = h.file_size;
 	info->cpu_start_ns = h.cpu_start_ns;
 

@@ -22,6 +22,11 @@ struct raw_info {
 	uint64_t lost_modules; /* modules beyond the module table */
 	uint64_t mapped;       /* bytes the recording mapped in the target */
 	uint64_t cpu_start_ns; /* process CPU time when the image started */
+
+	/* Threads the library did not sample, wholly or in part, and threads
+	 * that ended without exit handlers (see record-format.h). */
+	uint64_t threads_unsampled;
+	uint64_t threads_unseen;
 };
 
 /*

@@ -75,7 +75,10 @@ struct profil_stats {
 	unsigned long long outside;    /* ticks whose pc matched no histogram */
 	unsigned long long lost;       /* ticks dropped: fault, stop policy, full */
 	unsigned long long threads;    /* threads attached since the engine started */
-	unsigned long long thread_errors; /* threads the engine could not attach */
+	unsigned long long thread_errors; /* threads not sampled, wholly or in part:
+					     not attached (resource limits, errors),
+					     or their timer or event closed by the
+					     program; `why` says which */
 	char engine[24];               /* as profil_engine_name(), "" if none */
 	char why[256];                 /* why this engine; why others were skipped */
 	unsigned long long owed;       /* ticks included in `ticks` that no signal

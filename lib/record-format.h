@@ -87,7 +87,15 @@ struct pcprof_raw_header {
 	uint64_t slot_off;  /* struct pcprof_raw_slot[slot_cap] */
 	uint64_t slot_cap;  /* power of two */
 	uint64_t slot_used; /* (atomic) */
-	uint64_t reserved[6];
+
+	/* Threads the engine did not sample, wholly or in part (a resource
+	 * limit, an attach error, or the program closed their timer or
+	 * event), and threads that ended without exit handlers (raw
+	 * SYS_exit, raw clone), whose CPU after the last sample is not
+	 * counted.  (atomic) */
+	uint64_t threads_unsampled;
+	uint64_t threads_unseen;
+	uint64_t reserved[4];
 };
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is

@@ -138,6 +138,13 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 	atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
 }
 
+void profil__record_thread_loss(bool unseen)
+{
+	struct profil_rec *r = atomic_load(&profil__rec);
+	if (r)
+		atomic_fetch_add(A64(unseen ? &r->h->threads_unseen : &r->h->threads_unsampled), 1);
+}
+
 unsigned int profil__record_hz(void)
 {
 	struct profil_rec *r = atomic_load(&profil__rec);

@@ -21,6 +21,10 @@ PROFIL_HIDDEN extern struct profil_rec *_Atomic profil__rec;
 PROFIL_HIDDEN void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight,
 				  bool signal);
 
+/* A thread is not sampled, wholly or in part (see threads.c), or, with
+ * unseen, ended without exit handlers.  AS-safe. */
+PROFIL_HIDDEN void profil__record_thread_loss(bool unseen);
+
 /* Rate the recorder asked for (0: none).  AS-safe. */
 PROFIL_HIDDEN unsigned int profil__record_hz(void);
 

@@ -272,11 +272,10 @@ static void reset_counters(void)
 	atomic_store(&profil__ctr.outside, 0);
 	atomic_store(&profil__ctr.lost, 0);
 	atomic_store(&profil__ctr.owed, 0);
-	profil__thread_attaches = 0;
-	profil__thread_errors = 0;
 }
 
-static int try_engine(const struct profil_engine *e, const struct profil_run *run)
+/* whole: every thread must be covered (see profil__threads_attach_all). */
+static int try_engine(const struct profil_engine *e, const struct profil_run *run, bool whole)
 {
 	int sig = e->signal(run), r = 0;
 	if (sig && (r = take_signal(sig, profil__on_signal)) < 0)
@@ -284,8 +283,9 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	profil__threads_block_creation();
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
 	profil__threads_set_period(1000000000u / run->hz);
+	profil__threads_reset_counts();
 	r = e->start(run);
-	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq)) < 0) {
+	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq, whole)) < 0) {
 		profil__threads_detach_all(e);
 		e->stop();
 	}
@@ -314,7 +314,9 @@ static int start_engine(const struct profil_run *run)
 		const struct profil_engine *e = order[i];
 		char reason[128] = "";
 		int r = e->probe(run, reason, sizeof reason);
-		if (r == 0 && (r = try_engine(e, run)) < 0 && !reason[0]) {
+		/* Threads beyond a resource limit's reserve are left unsampled
+		 * only by the last engine that can be tried. */
+		if (r == 0 && (r = try_engine(e, run, i + 1 < n)) < 0 && !reason[0]) {
 			profil__strlcat(reason, sizeof reason, "start failed: ");
 			profil__strlcat(reason, sizeof reason, profil__errname(-r));
 		}
@@ -563,7 +565,7 @@ static void fork_child(void)
 			if (S.sig)
 				release_signal(S.sig, true);
 			S.sig = 0;
-		} else if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
 			 * usual order; if nothing can, the state is off. */
 			atomic_store(&profil__cur, NULL);
@@ -649,11 +651,12 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	st->lost = atomic_load(&profil__ctr.lost);
 	st->owed = atomic_load(&profil__ctr.owed);
 	st->threads = profil__thread_attaches;
-	st->thread_errors = profil__thread_errors;
+	st->thread_errors = profil__threads_unsampled();
 	const struct profil_engine *shown = e ? e : S.last;
 	if (shown)
 		profil__strlcat(st->engine, sizeof st->engine, shown->name);
 	profil__strlcat(st->why, sizeof st->why, S.why);
+	profil__threads_loss_text(st->why, sizeof st->why);
 	if (!profil__threads_creation_seen())
 		profil__strlcat(st->why, sizeof st->why,
 				"; pthread_create not wrapped (static link without its flags)");

@@ -59,12 +59,24 @@ PROFIL_HIDDEN extern _Atomic uint32_t profil__start_seq;
 
 /* threads.c, called with the control lock held */
 PROFIL_HIDDEN void profil__threads_init(void);
-PROFIL_HIDDEN int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq);
+/* Attach e to every thread.  whole: a thread refused for lack of resources
+ * fails the start with that error (another engine may cover them all);
+ * else it is left unsampled and counted. */
+PROFIL_HIDDEN int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq,
+					     bool whole);
 PROFIL_HIDDEN void profil__threads_detach_all(const struct profil_engine *e);
 PROFIL_HIDDEN void profil__threads_fork_child(void);
 PROFIL_HIDDEN void profil__threads_block_creation(void);
 PROFIL_HIDDEN void profil__threads_unblock_creation(void);
-PROFIL_HIDDEN extern unsigned long long profil__thread_attaches, profil__thread_errors;
+PROFIL_HIDDEN extern unsigned long long profil__thread_attaches;
+/* Threads the engine does not sample, wholly or in part: not attached, or
+ * their timer or event closed by the program (profil_stats' thread_errors). */
+PROFIL_HIDDEN unsigned long long profil__threads_unsampled(void);
+/* Append what was not sampled and why ("; not sampled: 3 threads (...)")
+ * to buf, nothing if all was.  */
+PROFIL_HIDDEN void profil__threads_loss_text(char *buf, size_t len);
+/* Zero the attach and loss counts (an engine is being started). */
+PROFIL_HIDDEN void profil__threads_reset_counts(void);
 /* Period of the engine being started, for the owed-tick schedule. */
 PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
 /* Pay every armed thread the ticks it is owed, into cfg (a configuration
