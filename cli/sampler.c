@@ -374,6 +374,8 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 	add_sample(s, v.ip, module_at(s, v.ip), t);
 }
 
+static void read_identity(struct sampler *s);
+
 static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 {
 	struct perf_event_header h;
@@ -414,6 +416,7 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 			if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
 				/* A new image: the old one's modules are gone. */
 				s->info.execs++;
+				read_identity(s);
 				s->epoch++;
 				for (size_t i = 0; i < s->proc.nmodules; i++)
 					if (!s->proc.modules[i].epoch_unloaded)
@@ -714,6 +717,35 @@ static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 	return state;
 }
 
+/* The program and its arguments, read while the process is alive (a
+ * zombie has neither) and again after an exec. */
+static void read_identity(struct sampler *s)
+{
+	free(s->proc.exe);
+	free(s->proc.cmdline);
+	char path[64], buf[PATH_MAX];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)s->pid);
+	ssize_t k = readlink(path, buf, sizeof buf - 1);
+	buf[k > 0 ? k : 0] = 0;
+	s->proc.exe = xstrdup(buf);
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)s->pid);
+	FILE *f = fopen(path, "re");
+	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	while (len && buf[len - 1] == 0)
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[len] = 0;
+	s->proc.cmdline = xstrdup(buf);
+	if (!s->proc.exe[0]) {
+		free(s->proc.exe);
+		s->proc.exe = xstrdup(s->proc.cmdline);
+	}
+}
+
 static bool ended(const struct sampler *s)
 {
 	char st = proc_state(s->pid, NULL, NULL);
@@ -794,6 +826,7 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen)
 	/* After the events: a module mapped between the two is in the maps,
 	 * one mapped later in an MMAP2 record. */
 	read_maps(s);
+	read_identity(s);
 	return s;
 }
 
@@ -836,28 +869,6 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 		 "user space only",
 		 1000000u / s->hz);
 	pr->why = xstrdup(why);
-	char path[64], buf[PATH_MAX];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)s->pid);
-	ssize_t k = readlink(path, buf, sizeof buf - 1);
-	buf[k > 0 ? k : 0] = 0;
-	pr->exe = xstrdup(buf);
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)s->pid);
-	FILE *f = fopen(path, "re");
-	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	while (len && buf[len - 1] == 0)
-		len--;
-	for (size_t i = 0; i < len; i++)
-		if (!buf[i])
-			buf[i] = ' ';
-	buf[len] = 0;
-	pr->cmdline = xstrdup(buf);
-	if (!pr->exe[0]) {
-		free(pr->exe);
-		pr->exe = xstrdup(pr->cmdline);
-	}
-
 	/* Ended: a zombie still tells how (exit_code of /proc/PID/stat is
 	 * wait's status); a process already reaped does not. */
 	int code;
