@@ -15,6 +15,7 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "run", "run a program under the profiler and record pcprof.data", cmd_run },
+	{ "attach", "profile a running process from outside into pcprof.data", cmd_attach },
 	{ "report", "print a flat profile by function, line, module, process, thread", cmd_report },
 	{ "export", "write gmon.out, pprof, folded, speedscope or HTML", cmd_export },
 };

@@ -4,6 +4,7 @@
  */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,17 @@ void warnx_(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
+}
+
+unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,
+			 unsigned long hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
+		die(status, "%s: '%s' is not a number from %lu to %lu", opt, s, lo, hi);
+	return v;
 }
 
 void *xmalloc(size_t n)
