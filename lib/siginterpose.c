@@ -161,16 +161,14 @@ PROFIL_API int sigrelse(int sig)
 }
 
 /* SIG_HOLD blocks the signal; any other disposition is set and the signal
- * unblocked.  Returns SIG_HOLD if it was blocked, else the old handler. */
+ * unblocked.  Returns SIG_HOLD if it was blocked, else the old handler.
+ * (glibc checks only the signal number: even SIG_ERR is installed.) */
 PROFIL_API sighandler_t sigset(int sig, sighandler_t disp)
 {
-	if (disp == SIG_ERR || !valid(sig)) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
 	sigset_t set, was;
 	sigemptyset(&set);
-	sigaddset(&set, sig);
+	if (sigaddset(&set, sig) < 0)
+		return SIG_ERR;
 	struct sigaction act, old;
 	if (disp == SIG_HOLD) {
 		if (profil__ret(profil__sig_program_mask(SIG_BLOCK, &set, &was)) < 0)
