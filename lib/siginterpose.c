@@ -226,7 +226,10 @@ PROFIL_API int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct t
 {
 	uint64_t k = without_reserved(set);
 	int type;
+	/* A cancellation point: a request made before the switch to
+	 * asynchronous is acted on here, one made after interrupts the wait. */
 	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+	pthread_testcancel();
 	int r = (int)syscall(SYS_rt_sigtimedwait, &k, info, timeout, sizeof k);
 	int e = errno;
 	pthread_setcanceltype(type, NULL);

@@ -21,7 +21,8 @@
  * before H became the sampling signal really unblocks it at its next mask
  * call while its view keeps it blocked; sigtimedwait on a full set never
  * returns H while profiling runs beside it (the process-timer engine can
- * aim its signal at the waiting thread), and a signalfd never lists H.
+ * aim its signal at the waiting thread), a signalfd never lists H, and
+ * sigwait stays a cancellation point.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -364,6 +365,31 @@ static void waits(int h)
 	T_OK(pthread_sigmask(SIG_SETMASK, &old, NULL) == 0);
 }
 
+/* sigwait is still a cancellation point. */
+static void *waiter(void *arg)
+{
+	(void)arg;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	T_OK(pthread_sigmask(SIG_BLOCK, &set, NULL) == 0);
+	int sig;
+	sigwait(&set, &sig);
+	return NULL;
+}
+
+static void cancel_wait(void)
+{
+	pthread_t t;
+	void *ret;
+	T_OK(pthread_create(&t, NULL, waiter, NULL) == 0);
+	struct timespec ts = { 0, 50000000 };
+	nanosleep(&ts, NULL);
+	T_OK(pthread_cancel(t) == 0);
+	T_OK(pthread_join(t, &ret) == 0);
+	T_OK(ret == PTHREAD_CANCELED);
+}
+
 /* A thread that blocked every signal before profiling chose its signal. */
 static _Atomic int step;
 
@@ -440,6 +466,7 @@ int main(int argc, char **argv)
 	T_OK(sigprocmask(SIG_SETMASK, &old, NULL) == 0);
 
 	waits(h);
+	cancel_wait();
 	T_EQ(tp_profil_off(), 0);
 	T_OK(buf[0] > 0);
 
