@@ -215,20 +215,23 @@ int profil__sig_program_action(int sig, const struct sigaction *act, struct siga
 			profil__sig_action(sig, old);
 		return 0;
 	}
+	/* The program's memory is read and written outside the lock, where
+	 * every signal is blocked: a bad pointer must fault into the program's
+	 * own SIGSEGV handling, not a forced kill. */
+	struct sigaction given = *act, was, now;
+	as_kernel_keeps(&given, &now);
 	uint64_t saved;
 	int r = 0;
 	lock_all(&saved);
 	if (atomic_load(&held[sig])) {
-		struct sigaction was, now;
 		profil__sig_action(sig, &was);
-		as_kernel_keeps(act, &now);
 		store(sig, &now);
-		if (old)
-			*old = was;
 	} else {
-		r = profil__real_sigaction(sig, act, old);
+		r = profil__real_sigaction(sig, &given, &was);
 	}
 	unlock_all(&saved);
+	if (r == 0 && old)
+		*old = was;
 	return r;
 }
 
