@@ -85,7 +85,10 @@ struct profil_stats {
 					  brought: CPU time a thread used past its
 					  last signal, credited when it exited or
 					  profiling stopped (libprofil(7)) */
-	unsigned long long reserved[7];
+	int signo;                     /* signal the engine samples with (the
+					  last run's if off; 0 if none) */
+	int reserved_int;
+	unsigned long long reserved[6];
 };
 
 /*

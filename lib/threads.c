@@ -49,6 +49,7 @@
 #include "record.h"
 #include "reserve.h"
 #include "session.h"
+#include "sigown.h"
 
 enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
 
@@ -508,7 +509,7 @@ struct start_arg {
 	void *arg;
 	uint32_t seq;
 	bool running;
-	sigset_t mask; /* the creator's signal mask, for the new thread */
+	sigset_t mask; /* the creator's mask as the program sees it */
 };
 
 static void *start_thread(void *p)
@@ -516,7 +517,7 @@ static void *start_thread(void *p)
 	struct start_arg a = *(struct start_arg *)p;
 	free(p);
 	thread_begin(a.seq, a.running, (uintptr_t)a.fn);
-	pthread_sigmask(SIG_SETMASK, &a.mask, NULL);
+	profil__sig_program_mask(SIG_SETMASK, &a.mask, NULL);
 	return a.fn(a.arg);
 }
 
@@ -548,10 +549,11 @@ int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread
 	}
 	a->seq = atomic_load(&profil__start_seq);
 	a->running = profil__running_engine() != NULL;
-	sigset_t mask = a->mask; /* a belongs to the new thread once it runs */
+	sigset_t mask = a->mask;         /* a belongs to the new thread once it runs */
+	profil__sig_view_mask(&a->mask); /* the creator's mask as the program set it */
 	int rc = real(thr, attr, start_thread, a);
 	atomic_fetch_sub(&creating, 1);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	profil__real_sigmask(SIG_SETMASK, &mask, NULL);
 	if (rc)
 		free(a);
 	return rc;

@@ -5,8 +5,8 @@
  *   1. 100 cycles of on / 3 ms of CPU / off / munmap at once / 1 ms off: a
  *      late write would hit an unmapped page with the fault guard already
  *      gone, and a late profiling signal would find the program's default
- *      disposition back in place (SIGPROF's or, for perf's sigtrap variant,
- *      SIGTRAP's): either kills the process.  The workers keep burning
+ *      disposition back in place (the sampling signal's or, for perf's
+ *      sigtrap variant, SIGTRAP's): either kills the process.  The workers keep burning
  *      0.25 s afterwards.
  *   2. 20 cycles of on / off / snapshot, then 10 ms while the workers burn:
  *      the buffer must equal its snapshot.

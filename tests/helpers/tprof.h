@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,22 +218,78 @@ TP_FN int tp_count_timers(void)
 	return n;
 }
 
-/* Every signal disposition of the process, to compare before and after.
- * SA_RESTORER (the kernel's flag for libc's return trampoline, not in the
- * libc headers) is not compared. */
+/*
+ * The kernel's disposition of a signal and the calling thread's real mask,
+ * read with raw system calls: what libc's sigaction and sigprocmask return
+ * is the program's view, which the library keeps as the program set it
+ * while it holds a signal (libprofil(7), SIGNALS).
+ */
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
 #endif
+struct tp_kaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+TP_FN void tp_kernel_action(int sig, struct tp_kaction *k)
+{
+	memset(k, 0, sizeof *k);
+	T_OK(syscall(SYS_rt_sigaction, sig, NULL, k, sizeof k->mask) == 0);
+}
+
+TP_FN uint64_t tp_kernel_mask(void)
+{
+	uint64_t m;
+	T_OK(syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m, sizeof m) == 0);
+	return m;
+}
+
+#define TP_BIT(sig) (UINT64_C(1) << ((sig) - 1))
+
+/* Our handler is the kernel's for sig: a SA_SIGINFO handler that is not
+ * the program's `theirs` (NULL: any). */
+TP_FN int tp_kernel_has_ours(int sig, void *theirs)
+{
+	struct tp_kaction k;
+	tp_kernel_action(sig, &k);
+	return (k.flags & SA_SIGINFO) && k.handler != SIG_DFL && k.handler != SIG_IGN &&
+	       k.handler != theirs;
+}
+
+/* The signal the library samples with now (or last), from profil_stats. */
+TP_FN int tp_sampling_signal(void)
+{
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	return st.signo;
+}
+
+/* Install fn for sig with SA_SIGINFO | flags, blocking `masked` while it
+ * runs. */
+TP_FN void tp_handle(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int masked)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | flags;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, masked);
+	T_OK(sigaction(sig, &sa, NULL) == 0);
+}
+
+/* Every signal disposition the kernel holds, to compare before and after. */
 struct tp_dispositions {
-	struct sigaction sa[NSIG];
+	struct tp_kaction k[NSIG];
 };
 
 TP_FN void tp_save_dispositions(struct tp_dispositions *d)
 {
 	memset(d, 0, sizeof *d);
 	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s > 33)) /* 32, 33: glibc's */
-			T_OK(sigaction(s, NULL, &d->sa[s]) == 0);
+		tp_kernel_action(s, &d->k[s]);
 }
 
 /*
@@ -242,9 +299,9 @@ TP_FN void tp_save_dispositions(struct tp_dispositions *d)
  * SIGTRAP must still *behave* as the saved SIG_DFL: a raised SIGTRAP kills
  * (a child) with SIGTRAP.
  */
-TP_FN int tp_trap_behaves_default(const struct sigaction *was, const struct sigaction *now)
+TP_FN int tp_trap_behaves_default(const struct tp_kaction *was, const struct tp_kaction *now)
 {
-	if (was->sa_handler != SIG_DFL || !(now->sa_flags & SA_SIGINFO))
+	if (was->handler != SIG_DFL || !(now->flags & SA_SIGINFO))
 		return 0;
 	pid_t pid = fork();
 	T_OK(pid >= 0);
@@ -257,26 +314,20 @@ TP_FN int tp_trap_behaves_default(const struct sigaction *was, const struct siga
 	return WIFSIGNALED(st) && WTERMSIG(st) == SIGTRAP;
 }
 
-/* The same handler, flags and mask as saved, for every signal. */
+/* The same handler, flags and mask in the kernel, for every signal. */
 TP_FN void tp_same_dispositions(const struct tp_dispositions *a,
 				const struct tp_dispositions *b)
 {
 	for (int s = 1; s < NSIG; s++) {
-		const struct sigaction *x = &a->sa[s], *y = &b->sa[s];
-		if (s == SIGTRAP && (void *)x->sa_handler != (void *)y->sa_handler &&
-		    tp_trap_behaves_default(x, y))
+		const struct tp_kaction *x = &a->k[s], *y = &b->k[s];
+		if (s == SIGTRAP && x->handler != y->handler && tp_trap_behaves_default(x, y))
 			continue;
-		if ((void *)x->sa_handler != (void *)y->sa_handler ||
-		    (x->sa_flags & ~SA_RESTORER) != (y->sa_flags & ~SA_RESTORER))
-			T_FAIL("signal %d (%s): handler %p flags %#x, was %p flags %#x", s,
-			       strsignal(s), (void *)y->sa_handler, (unsigned)y->sa_flags,
-			       (void *)x->sa_handler, (unsigned)x->sa_flags);
-		for (int m = 1; m < NSIG; m++)
-			if (m < 32 || m > 33) {
-				if (sigismember(&x->sa_mask, m) != sigismember(&y->sa_mask, m))
-					T_FAIL("signal %d (%s): sa_mask changed at %d", s,
-					       strsignal(s), m);
-			}
+		if (x->handler != y->handler ||
+		    (x->flags & ~SA_RESTORER) != (y->flags & ~SA_RESTORER) || x->mask != y->mask)
+			T_FAIL("signal %d (%s): kernel has handler %p flags %#lx mask %#llx, "
+			       "had %p flags %#lx mask %#llx",
+			       s, strsignal(s), y->handler, y->flags, (unsigned long long)y->mask,
+			       x->handler, x->flags, (unsigned long long)x->mask);
 	}
 }
 
