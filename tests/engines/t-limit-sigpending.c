@@ -37,7 +37,7 @@ static void work(char *seen, size_t len)
 	pthread_t t[THREADS];
 	timer_t tm[TIMERS];
 	int made = 0, terr = 0, timers = 0, tmerr = 0, queued = 0, qerr = 0, got = 0;
-	int tsig = SIGRTMAX - 1, qsig = SIGRTMAX;
+	int tsig = SIGRTMIN + 2, qsig = SIGRTMIN + 3;
 
 	/* Every thread blocks qsig, so the signals stay queued until taken. */
 	sigset_t q;
