@@ -269,7 +269,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 		  : h.end == PCPROF_END_EXEC ? PP_END_EXEC
 					     : PP_END_UNKNOWN;
 	pr->exit_status = -1;
-	/* Pages the target actually touched: the file is sparse. */
+	/* The space the recording reserved: only its levels in use are backed. */
 	uint64_t used = (uint64_t)st.st_blocks * 512;
 	pr->mem_bytes = used < h.file_size ? used : h.file_size;
 
