@@ -321,6 +321,19 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	return env;
 }
 
+/* What make_env allocated: every entry not inherited from environ. */
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++) {
+		size_t j = 0;
+		while (environ[j] && environ[j] != env[i])
+			j++;
+		if (!environ[j] && env[i] != root_entry)
+			free(env[i]);
+	}
+	free(env);
+}
+
 /* The command as a shell would read it back: words with anything unusual
  * are single-quoted. */
 static char *join_command(char **argv)
@@ -968,6 +981,7 @@ int cmd_run(int argc, char **argv)
 	struct run r = { 0 };
 	uint64_t t0 = now_ns();
 	start(&r, prog, env, dir);
+	free_env(env);
 	wait_program(&r);
 	struct pp_profile p = { .command = join_command(prog), .start_ns = t0, .end_ns = now_ns() };
 	save_run_info(dir, &p, &r);

@@ -356,8 +356,8 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		if (raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg) < 0) {
 			if (!set->nbad++)
-				snprintf(set->first_bad, sizeof set->first_bad, "%s: %s", e->d_name,
-					 msg);
+				snprintf(set->first_bad, sizeof set->first_bad, "%.200s: %s",
+					 e->d_name, msg);
 			continue;
 		}
 		set->n++;
