@@ -110,8 +110,9 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: PROGRAM's; if it died of a signal, pcprof kills itself with\n"
-		"the same signal.  125: pcprof run failed; 126/127: PROGRAM could not be\n"
-		"executed / found.  See pcprof-run(1).\n",
+		"the same signal.  125: pcprof run failed (a data file it could not write\n"
+		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
+		"found.  See pcprof-run(1).\n",
 		DEFAULT_SLOTS);
 }
 
