@@ -133,7 +133,8 @@ static uint32_t thread_index(struct profil_rec *r)
 	uint64_t hash = profil__mix64((uint64_t)tid);
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
-		for (uint32_t probe = 0; probe < MAX_PROBE && probe < t->base << k; probe++) {
+		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
+		     probe++) {
 			uint64_t i = level_index(t, k, hash, probe);
 			struct pcprof_raw_thread *e = &thr[i];
 			int32_t cur = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
@@ -166,7 +167,8 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20));
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
-		for (uint32_t probe = 0; probe < MAX_PROBE && probe < t->base << k; probe++) {
+		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
+		     probe++) {
 			struct pcprof_raw_slot *s = &slots[level_index(t, k, hash, probe)];
 			uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
 			if (key == 0) {
