@@ -36,6 +36,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -728,6 +729,10 @@ static void read_env(void)
 	unsigned long v;
 
 	profil__env.overflow = -1;
+	/* A set-user-ID, set-group-ID or capable program takes no settings
+	 * from the environment of whoever runs it (rawfile.c: nor PCPROF_*). */
+	if (getauxval(AT_SECURE))
+		return;
 	if ((s = getenv("PROFIL_HZ"))) {
 		if (profil__parse_uint(s, 10000, &v) == 0 && v >= 1)
 			profil__env.hz = v;
