@@ -15,9 +15,19 @@
  *       still names it);
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each;
- *       --huge gives fix_hot 20000000 samples instead of 70000.
+ *       --huge gives fix_hot 20000000 samples instead of 70000;
+ *       --plt ADDR (repeatable, up to 64) adds 250 samples in the PLT stub
+ *       at link-time address ADDR of this program (the test finds them
+ *       with objdump);
+ *       --multirow adds 300 samples at the entry of libcold.so's unnamed
+ *       cold_lib_multi and 200 in its body, several unwind rows apart.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
+ *   mkfixture multi
+ *       Print cold_lib_multi's label, and the link-time addresses of the
+ *       two pcs --multirow samples, "name value", one per line.
+ *   mkfixture pltspin SECONDS
+ *       Burn SECONDS of CPU calling getpagesize through the PLT.
  *   mkfixture spin SECONDS
  *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
  *       (libhot.so), 10% in fix_warm; for `pcprof run`.
@@ -233,8 +243,7 @@ static struct pp_module *copy_modules(const struct modlist *l)
 	return m;
 }
 
-static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe,
-			 const char *cmd)
+static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe, const char *cmd)
 {
 	p->pid = pid;
 	p->ppid = ppid;
@@ -249,7 +258,26 @@ static void fill_process(struct pp_process *p, int pid, int ppid, const char *ex
 	p->lost = 3;
 }
 
-static int write_fixture(const char *file, int changed, int missing, int odd, int huge)
+/* The link-time address of a runtime address in a loaded module. */
+static uint64_t link_addr(const void *p)
+{
+	Dl_info di;
+	struct link_map *lm;
+	if (!dladdr1(p, &di, (void **)&lm, RTLD_DL_LINKMAP)) {
+		fprintf(stderr, "mkfixture: no module at %p\n", p);
+		exit(1);
+	}
+	return (uint64_t)(uintptr_t)p - lm->l_addr;
+}
+
+static void multi_pcs(void **start, void **mid)
+{
+	void (*pcs)(void **, void **) = (void (*)(void **, void **))cold_sym("cold_lib_multi_pcs");
+	pcs(start, mid);
+}
+
+static int write_fixture(const char *file, int changed, int missing, int odd, int huge,
+			 const uint64_t *plt, size_t nplt, int multirow)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -279,7 +307,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	p->nthreads = 2;
 	p->threads[0] = (struct pp_thread){ .tid = pid, .name = "mkfixture", .ticks = 0 };
 	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
-	struct hit h[32];
+	struct hit h[128];
 	size_t n = hits(h);
 	if (odd) {
 		/* paths that must not be opened as ELF files, or hang the report:
@@ -322,9 +350,18 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 			*m = l.m[i];
 			m->path = strdup("/nonexistent/libc.so.6");
 			m->bias += shift;
-			h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1 + shift, 0, 40 };
+			h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1 + shift,
+					       0, 40 };
 			break;
 		}
+	}
+	for (size_t i = 0; i < nplt; i++)
+		h[n++] = (struct hit){ "", l.m[0].bias + plt[i] + 2, 0, 250 };
+	if (multirow) {
+		void *start, *mid;
+		multi_pcs(&start, &mid);
+		h[n++] = (struct hit){ "", (uint64_t)(uintptr_t)start, 0, 300 };
+		h[n++] = (struct hit){ "", (uint64_t)(uintptr_t)mid, 0, 200 };
 	}
 	if (huge) /* beyond what 256 copies of a 16-bit counter hold */
 		h[0].count = 20000000;
@@ -375,9 +412,9 @@ static int print_counts(void)
 {
 	struct hit h[32];
 	size_t n = hits(h);
-	const char *names[] = { "fix_hot", "hot_lib_spin", "hot_lib_inner", "fix_warm",
-				"fix_cold", "cold_lib_spin", "dbg_lib_inner", "getppid", "crc32",
-				"__vdso_clock_gettime" };
+	const char *names[] = { "fix_hot",  "hot_lib_spin",        "hot_lib_inner", "fix_warm",
+				"fix_cold", "cold_lib_spin",       "dbg_lib_inner", "getppid",
+				"crc32",    "__vdso_clock_gettime" };
 	uint64_t total = 3000;
 	for (size_t i = 0; i < n; i++)
 		total += h[i].count;
@@ -400,13 +437,17 @@ static int print_counts(void)
 	printf("functions %zu\nmodules %d\n", sizeof names / sizeof names[0] + 1 + vdso, 6 + vdso);
 	/* the unnamed function's label: libcold.so+0x(link-time address) */
 	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
-	void *inner = cold_inner();
-	Dl_info di;
-	struct link_map *lm;
-	if (!dladdr1(inner, &di, (void **)&lm, RTLD_DL_LINKMAP))
-		return 1;
-	printf("cold_inner_label libcold.so+0x%llx\n",
-	       (unsigned long long)((uintptr_t)inner - lm->l_addr));
+	printf("cold_inner_label libcold.so+0x%llx\n", (unsigned long long)link_addr(cold_inner()));
+	return 0;
+}
+
+static int print_multi(void)
+{
+	void *start, *mid;
+	multi_pcs(&start, &mid);
+	printf("multi_label libcold.so+0x%llx\nmulti_start 0x%llx\nmulti_mid 0x%llx\n",
+	       (unsigned long long)link_addr(start), (unsigned long long)link_addr(start),
+	       (unsigned long long)link_addr(mid));
 	return 0;
 }
 
@@ -429,10 +470,30 @@ static int spin(double seconds)
 	return 0;
 }
 
+/* getpagesize is almost free (a load and a return), so the PLT stub in
+ * front of it takes a large share of each call.  It is declared const:
+ * the wrapper, opaque to the optimizer, keeps the calls in the loop. */
+__attribute__((noipa)) static int page_size(void)
+{
+	return getpagesize();
+}
+
+static int pltspin(double seconds)
+{
+	double end = cpu_now() + seconds;
+	long n = 0;
+	while (cpu_now() < end)
+		for (int i = 0; i < 1000000; i++)
+			n += page_size();
+	return n == 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
-		int changed = 0, missing = 0, odd = 0, huge = 0;
+		int changed = 0, missing = 0, odd = 0, huge = 0, multirow = 0;
+		uint64_t plt[64];
+		size_t nplt = 0;
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
 				changed = 1;
@@ -442,14 +503,23 @@ int main(int argc, char **argv)
 				odd = 1;
 			else if (strcmp(argv[i], "--huge") == 0)
 				huge = 1;
+			else if (strcmp(argv[i], "--multirow") == 0)
+				multirow = 1;
+			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 64)
+				plt[nplt++] = strtoull(argv[++i], NULL, 16);
 		}
-		return write_fixture(argv[2], changed, missing, odd, huge);
+		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow);
 	}
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
+	if (argc == 2 && strcmp(argv[1], "multi") == 0)
+		return print_multi();
 	if (argc == 3 && strcmp(argv[1], "spin") == 0)
 		return spin(atof(argv[2]));
-	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] | "
-			"counts | spin SECONDS\n");
+	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
+		return pltspin(atof(argv[2]));
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
+			"[--plt ADDR] [--multirow] | counts | multi | spin SECONDS | "
+			"pltspin SECONDS\n");
 	return 2;
 }
