@@ -204,7 +204,7 @@ $(B)/tests/targets/%: tests/targets/%.c
 # tests/cli-run/*.c test pcprof's own code (the data file, the raw
 # recordings) directly, so they link those objects instead of libprofil;
 # ppdump is not a test but the reader the shell tests there query.
-CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/raw.o $(B)/cli/util.o
+CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/file.o $(B)/cli/raw.o $(B)/cli/util.o
 CLI_TEST_CFLAGS = $(CLI_CFLAGS) -Icli -Ilib -Itests
 $(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
 	@mkdir -p $(@D)
@@ -315,9 +315,11 @@ $(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.sta
 # for first (and SKIPs without).
 FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Icli
-$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c cli/data.c cli/data.h cli/profile.h
+FUZZ_SRC := cli/data.c cli/file.c cli/util.c
+$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c $(FUZZ_SRC) cli/data.h cli/profile.h cli/file.h \
+		cli/util.h
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c cli/data.c -lz
+	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c $(FUZZ_SRC) -lz
 
 # ---- dependencies ------------------------------------------------------------
 

@@ -862,7 +862,7 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);
 	add(&t, " -> %s", out);
-	fprintf(stderr, "%s: %s\n", progname, t.s);
+	warnx_("%s", t.s); /* escapes what the recordings named (util.h) */
 }
 
 /* The output's directory must take a new file: better to know before the

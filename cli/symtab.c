@@ -95,6 +95,9 @@ struct symtab {
 
 static struct symfile *files; /* every file opened by any live symtab */
 static int users;             /* live symtabs */
+/* files by (path, build-id): open addressing, a power of two of slots */
+static struct symfile **file_slot;
+static size_t nslots, nfiles;
 
 static char *debuginfo_path = ":.debug:/usr/lib/debug";
 
@@ -645,18 +648,51 @@ static void open_file(struct symfile *sf)
 		note_no_symtab(sf);
 }
 
+static size_t file_hash(const char *path, const uint8_t *id, uint32_t idlen)
+{
+	uint64_t h = hash_bytes(id, idlen, hash_bytes(path, strlen(path), HASH_INIT));
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of (path, build-id): its file, or the empty slot it would take. */
+static struct symfile **file_find(const char *path, const uint8_t *id, uint32_t idlen)
+{
+	size_t j = file_hash(path, id, idlen) & (nslots - 1);
+	for (; file_slot[j]; j = (j + 1) & (nslots - 1)) {
+		const struct symfile *sf = file_slot[j];
+		if (strcmp(sf->path, path) == 0 && sf->build_id_len == idlen &&
+		    memcmp(sf->build_id, id, idlen) == 0)
+			break;
+	}
+	return &file_slot[j];
+}
+
+/* Room for one more file: a profile of many processes may name thousands
+ * of files (one test binary each), so no list to walk per lookup. */
+static void file_reserve(void)
+{
+	if ((nfiles + 1) * 2 <= nslots)
+		return;
+	free(file_slot);
+	nslots = nslots ? 2 * nslots : 64;
+	file_slot = xcalloc(nslots, sizeof *file_slot);
+	for (struct symfile *sf = files; sf; sf = sf->next)
+		*file_find(sf->path, sf->build_id, sf->build_id_len) = sf;
+}
+
 static struct symfile *get_file(struct symtab *st, uint32_t m)
 {
 	if (st->files[m])
 		return st->files[m];
 	const struct pp_module *pm = &st->proc->modules[m];
 	uint32_t idlen = pm->build_id_len > sizeof pm->build_id ? 0 : pm->build_id_len;
-	struct symfile *sf;
-	for (sf = files; sf; sf = sf->next)
-		if (strcmp(sf->path, pm->path) == 0 && sf->build_id_len == idlen &&
-		    memcmp(sf->build_id, pm->build_id, idlen) == 0)
-			return st->files[m] = sf;
-	sf = xcalloc(1, sizeof *sf);
+	file_reserve();
+	struct symfile **slot = file_find(pm->path, pm->build_id, idlen);
+	if (*slot)
+		return st->files[m] = *slot;
+	struct symfile *sf = xcalloc(1, sizeof *sf);
+	*slot = sf;
+	nfiles++;
 	sf->path = xstrdup(pm->path);
 	memcpy(sf->build_id, pm->build_id, idlen);
 	sf->build_id_len = idlen;
@@ -934,7 +970,10 @@ void symtab_notes(struct symtab *st, FILE *f)
 		if (!sf || !sf->note || sf->noted || !sf->used)
 			continue;
 		sf->noted = true;
-		fprintf(f, "%s: %s\n", sf->warning ? "warning" : "note", sf->note);
+		/* the note quotes recorded paths: escaped like every name */
+		fprintf(f, "%s: ", sf->warning ? "warning" : "note");
+		text_put(f, sf->note);
+		fputc('\n', f);
 	}
 }
 
@@ -946,6 +985,9 @@ void symtab_close(struct symtab *st)
 	free(st);
 	if (--users > 0)
 		return;
+	free(file_slot);
+	file_slot = NULL;
+	nslots = nfiles = 0;
 	while (files) {
 		struct symfile *sf = files;
 		files = sf->next;

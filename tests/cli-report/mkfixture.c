@@ -2,7 +2,7 @@
  * mkfixture.c - the known profile of the report/export tests (not a test
  * itself; the t-*.sh scripts run it).
  *
- *   mkfixture write FILE [--changed] [--missing] [--odd] [--huge]
+ *   mkfixture write FILE [--changed] [--missing] [--odd] [--huge] [--hostile]
  *       Write a pcprof.data whose samples sit, with exact counts, at this
  *       program's own functions, at libhot.so's (exported and static), at
  *       the stripped libcold.so's, libdbg.so's (stripped, with a debuglink
@@ -20,7 +20,18 @@
  *       at link-time address ADDR of this program (the test finds them
  *       with objdump);
  *       --multirow adds 300 samples at the entry of libcold.so's unnamed
- *       cold_lib_multi and 200 in its body, several unwind rows apart.
+ *       cold_lib_multi and 200 in its body, several unwind rows apart;
+ *       --hostile gives names that try to drive a terminal (see hostile()):
+ *       escape sequences, BEL, newlines, invalid UTF-8 and a bidi override
+ *       in thread names, command lines, the engine name and a module path
+ *       (10 samples at its address 0x1100, in thread HOSTILE_THREAD).
+ *   mkfixture many FILE N [--distinct]
+ *       Write a profile of N short processes (a shell loop's children):
+ *       each maps the executable, libhot.so and libc, has two threads and
+ *       samples in fix_hot, fix_warm and hot_lib_spin; for the scaling
+ *       test (t-scale.sh) and bench/report-scale.  --distinct names each
+ *       process's executable differently (a test suite's binaries; the
+ *       files do not exist), so that there are N+2 modules.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture multi
@@ -276,8 +287,36 @@ static void multi_pcs(void **start, void **mid)
 	pcs(start, mid);
 }
 
+/* Names as a hostile program or file could make them (t-names.sh). */
+#define HOSTILE_THREAD  "\033[2J\a"            /* clear the screen, ring */
+#define HOSTILE_THREAD0 "bad\xff\xfe\xc3"       /* not UTF-8 */
+#define HOSTILE_CMD     "mkfixture\nspin\033]0;pwned\a" /* newline, set title */
+#define HOSTILE_CHILD   "child \xe2\x80\xae evil"   /* U+202E, right-to-left */
+#define HOSTILE_COMMAND "mkfixture \033[31mred\nline"
+#define HOSTILE_ENGINE  "thread\033[5m\x9b"
+#define HOSTILE_MODULE  "/nonexistent/lib\033[2J\n.so"
+
+static void hostile(struct pp_profile *prof, struct hit *h, size_t *n)
+{
+	free(prof->command);
+	prof->command = strdup(HOSTILE_COMMAND);
+	struct pp_process *p = &prof->procs[0];
+	strcpy(p->threads[0].name, HOSTILE_THREAD0);
+	strcpy(p->threads[1].name, HOSTILE_THREAD);
+	free(p->cmdline);
+	p->cmdline = strdup(HOSTILE_CMD);
+	strcpy(p->engine, HOSTILE_ENGINE);
+	struct pp_module *m = &p->modules[p->nmodules++];
+	memset(m, 0, sizeof *m);
+	m->path = strdup(HOSTILE_MODULE);
+	m->bias = 0x7f0000000000ull;
+	m->nsegs = 1;
+	m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
+	h[(*n)++] = (struct hit){ "", 0x7f0000001100ull, 1, 10 };
+}
+
 static int write_fixture(const char *file, int changed, int missing, int odd, int huge,
-			 const uint64_t *plt, size_t nplt, int multirow)
+			 const uint64_t *plt, size_t nplt, int multirow, int hostile_names)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -365,6 +404,8 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	}
 	if (huge) /* beyond what 256 copies of a 16-bit counter hold */
 		h[0].count = 20000000;
+	if (hostile_names)
+		hostile(&prof, h, &n);
 	set_samples(p, h, n);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
@@ -375,7 +416,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 
 	/* process 2: a child with libhot.so mapped elsewhere (ASLR) */
 	struct pp_process *c = &prof.procs[1];
-	fill_process(c, pid + 1000, pid, exe, "mkfixture child");
+	fill_process(c, pid + 1000, pid, exe, hostile_names ? HOSTILE_CHILD : "mkfixture child");
 	c->modules = copy_modules(&l);
 	c->nmodules = l.n;
 	const uint64_t shift = 0x10000000;
@@ -401,6 +442,65 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 		return 1;
 	}
 	pp_free(&prof);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.m[i].path);
+	free(l.m);
+	return 0;
+}
+
+/* N processes like those of `pcprof run -- sh -c 'for ...; do prog; done'`:
+ * every one maps the same few files, and most have their own pid. */
+static int write_many(const char *file, size_t nprocs, int distinct)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	struct modlist few = { calloc(3, sizeof *few.m), 0 };
+	for (size_t i = 0; i < l.n; i++)
+		if (i == 0 || strstr(l.m[i].path, "libhot.so") || strstr(l.m[i].path, "/libc.so.6"))
+			few.m[few.n++] = l.m[i];
+	const char *exe = l.m[0].path;
+	struct pp_profile prof = { 0 };
+	prof.command = strdup("sh -c 'for i in $(seq N); do mkfixture; done'");
+	prof.start_ns = 1700000000000000000ull;
+	prof.end_ns = prof.start_ns + 2000000000ull;
+	prof.nprocs = nprocs;
+	prof.procs = calloc(nprocs, sizeof *prof.procs);
+	if (!prof.procs || !few.m)
+		return 1;
+	int base = 100000;
+	for (size_t i = 0; i < nprocs; i++) {
+		struct pp_process *p = &prof.procs[i];
+		char cmd[64];
+		snprintf(cmd, sizeof cmd, "mkfixture %zu", i);
+		fill_process(p, base + (int)i, base - 1, exe, cmd);
+		p->modules = copy_modules(&few);
+		p->nmodules = few.n;
+		if (distinct) {
+			free(p->modules[0].path);
+			if (asprintf(&p->modules[0].path, "/nonexistent/test-%zu", i) < 0)
+				return 1;
+			p->modules[0].build_id_len = 0;
+		}
+		p->threads = calloc(2, sizeof *p->threads);
+		p->nthreads = 2;
+		p->threads[0] = (struct pp_thread){ .tid = p->pid, .name = "mkfixture" };
+		p->threads[1] = (struct pp_thread){ .tid = p->pid + 1, .name = "worker" };
+		struct hit h[3] = {
+			{ "fix_hot", (uint64_t)(uintptr_t)fix_hot + 4, 0, 5 + i % 7 },
+			{ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 1, 1 + i % 3 },
+			{ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 1, 2 },
+		};
+		set_samples(p, h, 3);
+		for (size_t k = 0; k < p->nsamples; k++)
+			p->threads[p->samples[k].thread].ticks += p->samples[k].count;
+	}
+	char err[256];
+	if (pp_write(file, &prof, err, sizeof err) != 0) {
+		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
+		return 1;
+	}
+	pp_free(&prof);
+	free(few.m);
 	for (size_t i = 0; i < l.n; i++)
 		free(l.m[i].path);
 	free(l.m);
@@ -491,7 +591,7 @@ static int pltspin(double seconds)
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
-		int changed = 0, missing = 0, odd = 0, huge = 0, multirow = 0;
+		int changed = 0, missing = 0, odd = 0, huge = 0, multirow = 0, hostile_names = 0;
 		uint64_t plt[64];
 		size_t nplt = 0;
 		for (int i = 3; i < argc; i++) {
@@ -507,9 +607,15 @@ int main(int argc, char **argv)
 				multirow = 1;
 			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 64)
 				plt[nplt++] = strtoull(argv[++i], NULL, 16);
+			else if (strcmp(argv[i], "--hostile") == 0)
+				hostile_names = 1;
 		}
-		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow);
+		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow,
+				     hostile_names);
 	}
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0)
+		return write_many(argv[2], strtoul(argv[3], NULL, 10),
+				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
@@ -519,7 +625,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
-			"[--plt ADDR] [--multirow] | counts | multi | spin SECONDS | "
-			"pltspin SECONDS\n");
+			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | counts | "
+			"multi | spin SECONDS | pltspin SECONDS\n");
 	return 2;
 }
