@@ -83,31 +83,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void summary(const struct pp_process *pr, const struct sampler_info *in, const char *out)
-{
-	double cpu = (double)pr->cpu_ns * 1e-9;
-	fprintf(stderr, "%s: %llu samples, %.2f s CPU", progname, (unsigned long long)pr->ticks,
-		cpu);
-	if (pr->ticks && cpu > 0)
-		fprintf(stderr, ", %.0f Hz of %u", (double)pr->ticks / cpu, pr->hz);
-	fprintf(stderr, " (external), process %d, %zu thread%s, attached in %.1f ms", (int)pr->pid,
-		pr->nthreads, pr->nthreads == 1 ? "" : "s", (double)in->attach_ns * 1e-6);
-	fprintf(stderr, "; lost: ");
-	if (in->lost)
-		fprintf(stderr, "%llu samples (perf buffers full)", (unsigned long long)in->lost);
-	else
-		fprintf(stderr, "none");
-	if (in->exited)
-		fprintf(stderr, "; the process ended");
-	if (in->children)
-		fprintf(stderr, "; %zu child process%s not followed (%llu samples dropped)",
-			in->children, in->children == 1 ? "" : "es",
-			(unsigned long long)in->child_samples);
-	if (in->execs)
-		fprintf(stderr, "; exec'd %zu time%s", in->execs, in->execs == 1 ? "" : "s");
-	fprintf(stderr, " -> %s\n", out);
-}
-
 int cmd_attach(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -198,7 +173,7 @@ int cmd_attach(int argc, char **argv)
 	if (pp_write(out, &p, err, sizeof err) < 0)
 		die(EXIT_FAILED, "%s: %s", out, err);
 	if (!quiet)
-		summary(&p.procs[0], &info, out);
+		sampler_summary(&p.procs[0], &info, "external", 1, out);
 	pp_free(&p);
 	return 0;
 }

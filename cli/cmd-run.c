@@ -47,8 +47,10 @@
 
 #include "cmd.h"
 #include "data.h"
+#include "exekind.h"
 #include "raw.h"
 #include "record-format.h"
+#include "sampler.h"
 #include "util.h"
 
 #ifndef PCPROF_LIBDIR
@@ -81,7 +83,12 @@ struct opts {
 	bool follow;
 	unsigned long slots;
 	bool quiet;
+	int mode; /* MODE_* */
+	bool allow_unprofiled;
 };
+
+enum { MODE_AUTO, MODE_PRELOAD, MODE_EXTERNAL };
+static const char *const mode_names[] = { "auto", "preload", "external" };
 
 static const char *const engine_names[] = { "auto", "thread-timer", "perf", "process-timer" };
 
@@ -104,6 +111,14 @@ static void usage(FILE *f)
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
 		"      --slots N       most pc table entries per process (default %lu)\n"
+		"      --mode MODE     preload: libprofil preloaded into the program;\n"
+		"                      external: pcprof samples it from outside with perf\n"
+		"                      events (PROGRAM's process only, not its children);\n"
+		"                      auto (default): preload, but external for what\n"
+		"                      preloading cannot reach (static executables, Go\n"
+		"                      binaries, set-user-ID/set-group-ID programs)\n"
+		"      --allow-unprofiled  run PROGRAM even when it cannot be profiled\n"
+		"                      (otherwise pcprof refuses before running it)\n"
 		"      --from DIR      run nothing: write the data file from the recordings\n"
 		"                      a failed pcprof run kept in DIR, then remove them\n"
 		"  -q, --quiet         no summary line\n"
@@ -112,7 +127,8 @@ static void usage(FILE *f)
 		"Exit status: PROGRAM's; if it died of a signal, pcprof kills itself with\n"
 		"the same signal.  125: pcprof run failed (a data file it could not write\n"
 		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
-		"found.  See pcprof-run(1).\n",
+		"found; 125 also when PROGRAM cannot be profiled (no --allow-unprofiled).\n"
+		"See pcprof-run(1).\n",
 		DEFAULT_SLOTS);
 }
 
@@ -128,7 +144,7 @@ static unsigned long number(const char *opt, const char *s, unsigned long lo, un
 
 static void parse(int argc, char **argv, struct opts *o, int *first)
 {
-	enum { O_HZ = 256, O_ENGINE, O_FOLLOW, O_NO_FOLLOW, O_SLOTS, O_FROM };
+	enum { O_HZ = 256, O_ENGINE, O_FOLLOW, O_NO_FOLLOW, O_SLOTS, O_FROM, O_MODE, O_ALLOW };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "hz", required_argument, NULL, O_HZ },
@@ -137,6 +153,8 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
 		{ "slots", required_argument, NULL, O_SLOTS },
 		{ "from", required_argument, NULL, O_FROM },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "allow-unprofiled", no_argument, NULL, O_ALLOW },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -181,6 +199,17 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		}
 		case O_FROM:
 			o->from = optarg;
+			break;
+		case O_MODE:
+			o->mode = 0;
+			while (o->mode < 3 && strcmp(optarg, mode_names[o->mode]) != 0)
+				o->mode++;
+			if (o->mode == 3)
+				die(EXIT_RUN_FAILED,
+				    "--mode: unknown mode '%s' (preload, external, auto)", optarg);
+			break;
+		case O_ALLOW:
+			o->allow_unprofiled = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -529,14 +558,20 @@ static void remove_dir(const char *dir)
 		warnx_("cannot remove %s: %s", dir, strerror(errno));
 }
 
+/* The external mode's state (its block is below, before cmd_run). */
+struct external;
+static void external_begin(struct external *ext, pid_t pid, const int gate[2]);
+
 /* Start the program; returns only in pcprof, with the exec done.  An exec
  * that fails is reported through a close-on-exec pipe, so pcprof can say
- * why and end with 126 or 127 without writing a data file. */
-static void start(struct run *r, char **argv, char **env, const char *dir)
+ * why and end with 126 or 127 without writing a data file.  With ext, the
+ * child waits before its exec until external_begin has its sampler on it,
+ * so the sampling covers the program from its first instruction. */
+static void start(struct run *r, char **argv, char **env, const char *dir, struct external *ext)
 {
 	sigset_t old;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
+	int pfd[2], gate[2] = { -1, -1 };
+	if (pipe2(pfd, O_CLOEXEC) < 0 || (ext && pipe2(gate, O_CLOEXEC) < 0))
 		die(EXIT_RUN_FAILED, "pipe: %s", strerror(errno));
 	catch_signals(&old);
 	fflush(NULL);
@@ -549,6 +584,15 @@ static void start(struct run *r, char **argv, char **env, const char *dir)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		size_t at = strlen(root_entry);
 		snprintf(root_entry + at, sizeof root_entry - at, "%d", (int)getpid());
+		if (ext) {
+			char go;
+			close(gate[1]);
+			ssize_t n;
+			while ((n = read(gate[0], &go, 1)) < 0 && errno == EINTR)
+				;
+			if (n != 1)
+				_exit(EXIT_RUN_FAILED); /* pcprof refused to run it */
+		}
 		execvpe(argv[0], argv, env);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof e) < 0)
@@ -558,6 +602,8 @@ static void start(struct run *r, char **argv, char **env, const char *dir)
 	close(pfd[1]);
 	child = pid;
 	r->pid = pid;
+	if (ext)
+		external_begin(ext, pid, gate);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 
 	int e;
@@ -568,7 +614,8 @@ static void start(struct run *r, char **argv, char **env, const char *dir)
 	if (n == (ssize_t)sizeof e) {
 		waitpid(pid, NULL, 0);
 		child = 0;
-		remove_dir(dir);
+		if (dir)
+			remove_dir(dir);
 		warnx_("%s: %s", argv[0], strerror(e));
 		exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 	}
@@ -969,6 +1016,151 @@ static _Noreturn void from_kept(const struct opts *o)
 	exit(0);
 }
 
+/* ---- external mode: sampled from outside (sampler.h) ---- */
+
+#define POLL_MS 200 /* the longest wait: the program's end is seen within it */
+
+struct external {
+	const char *prog;
+	char why[128];        /* why external, for the summary and messages */
+	const char *obstacle; /* why preloading cannot reach it; NULL: it can */
+	unsigned hz;
+	bool allow_unprofiled;
+	struct sampler *s;
+	struct pp_process proc;
+	struct sampler_info info;
+};
+
+/* In pcprof, the child forked and waiting at the gate: sample it, then let
+ * it exec.  A sampler that cannot be had stops everything before the
+ * program runs, unless running it unprofiled was allowed. */
+static void external_begin(struct external *ext, pid_t pid, const int gate[2])
+{
+	char err[512];
+	close(gate[0]);
+	ext->s = sampler_open(pid, ext->hz, err, sizeof err);
+	/* Refused on pcprof's own child: what refuses pcprof itself is the
+	 * plainer reason (a policy rather than a permission on the child). */
+	char self[512];
+	if (!ext->s && sampler_probe(self, sizeof self) < 0)
+		snprintf(err, sizeof err, "%s", self);
+	if (!ext->s && !ext->allow_unprofiled) {
+		close(gate[1]);
+		waitpid(pid, NULL, 0);
+		child = 0;
+		if (ext->obstacle)
+			die(EXIT_RUN_FAILED,
+			    "cannot profile %s: it is %s, which preloading does not reach, and "
+			    "sampling it from outside failed: %s (--allow-unprofiled runs it "
+			    "anyway)",
+			    ext->prog, ext->obstacle, err);
+		die(EXIT_RUN_FAILED,
+		    "cannot profile %s from outside: %s (--allow-unprofiled runs it anyway)",
+		    ext->prog, err);
+	}
+	if (!ext->s)
+		warnx_("%s runs unprofiled: %s", ext->prog, err);
+	if (write(gate[1], "1", 1) != 1)
+		die(EXIT_RUN_FAILED, "cannot start %s: %s", ext->prog, strerror(errno));
+	close(gate[1]);
+}
+
+/* The preloaded perf engine needs what the probe opens; refuse before
+ * running rather than record nothing. */
+static void check_perf_engine(const struct opts *o)
+{
+	const char *engine = o->engine ? o->engine : getenv("PROFIL_ENGINE");
+	char err[512];
+	if (!engine || strcmp(engine, "perf") != 0 || sampler_probe(err, sizeof err) == 0)
+		return;
+	if (!o->allow_unprofiled)
+		die(EXIT_RUN_FAILED,
+		    "the perf engine cannot sample here: %s (choose --engine thread-timer, or "
+		    "--allow-unprofiled to run unprofiled)",
+		    err);
+	warnx_("the perf engine cannot sample here, the program runs unprofiled: %s", err);
+}
+
+/* Preload or external, from --mode and the program file; fills ext and
+ * returns true for external.  Refuses what preloading cannot reach when
+ * preloading is forced. */
+static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
+{
+	char obstacle[96];
+	*ext = (struct external){ .prog = prog[0], .allow_unprofiled = o->allow_unprofiled };
+	ext->obstacle = preload_obstacle(prog[0], obstacle, sizeof obstacle);
+	if (ext->obstacle)
+		ext->obstacle = xstrdup(obstacle);
+	if (o->mode == MODE_PRELOAD || (o->mode == MODE_AUTO && !ext->obstacle)) {
+		if (ext->obstacle && !o->allow_unprofiled)
+			die(EXIT_RUN_FAILED,
+			    "--mode preload cannot profile %s: it is %s, which LD_PRELOAD does not "
+			    "reach (--mode auto or external samples it from outside; "
+			    "--allow-unprofiled runs it anyway)",
+			    prog[0], ext->obstacle);
+		check_perf_engine(o);
+		return false;
+	}
+	snprintf(ext->why, sizeof ext->why, "external: %s",
+		 o->mode == MODE_EXTERNAL ? "--mode external" : ext->obstacle);
+	const char *env = getenv("PROFIL_HZ");
+	unsigned long hz = o->hz;
+	if (!hz && env && *env) {
+		char *end;
+		hz = strtoul(env, &end, 10);
+		if (*end || hz < 1 || hz > 10000)
+			hz = 0;
+	}
+	ext->hz = hz ? (unsigned)hz : 100; /* the library's default */
+	return true;
+}
+
+/* The program as pcprof's child, sampled until it ends; its own process
+ * only (the children it forks are counted, not followed). */
+static _Noreturn void run_external(const struct opts *o, char **prog, struct external *ext)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	struct run r = { 0 };
+	uint64_t t0 = now_ns();
+	start(&r, prog, environ, NULL, ext);
+	bool profiled = ext->s != NULL;
+	if (profiled) {
+		while (!sampler_poll(ext->s, POLL_MS, NULL))
+			;
+		sampler_finish(ext->s, &ext->proc, &ext->info);
+		ext->s = NULL;
+		/* the exec pcprof's child made to become the program */
+		if (ext->info.execs)
+			ext->info.execs--;
+	}
+	wait_program(&r);
+	if (!profiled) {
+		warnx_("%s ran unprofiled: no data file written", prog[0]);
+		exit_like(r.status);
+	}
+	struct pp_process *pr = &ext->proc;
+	if (WIFEXITED(r.status)) {
+		pr->end = PP_END_EXIT;
+		pr->exit_status = WEXITSTATUS(r.status);
+	} else if (WIFSIGNALED(r.status)) {
+		pr->end = PP_END_SIGNAL;
+		pr->exit_status = WTERMSIG(r.status);
+	}
+	struct pp_profile p = { .command = join_command(prog),
+				.start_ns = t0,
+				.end_ns = now_ns(),
+				.nprocs = 1,
+				.procs = xmalloc(sizeof *pr) };
+	p.procs[0] = *pr;
+	char err[512];
+	if (pp_write(o->out, &p, err, sizeof err) < 0)
+		die(EXIT_RUN_FAILED, "%s: %s", o->out, err);
+	if (!o->quiet)
+		sampler_summary(&p.procs[0], &ext->info, ext->why, 0, o->out);
+	pp_free(&p);
+	exit_like(r.status);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct opts o;
@@ -978,6 +1170,9 @@ int cmd_run(int argc, char **argv)
 	check_output(o.out);
 	if (o.from)
 		from_kept(&o);
+	struct external ext;
+	if (choose_mode(&o, prog, &ext))
+		run_external(&o, prog, &ext);
 
 	char lib[PATH_MAX], audit[PATH_MAX];
 	find_lib(lib, audit, sizeof lib);
@@ -993,7 +1188,7 @@ int cmd_run(int argc, char **argv)
 
 	struct run r = { 0 };
 	uint64_t t0 = now_ns();
-	start(&r, prog, env, dir);
+	start(&r, prog, env, dir, NULL);
 	free_env(env);
 	wait_program(&r);
 	struct pp_profile p = { .command = join_command(prog), .start_ns = t0, .end_ns = now_ns() };

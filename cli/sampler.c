@@ -901,3 +901,61 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 	memset(pr, 0, sizeof *pr);
 	free_sampler(s);
 }
+
+int sampler_probe(char *err, size_t errlen)
+{
+	struct sampler s = { .pid = getpid() };
+	struct perf_event_attr a = {
+		.size = sizeof a,
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 10000000,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	int fd = (int)perf_event_open(&a, 0, -1);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	int e = errno, paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", 2);
+	/* The paranoid level allows a process its own events: refused all the
+	 * same, a policy above it (seccomp, a container's) said no. */
+	if ((e == EACCES || e == EPERM) && paranoid <= 2)
+		snprintf(err, errlen,
+			 "perf_event_open: %s: refused although kernel.perf_event_paranoid is %d "
+			 "(a seccomp filter or a container's policy)",
+			 strerror(e), paranoid);
+	else
+		open_failed(&s, e, s.pid, err, errlen);
+	return -1;
+}
+
+void sampler_summary(const struct pp_process *pr, const struct sampler_info *in, const char *mode,
+		     int attached, const char *out)
+{
+	double cpu = (double)pr->cpu_ns * 1e-9;
+	fprintf(stderr, "%s: %llu samples, %.2f s CPU", progname, (unsigned long long)pr->ticks,
+		cpu);
+	if (pr->ticks && cpu > 0)
+		fprintf(stderr, ", %.0f Hz of %u", (double)pr->ticks / cpu, pr->hz);
+	fprintf(stderr, " (%s), process %d, %zu thread%s", mode, (int)pr->pid, pr->nthreads,
+		pr->nthreads == 1 ? "" : "s");
+	if (attached)
+		fprintf(stderr, ", attached in %.1f ms", (double)in->attach_ns * 1e-6);
+	fprintf(stderr, "; lost: ");
+	if (in->lost)
+		fprintf(stderr, "%llu samples (perf buffers full)", (unsigned long long)in->lost);
+	else
+		fprintf(stderr, "none");
+	if (attached && in->exited)
+		fprintf(stderr, "; the process ended");
+	if (in->children)
+		fprintf(stderr, "; %zu child process%s not followed (%llu samples dropped)",
+			in->children, in->children == 1 ? "" : "es",
+			(unsigned long long)in->child_samples);
+	if (in->execs)
+		fprintf(stderr, "; exec'd %zu time%s", in->execs, in->execs == 1 ? "" : "s");
+	fprintf(stderr, " -> %s\n", out);
+}

@@ -57,4 +57,20 @@ int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask);
  */
 void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_info *info);
 
+/*
+ * Whether this process may open the sampler's kind of perf event on
+ * itself: 0, or -1 with the reason in err.  What a preloaded perf engine
+ * and an external sampler of one's own child need alike.
+ */
+int sampler_probe(char *err, size_t errlen);
+
+/*
+ * The summary line of an external sampling, on stderr: samples, CPU and
+ * rate, mode ("external", or "external: why"), threads, the time opening
+ * took when attached is set, losses, children not followed, execs, and the
+ * data file out.
+ */
+void sampler_summary(const struct pp_process *pr, const struct sampler_info *in, const char *mode,
+		     int attached, const char *out);
+
 #endif
