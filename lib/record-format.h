@@ -87,7 +87,20 @@ struct pcprof_raw_header {
 	uint64_t slot_off;  /* struct pcprof_raw_slot[slot_cap] */
 	uint64_t slot_cap;  /* power of two */
 	uint64_t slot_used; /* (atomic) */
-	uint64_t reserved[6];
+
+	/* (atomic) Ticks of `ticks` that no signal of the engine brought: CPU
+	 * time before a thread's first signal or after its last, and expiries
+	 * the kernel folded or dropped (owed ticks, libprofil(7)). */
+	uint64_t owed;
+	/* (atomic) Ticks of CPU time that could not be sampled at all
+	 * (threads the engine could not attach to), estimated from their CPU
+	 * clocks; not in `ticks`. */
+	uint64_t unsampled;
+	/* END_EXEC: CPU time of the thread that called exec, up to which this
+	 * image accounted its ticks; the next image of the pid counts its main
+	 * thread from there. */
+	uint64_t exec_cpu_ns;
+	uint64_t reserved[3];
 };
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
@@ -135,6 +148,9 @@ struct pcprof_raw_slot {
 /* header.flags */
 #define PCPROF_RAW_F_AUDIT   1u /* modules tracked by the audit module */
 #define PCPROF_RAW_F_SAMPLER 2u /* the library attached and is sampling */
+/* The engine saw user time only (perf without permission to sample the
+ * kernel): system time is not in the counts. */
+#define PCPROF_RAW_F_USER_TIME 4u
 
 /*
  * Reading modules: a sample (pc, epoch) belongs to the module whose epoch
