@@ -103,6 +103,8 @@ static inline uint64_t profil__mix64(uint64_t x)
 
 /* A pseudo-random number in [0, n), n > 0; not for secrets.  AS-safe. */
 PROFIL_HIDDEN uint64_t profil__random_below(uint64_t n);
+/* Seed it from the kernel: at start-up and in every fork child.  AS-safe. */
+PROFIL_HIDDEN void profil__random_seed(void);
 /* Parse an unsigned decimal; -EINVAL on junk or overflow above max.  AS-safe. */
 PROFIL_HIDDEN int profil__parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* Append a NUL-terminated string to buf (bounded, always terminated).  AS-safe. */

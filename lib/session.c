@@ -548,6 +548,7 @@ static void fork_parent(void)
  * timers; perf fds it inherited belong to the parent's events. */
 static void fork_child(void)
 {
+	profil__random_seed(); /* the child's phases must not repeat the parent's */
 	atomic_flag_clear(&ctl);
 	atomic_store(&profil__inflight, 0);
 	profil__exec_set_pid();
@@ -766,6 +767,7 @@ __attribute__((constructor(101))) static void session_init(void)
 		     profil__env.overflow >= 0 ? profil__env.overflow : PROFIL_OVF_SATURATE);
 	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
 		S.forced = engine_by_name(profil__env.engine);
+	profil__random_seed();
 	profil__threads_init();
 	profil__exec_set_pid();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 
 #include "internal.h"
@@ -78,10 +80,31 @@ void profil__strlcat_u(char *buf, size_t len, unsigned long v)
 	profil__strlcat(buf, len, tmp + i);
 }
 
+/* 0 until seeded.  The sequence must differ in every image (a fixed start
+ * would give every exec'd program the same tick phases) and in every fork
+ * child (else parent and child would draw the same ones). */
+static _Atomic uint64_t rng;
+
+void profil__random_seed(void)
+{
+	uint64_t s = 0;
+	if (syscall(SYS_getrandom, &s, sizeof s, GRND_NONBLOCK) != (long)sizeof s) {
+		/* No getrandom (before Linux 3.17, or filtered): the kernel's
+		 * per-exec AT_RANDOM bytes, never used as they are (they also
+		 * seed the stack protector), with the pid and the time. */
+		const uint64_t *at = (const uint64_t *)getauxval(AT_RANDOM);
+		s = profil__clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)syscall(SYS_getpid) << 32;
+		if (at)
+			s = profil__mix64(s ^ profil__mix64(at[0] + at[1]));
+	}
+	atomic_store(&rng, s | 1);
+}
+
 uint64_t profil__random_below(uint64_t n)
 {
-	static _Atomic uint64_t state = 0x9e3779b97f4a7c15u;
-	uint64_t x = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) ^ (uint64_t)profil__gettid();
+	if (!atomic_load_explicit(&rng, memory_order_relaxed))
+		profil__random_seed(); /* asked before our constructor ran */
+	uint64_t x = atomic_fetch_add(&rng, 0x9e3779b97f4a7c15u) ^ (uint64_t)profil__gettid();
 	return profil__mix64(x) % n;
 }
 
