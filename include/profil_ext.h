@@ -82,7 +82,11 @@ struct profil_stats {
 					  brought: CPU time a thread used past its
 					  last signal, credited when it exited or
 					  profiling stopped (libprofil(7)) */
-	unsigned long long reserved[7];
+	unsigned long long unsampled;  /* ticks NOT in `ticks`: CPU time x rate
+					  of threads the engine could not attach
+					  to (thread_errors), which no sample
+					  could record (libprofil(7)) */
+	unsigned long long reserved[6];
 };
 
 /*

@@ -92,11 +92,12 @@ static int attach(struct profil_thread *t, bool inherited)
 	int id, r = profil__timer_create(profil_thread_clock(t->tid), t->tid, signo, &id);
 	if (r < 0)
 		return r;
-	/* A random first expiry in (0, period], so that short-lived threads
-	 * are sampled in proportion to their CPU time instead of never
-	 * reaching a full first period (the Go runtime does the same). */
-	t->first_ns = 1 + profil__random_below((uint64_t)period_ns);
-	r = profil__timer_arm(id, period_ns, (long)t->first_ns);
+	/* The first expiry is the next tick of the thread's schedule, whose
+	 * phase is random (threads.c): short-lived threads are then sampled
+	 * in proportion to their CPU time instead of never reaching a full
+	 * first period (the Go runtime draws its first expiry the same way),
+	 * and the signals fall exactly on the ticks the schedule counts. */
+	r = profil__timer_arm(id, period_ns, (long)t->arm_ns);
 	if (r < 0) {
 		syscall(SYS_timer_delete, id);
 		return r;

@@ -65,10 +65,9 @@ static void read_comm(pid_t tid, char name[16])
 		name[i] = buf[i];
 }
 
-/* The calling thread's index in the thread table, or UINT32_MAX if full. */
-static uint32_t thread_index(struct profil_rec *r)
+/* Thread tid's index in the thread table, or UINT32_MAX if full. */
+static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 {
-	pid_t tid = profil__gettid();
 	uint32_t i = (uint32_t)profil__mix64((uint64_t)tid) & r->thr_mask;
 	for (uint32_t probe = 0; probe <= r->thr_mask; probe++, i = (i + 1) & r->thr_mask) {
 		struct pcprof_raw_thread *t = &r->thr[i];
@@ -89,12 +88,15 @@ static uint32_t thread_index(struct profil_rec *r)
 	return UINT32_MAX;
 }
 
-void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bool signal)
+void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, unsigned long weight,
+		    bool signal)
 {
 	struct pcprof_raw_header *h = r->h;
 	uint64_t n =
 		signal ? atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed) : 1;
 	atomic_fetch_add_explicit(A64(&h->ticks), weight, memory_order_relaxed);
+	if (!signal)
+		atomic_fetch_add_explicit(A64(&h->owed), weight, memory_order_relaxed);
 	if ((n & 7) == 0) {
 		/* CPU time for the achieved rate, even if the process is killed. */
 		uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -102,7 +104,7 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 			atomic_store_explicit(A64(&h->cpu_ns), cpu, memory_order_relaxed);
 	}
 
-	uint32_t ti = thread_index(r);
+	uint32_t ti = thread_index(r, tid);
 	if (ti == UINT32_MAX)
 		atomic_fetch_add_explicit(A64(&h->lost_threads), weight, memory_order_relaxed);
 	else
@@ -136,6 +138,11 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 		/* BUSY (being filled by another thread) or another key: move on. */
 	}
 	atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
+}
+
+void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
+{
+	atomic_fetch_add_explicit(A64(&r->h->unsampled), weight, memory_order_relaxed);
 }
 
 unsigned int profil__record_hz(void)
@@ -226,6 +233,42 @@ static void note_engine(void)
 
 static void record_exit(void);
 
+/*
+ * Where this image began, in CPU time: its process CPU time (the image's
+ * own is what came after) and, returned, the main thread's CPU time at
+ * the exec, from which its ticks count.  The previous image of this pid,
+ * if it was recorded and ended by exec, left both.  A first image (seq 0)
+ * is a new process: all of its CPU time is ours.  Anything else (the
+ * previous image was replaced without our exec wrapper, or died and the
+ * pid was reused) cannot be told apart: counting starts now.
+ */
+static uint64_t image_origin(struct pcprof_raw_header *h)
+{
+	uint64_t now = profil__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	h->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (h->seq == 0) {
+		h->cpu_start_ns = 0;
+		return 0;
+	}
+	uint64_t origin = PROFIL_ORIGIN_NOW;
+	struct raw_map prev = { 0 };
+	if (profil__raw_attach(env.dir, h->pid, (int)h->seq - 1, &prev) == 0) {
+		struct pcprof_raw_header *p = prev.h;
+		uint32_t end = atomic_load(A32(&p->end));
+		uint64_t cpu = atomic_load(A64(&p->cpu_ns));
+		if (p->pid == h->pid && end == PCPROF_END_EXEC && p->exec_cpu_ns <= now &&
+		    cpu <= h->cpu_start_ns) {
+			origin = p->exec_cpu_ns;
+			h->cpu_start_ns = cpu;
+		} else if (p->pid == h->pid && end == PCPROF_END_EXIT) {
+			origin = 0; /* that process is gone: a new one has its pid */
+			h->cpu_start_ns = 0;
+		}
+		profil__raw_unmap(&prev);
+	}
+	return origin;
+}
+
 void profil__record_init(void)
 {
 	if (!profil__raw_env(&env) || !attach_or_create())
@@ -233,7 +276,7 @@ void profil__record_init(void)
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = profil__base_hz();
-	h->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	profil__threads_image_start(image_origin(h));
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
 	use_map();
@@ -266,12 +309,14 @@ static void record_exit(void)
 	finish(PCPROF_END_EXIT);
 }
 
-/* Control lock held.  The owed ticks are paid by the exec stop itself
- * (session.c), after this. */
-void profil__record_exec(void)
+/* Control lock held, after the exec stop paid this image's ticks up to the
+ * calling thread's CPU time `thread_cpu`: the next image counts from there
+ * (image_origin). */
+void profil__record_exec(uint64_t thread_cpu)
 {
 	if (atomic_load(&profil__rec)) {
 		snapshot_modules();
+		map.h->exec_cpu_ns = thread_cpu;
 		finish(PCPROF_END_EXEC);
 	}
 }
@@ -304,7 +349,7 @@ void profil__record_fork_child(void)
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
-		c->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
 		c->flags = p->flags;
 		c->epoch = p->epoch;
 		uint32_t n = p->mod_count < c->mod_cap ? p->mod_count : c->mod_cap;

@@ -272,6 +272,7 @@ static void reset_counters(void)
 	atomic_store(&profil__ctr.outside, 0);
 	atomic_store(&profil__ctr.lost, 0);
 	atomic_store(&profil__ctr.owed, 0);
+	atomic_store(&profil__ctr.unsampled, 0);
 	profil__thread_attaches = 0;
 	profil__thread_errors = 0;
 }
@@ -502,7 +503,6 @@ void profil__exec_prepare(void)
 	sigset_t saved;
 	profil__lock(&saved);
 	settle();
-	profil__record_exec();
 	struct profil_cfg *cfg = S.cfg;
 	atomic_store(&profil__cur, NULL);
 	S.cfg = NULL;
@@ -512,6 +512,8 @@ void profil__exec_prepare(void)
 	profil__threads_pay_owed(cfg);
 	stop_engine();
 	set_guard(false);
+	/* The new image's main thread counts its ticks from here. */
+	profil__record_exec(profil__clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	S.exec_saved = cfg;
 	profil__unlock(&saved);
 }
@@ -649,6 +651,7 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	st->outside = atomic_load(&profil__ctr.outside);
 	st->lost = atomic_load(&profil__ctr.lost);
 	st->owed = atomic_load(&profil__ctr.owed);
+	st->unsampled = atomic_load(&profil__ctr.unsampled);
 	st->threads = profil__thread_attaches;
 	st->thread_errors = profil__thread_errors;
 	const struct profil_engine *shown = e ? e : S.last;
@@ -683,6 +686,17 @@ bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight
 }
 
 /* ---- initialisation ---- */
+
+/* What the kernel had not signalled when the program exits (the rounding
+ * of every thread's last period) is paid like at any other stop. */
+static void pay_at_exit(void)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	if (atomic_load(&S.engine))
+		profil__threads_pay_owed(NULL);
+	profil__unlock(&saved);
+}
 
 static void env_bad(const char *name)
 {
@@ -772,4 +786,7 @@ __attribute__((constructor(101))) static void session_init(void)
 	profil__exec_set_pid();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	profil__record_init();
+	/* After the recorder's: exit handlers run in reverse, so the ticks are
+	 * paid before the recording is closed. */
+	atexit(pay_at_exit);
 }

@@ -68,6 +68,11 @@ PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
 /* Pay every armed thread the ticks it is owed, into cfg (a configuration
  * being retired) or, if NULL, the current one; the recorder gets them too. */
 PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);
+/* A recorded image begins (record.c, before its engine starts): the main
+ * thread's ticks count from CPU time main_origin (PROFIL_ORIGIN_NOW: from
+ * when it is armed), and those before its first signal go to the
+ * program's entry point.  Takes the control lock.  Not AS-safe. */
+PROFIL_HIDDEN void profil__threads_image_start(uint64_t main_origin);
 
 /* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
 PROFIL_HIDDEN void profil__exec_prepare(void);

@@ -20,7 +20,20 @@
  * (creating / changing, below), and the start sequence number recorded at
  * creation tells the new thread whether its creator's coverage applies.
  *
- * Everything here except the pthread_create wrapper itself runs with the
+ * Every armed thread has a tick schedule on its own CPU clock (engine.h):
+ * the ticks it is due by any CPU time are an unbiased estimate of that time
+ * x rate, and each is accounted exactly once, by the thread's next
+ * profiling signal (the signal only says "now"), or, if none comes, "owed"
+ * when the thread ends, profiling stops, the image execs or the program
+ * exits: a thread shorter than a period, the CPU time before the engine
+ * could signal (the exec, the dynamic loader, for the main thread of a
+ * recorded image), the last partial period.  So the counts do not depend
+ * on how the kernel delivers signals: expiries folded into one, perf
+ * overflows dropped while a SIGTRAP is pending, a process-wide signal
+ * landing in any thread, a signal still in flight when a stop pays.
+ *
+ * Everything here except the pthread_create wrapper, the signal path
+ * (profil__threads_signal) and profil__threads_image_start runs with the
  * control lock held (profil__lock) and uses only syscalls and our own mmap'd
  * slots, so it is safe on pcsample()'s async-signal-safe path.
  */
@@ -30,8 +43,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "session.h"
@@ -55,6 +70,13 @@ static uint64_t period_ns; /* of the running engine */
 /* The calling thread's slot, once found.  Initial-exec TLS is a fixed
  * offset from the thread pointer: safe in a signal handler. */
 static __thread struct profil_thread *self __attribute__((tls_model("initial-exec")));
+
+/* Ticks the engine signalled in this thread before it had a slot (a thread
+ * is covered from clone by an inherited perf event, but registers only in
+ * its start routine), handed to its slot when it registers; and whether its
+ * exit already paid it for good. */
+static __thread _Atomic unsigned long early __attribute__((tls_model("initial-exec")));
+static __thread bool ended __attribute__((tls_model("initial-exec")));
 
 /* Creation/engine-change handshake (Dekker style, sequentially consistent). */
 static _Atomic int creating, changing;
@@ -100,7 +122,12 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind)
 	t->attached = false;
 	t->seen_seq = 0;
 	t->handle = -1;
-	t->entry_pc = 0;
+	/* The main thread began at the program's entry point; where another
+	 * thread we did not create began is unknown. */
+	t->entry_pc = tid == getpid() ? (uintptr_t)getauxval(AT_ENTRY) : 0;
+	t->start_origin = PROFIL_ORIGIN_NOW;
+	atomic_store(&t->scheduled, false);
+	t->unsampled = false;
 	set_tid(t, tid);
 	return t;
 }
@@ -110,6 +137,7 @@ static void release(struct profil_thread *t, const struct profil_engine *e)
 	if (t->attached && e && e->detach)
 		e->detach(t);
 	t->attached = false;
+	atomic_store(&t->scheduled, false);
 	t->kind = THREAD_FREE;
 	set_tid(t, 0);
 }
@@ -119,56 +147,125 @@ static bool alive(pid_t tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
 }
 
-static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
+/* ---- the tick schedule (owed ticks) ---- */
+
+/* A thread's CPU time now, 0 if it is gone.  AS-safe. */
+static uint64_t cpu_of(pid_t tid)
 {
-	t->first_ns = 0;
-	t->cpu0_ns = profil__clock_ns(profil_thread_clock(t->tid));
-	int r = e->attach(t, inherited);
-	if (r == 0) {
-		t->period_ns = period_ns;
-		if (!t->first_ns) /* the engine starts with a whole period */
-			t->first_ns = 1 + profil__random_below(period_ns);
-		atomic_store(&t->credited, 0);
-		atomic_store(&t->last_pc, 0);
-		t->attached = true;
-		profil__thread_attaches++;
-	}
-	return r;
+	return profil__clock_ns(profil_thread_clock(tid));
 }
 
-/* Ticks thread t is owed now (see struct profil_thread). */
-static uint64_t owed(struct profil_thread *t)
+/* Ticks t's schedule has reached by CPU time `now`. */
+static uint64_t due_by(const struct profil_thread *t, uint64_t now)
 {
-	uint64_t now = profil__clock_ns(profil_thread_clock(t->tid));
-	if (!t->attached || !t->period_ns || now <= t->cpu0_ns)
+	if (now <= t->origin_ns)
 		return 0;
-	uint64_t c = now - t->cpu0_ns;
-	uint64_t natural = c >= t->first_ns ? 1 + (c - t->first_ns) / t->period_ns : 0;
-	uint64_t credited = atomic_load(&t->credited);
-	return natural > credited ? natural - credited : 0;
+	uint64_t c = now - t->origin_ns;
+	return c >= t->first_ns ? 1 + (c - t->first_ns) / t->period_ns : 0;
 }
 
-/* Pay t what it is owed, at the pc of its last sample (or its start
- * routine if it never had one), into cfg (NULL: the current one). */
+/* Take the ticks t's schedule has reached by `now` that nobody accounted
+ * yet.  A thread's own signal handler and a payer in another thread may
+ * race: the exchange gives every tick to exactly one of them.  AS-safe. */
+static uint64_t claim(struct profil_thread *t, uint64_t now)
+{
+	uint64_t due = due_by(t, now), was = atomic_load(&t->taken);
+	while (due > was)
+		if (atomic_compare_exchange_weak(&t->taken, &was, due))
+			return due - was;
+	return 0;
+}
+
+/* Account what t is due now and nobody took: at the pc of its last signal,
+ * or where it began if it never had one; into cfg (a configuration being
+ * retired) or, if NULL, the current one.  A thread the engine could not
+ * attach has no pc at all: its ticks are counted as lost. */
 static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 {
-	uint64_t d = owed(t);
+	if (!atomic_load(&t->scheduled))
+		return;
+	uint64_t d = claim(t, cpu_of(t->tid));
 	if (!d)
 		return;
-	atomic_fetch_add(&t->credited, d);
 	uintptr_t pc = atomic_load(&t->last_pc);
 	if (!pc)
 		pc = t->entry_pc;
-	if (pc)
-		profil__sample_owed(cfg, pc, (unsigned long)d);
+	if (t->unsampled || !pc)
+		profil__sample_unsampled((unsigned long)d);
+	else
+		profil__sample_owed(cfg, t->tid, pc, (unsigned long)d);
+}
+
+/*
+ * Start t's schedule and arm the engine for it.  The schedule starts at
+ * t->start_origin when the library knows where t's CPU time began to be
+ * ours (a thread born while profiling runs: 0; the main thread of a new
+ * image: its CPU time at the exec; a fork child: 0), else now; whatever it
+ * is due already (the time before the engine could signal) is paid at once
+ * at t->entry_pc.  A thread the engine refuses keeps its schedule so that
+ * its ticks are counted as lost.
+ */
+static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
+{
+	uint64_t now = cpu_of(t->tid);
+	t->origin_ns = t->start_origin < now ? t->start_origin : now;
+	t->start_origin = PROFIL_ORIGIN_NOW;
+	t->period_ns = period_ns;
+	t->first_ns = 1 + profil__random_below(period_ns);
+	t->arm_ns = t->origin_ns + t->first_ns + due_by(t, now) * period_ns - now;
+	/* Signals this thread took before it had a slot are its own ticks. */
+	atomic_store(&t->taken, t->tid == profil__gettid() ? atomic_exchange(&early, 0) : 0);
+	atomic_store(&t->last_pc, 0);
+	int r = e->attach(t, inherited);
+	t->attached = r == 0;
+	t->unsampled = r < 0;
+	atomic_store(&t->scheduled, true);
+	if (r == 0)
+		profil__thread_attaches++;
+	pay(t, NULL);
+	return r;
+}
+
+unsigned long profil__threads_signal(uintptr_t pc, unsigned long weight)
+{
+	if (ended)
+		return 0; /* paid for good by its exit */
+	struct profil_thread *t = profil__thread_self();
+	if (!t) {
+		/* Not registered yet (or never: a thread made without
+		 * pthread_create): the engine's count is all there is. */
+		atomic_fetch_add(&early, weight);
+		return weight;
+	}
+	if (!atomic_load_explicit(&t->scheduled, memory_order_acquire))
+		return 0; /* a late signal of a run whose ticks were paid */
+	uint64_t d = claim(t, cpu_of(t->tid));
+	if (d)
+		atomic_store_explicit(&t->last_pc, pc, memory_order_relaxed);
+	return (unsigned long)d;
 }
 
 void profil__threads_pay_owed(struct profil_cfg *cfg)
 {
 	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++)
-			if (c->slot[i].tid && c->slot[i].attached)
+			if (c->slot[i].tid)
 				pay(&c->slot[i], cfg);
+}
+
+void profil__threads_image_start(uint64_t main_origin)
+{
+	pid_t tid = profil__gettid();
+	if (tid != getpid())
+		return; /* not the main thread (a late dlopen): its past is unknown */
+	sigset_t saved;
+	profil__lock(&saved);
+	struct profil_thread *t = find(tid);
+	if (!t)
+		t = alloc_slot(tid, THREAD_FOREIGN);
+	if (t)
+		t->start_origin = main_origin;
+	profil__unlock(&saved);
 }
 
 void profil__threads_set_period(uint64_t ns)
@@ -275,6 +372,7 @@ void profil__threads_detach_all(const struct profil_engine *e)
 			if (t->attached && e->detach)
 				e->detach(t);
 			t->attached = false;
+			atomic_store(&t->scheduled, false);
 		}
 }
 
@@ -288,12 +386,19 @@ void profil__threads_fork_child(void)
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct profil_thread *t = &c->slot[i];
 			t->attached = false; /* the parent's timers/fds are not ours */
+			atomic_store(&t->scheduled, false);
 			if (t != me)
 				release(t, NULL);
 		}
-	if (me)
+	if (me) {
 		set_tid(me, profil__gettid());
+		/* A new process: its CPU clock started at the fork, and all of
+		 * it is profiled; until its first signal it was in fork. */
+		me->start_origin = 0;
+		me->entry_pc = (uintptr_t)fork;
+	}
 	self = me;
+	atomic_store(&early, 0);
 	atomic_store(&creating, 0);
 	atomic_store(&changing, 0);
 }
@@ -322,14 +427,16 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 		if (t && e && e->attach) {
 			bool inherited =
 				created_running && created_seq == atomic_load(&profil__start_seq);
+			t->start_origin = 0; /* born while profiling: all its CPU counts */
 			if (attach(e, t, inherited) < 0)
 				profil__thread_errors++;
-			else
-				t->cpu0_ns = 0; /* born while profiling: all its CPU counts */
 		}
 	}
 	profil__unlock(&saved);
 	self = t;
+	/* attach() took what `early` held; a slot made by an engine start
+	 * found this thread later, and the start began its schedule then. */
+	atomic_store(&early, 0);
 	if (t && key_ok)
 		pthread_setspecific(exit_key, t);
 }
@@ -338,7 +445,8 @@ static void thread_end(void *p)
 {
 	sigset_t saved;
 	profil__lock(&saved);
-	self = NULL; /* a late signal must not credit a slot being freed */
+	self = NULL;  /* a late signal must not credit a slot being freed */
+	ended = true; /* nor count a tick its last payment already did */
 	const struct profil_engine *e = profil__running_engine();
 	if (e && e->attach)
 		pay(p, NULL);
