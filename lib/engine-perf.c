@@ -17,7 +17,11 @@
  *            nothing to do at pthread_create.  The kernel sends SIGTRAP
  *            (si_code TRAP_PERF, si_perf_data = our cookie) to the thread
  *            itself.  Measured in the survey at 1.17x wall at 10 kHz versus
- *            1.31x for fasync, and it needs no fd per thread.
+ *            1.31x for fasync, and it needs no fd per thread.  Inherited
+ *            only where the kernel keeps each copy with its thread (6.12,
+ *            see fill_attr); before that, one event per thread, opened as
+ *            each registers (then threads made without pthread_create
+ *            while it runs are not sampled, as with fasync).
  *   fasync   one fd per thread with O_ASYNC, F_SETOWN_EX(F_OWNER_TID) and
  *            F_SETSIG to the profiling signal (si_code POLL_IN, si_fd ours).
  *            Works on older kernels and never raises SIGTRAP.
@@ -68,6 +72,10 @@ enum mode { MODE_SIGTRAP, MODE_FASYNC };
 
 static enum mode mode;
 static bool exclude_kernel;
+/* sigtrap: new threads inherit their creator's event.  Only where the
+ * kernel keeps an inherited event with its thread (see fill_attr); else
+ * each thread gets its own event, opened when it registers. */
+static bool inherit;
 static int signo;
 static uint64_t period_ns;
 static char variant_text[96];
@@ -105,8 +113,21 @@ static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl)
 	a->exclude_kernel = excl;
 	a->exclude_hv = 1;
 	if (m == MODE_SIGTRAP) {
-		a->inherit = 1;
-		a->inherit_thread = 1;
+		/* Threads whose events are inherited copies of one event have
+		 * "equivalent" contexts, and the scheduler then swaps the
+		 * contexts instead of switching events when it goes from one
+		 * such thread to another on a CPU: the running period moves to
+		 * the next thread.  A thread that creates short threads hands
+		 * its partial period to each child and gets the child's fresh
+		 * one back, so it is never signalled, and its children are
+		 * signalled for its time.  An event that also asks for
+		 * PERF_SAMPLE_READ (with PERF_SAMPLE_TID) is switched the slow
+		 * way, one event per thread (Linux 6.12); older kernels refuse
+		 * it with inherit, and then nothing is inherited. */
+		a->inherit = inherit;
+		a->inherit_thread = inherit;
+		if (inherit)
+			a->sample_type = PERF_SAMPLE_READ | PERF_SAMPLE_TID;
 		a->remove_on_exec = 1;
 		a->sigtrap = 1;
 		a->sig_data = (uint64_t)(uintptr_t)profil__cookie;
@@ -231,7 +252,15 @@ static int probe(const struct profil_run *run, char *why, size_t len)
 		mode = MODE_SIGTRAP;
 		reason = "sigtrap, inherited by new threads";
 	}
+	inherit = true;
 	r = try_mode(mode);
+	if (r == -EINVAL && mode == MODE_SIGTRAP) {
+		inherit = false;
+		r = try_mode(mode);
+		if (r == 0 && !run->perf_mode[0])
+			reason = "sigtrap, an event per thread (this kernel would move "
+				 "inherited events between threads)";
+	}
 	if (r < 0 && mode == MODE_SIGTRAP && !run->perf_mode[0]) {
 		/* A kernel before 5.13 rejects the sigtrap attributes. */
 		mode = MODE_FASYNC;
@@ -264,7 +293,7 @@ static int start(const struct profil_run *run)
 static int attach(struct profil_thread *t, bool inherited)
 {
 	t->handle = -1;
-	if (mode == MODE_SIGTRAP && inherited)
+	if (mode == MODE_SIGTRAP && inherit && inherited)
 		return 0; /* the kernel gave it a copy of its creator's event */
 	int fd = open_event(t->tid, mode, exclude_kernel);
 	if (fd < 0)
