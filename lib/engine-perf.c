@@ -39,9 +39,14 @@
  *
  * Kernel time: exclude_kernel is left clear when permitted, so CPU spent in
  * system calls is sampled and charged to the user pc where the kernel
- * returns, like the timer engines; with perf_event_paranoid >= 2 an
- * unprivileged process must exclude the kernel, and then only user time is
- * sampled (the "why" text says so).
+ * returns, like the timer engines (the overflow's signal is delivered on
+ * the way back to user mode; overflows the kernel folded while a SIGTRAP
+ * was pending are due at the same signal, threads.c).  With
+ * perf_event_paranoid >= 2 an unprivileged process must exclude the
+ * kernel: overflows in the kernel are then dropped, so system time cannot
+ * be placed at all, and the tick schedules run on user time only
+ * (user_only; the "why" text says so): system time is not profiled rather
+ * than charged to whatever user pc comes next.
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -377,6 +382,11 @@ static bool lingers(void)
 	return mode == MODE_SIGTRAP;
 }
 
+static bool user_only(void)
+{
+	return exclude_kernel;
+}
+
 const struct profil_engine profil__engine_perf = {
 	.name = "perf",
 	.subtick = true,
@@ -390,4 +400,5 @@ const struct profil_engine profil__engine_perf = {
 	.classify = classify,
 	.variant = variant,
 	.lingers = lingers,
+	.user_only = user_only,
 };

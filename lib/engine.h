@@ -112,6 +112,11 @@ struct profil_engine {
 	 * kernel object is gone (so our handler must stay installed to drop
 	 * it); may be NULL (false). */
 	bool (*lingers)(void);
+
+	/* True if the engine can see only user time (perf without permission
+	 * to sample the kernel): tick schedules then run on user time, and
+	 * system time is not profiled.  May be NULL (false). */
+	bool (*user_only)(void);
 };
 
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_thread_timer;

@@ -229,6 +229,8 @@ static void note_engine(void)
 		snprintf(map.h->engine, sizeof map.h->engine, "%s", st.engine);
 		snprintf(map.h->why, sizeof map.h->why, "%s", st.why);
 	}
+	if (profil__user_time_only())
+		map.h->flags |= PCPROF_RAW_F_USER_TIME;
 }
 
 static void record_exit(void);

@@ -137,6 +137,12 @@ const struct profil_engine *profil__running_engine(void)
 	return atomic_load(&S.engine);
 }
 
+bool profil__user_time_only(void)
+{
+	const struct profil_engine *e = atomic_load(&S.engine);
+	return e && e->user_only && e->user_only();
+}
+
 int profil__policy(void)
 {
 	return atomic_load(&S.policy);
@@ -285,6 +291,7 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	profil__threads_block_creation();
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
 	profil__threads_set_period(1000000000u / run->hz);
+	profil__threads_user_time(e->user_only && e->user_only());
 	r = e->start(run);
 	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq)) < 0) {
 		profil__threads_detach_all(e);

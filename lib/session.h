@@ -65,6 +65,10 @@ PROFIL_HIDDEN void profil__threads_unblock_creation(void);
 PROFIL_HIDDEN extern unsigned long long profil__thread_attaches, profil__thread_errors;
 /* Period of the engine being started, for the owed-tick schedule. */
 PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
+/* Whether the schedules of the engine being started run on user time. */
+PROFIL_HIDDEN void profil__threads_user_time(bool on);
+/* The running engine sees only user time (engine.h, user_only).  AS-safe. */
+PROFIL_HIDDEN bool profil__user_time_only(void);
 /* Pay every armed thread the ticks it is owed, into cfg (a configuration
  * being retired) or, if NULL, the current one; the recorder gets them too. */
 PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);

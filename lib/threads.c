@@ -43,7 +43,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -149,10 +151,48 @@ static bool alive(pid_t tid)
 
 /* ---- the tick schedule (owed ticks) ---- */
 
-/* A thread's CPU time now, 0 if it is gone.  AS-safe. */
+/* Schedules run on user time only (an engine that cannot see the kernel). */
+static bool user_time;
+
+/* Thread tid's user time from /proc, in whole clock ticks (1/USER_HZ):
+ * another thread's is not available more finely.  0 if it is gone. */
+static uint64_t proc_user_ns(pid_t tid)
+{
+	char path[48] = "/proc/self/task/";
+	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
+	profil__strlcat(path, sizeof path, "/stat");
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[512];
+	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* After "tid (comm) ": state is field 3, utime field 14. */
+	const char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 14; field++)
+		p = strchr(p + 1, ' ');
+	unsigned long hz = getauxval(AT_CLKTCK), ticks = 0;
+	if (!p || !hz)
+		return 0;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		ticks = ticks * 10 + (unsigned long)(*p - '0');
+	return (uint64_t)ticks * (1000000000u / hz);
+}
+
+/* A thread's CPU time (or user time) now, 0 if it is gone.  AS-safe. */
 static uint64_t cpu_of(pid_t tid)
 {
-	return profil__clock_ns(profil_thread_clock(tid));
+	if (!user_time)
+		return profil__clock_ns(profil_thread_clock(tid));
+	if (tid != profil__gettid())
+		return proc_user_ns(tid);
+	struct rusage ru;
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
 }
 
 /* Ticks t's schedule has reached by CPU time `now`. */
@@ -208,6 +248,9 @@ static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
 {
 	uint64_t now = cpu_of(t->tid);
+	/* A CPU time handed over by an exec is no user time: from now. */
+	if (user_time && t->start_origin != 0)
+		t->start_origin = PROFIL_ORIGIN_NOW;
 	t->origin_ns = t->start_origin < now ? t->start_origin : now;
 	t->start_origin = PROFIL_ORIGIN_NOW;
 	t->period_ns = period_ns;
@@ -271,6 +314,11 @@ void profil__threads_image_start(uint64_t main_origin)
 void profil__threads_set_period(uint64_t ns)
 {
 	period_ns = ns;
+}
+
+void profil__threads_user_time(bool on)
+{
+	user_time = on;
 }
 
 /* ---- engine start/stop (control lock held) ---- */
