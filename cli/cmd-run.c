@@ -629,8 +629,8 @@ static void add_bytes(struct text *t, uint64_t b)
 static void summary(const struct raw_set *set, const char *out, const struct opts *o)
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
-		 lost_busy = 0, lost_mods = 0;
-	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0;
+		 lost_busy = 0, lost_mods = 0, owed = 0, lost_unsampled = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0, user_time = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
 	for (size_t i = 0; i < set->n; i++) {
@@ -645,6 +645,9 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		lost_threads += in->lost_threads;
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
+		owed += in->owed;
+		lost_unsampled += in->unsampled;
+		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
 		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
 			unsampled++;
 		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
@@ -667,7 +670,12 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 
 	struct text t = { .len = 0 };
 	double secs = (double)cpu * 1e-9;
-	add(&t, "%llu samples, %.2f s CPU", (unsigned long long)ticks, secs);
+	add(&t, "%llu samples", (unsigned long long)ticks);
+	/* Owed: CPU time that no signal of the engine reported, accounted
+	 * from the threads' CPU clocks (libprofil(7)). */
+	if (owed)
+		add(&t, " (%llu owed)", (unsigned long long)owed);
+	add(&t, ", %.2f s CPU", secs);
 	/* Achieved: samples (weighted ticks) per CPU second, as pcprof report
 	 * computes it.  The signals per CPU second tell the resolution: the
 	 * kernel checks CPU timers at its tick, so above that rate one signal
@@ -697,6 +705,14 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	if (set->nbad)
 		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
 			 set->nbad == 1 ? "" : "s", set->first_bad);
+	if (lost_unsampled)
+		add_item(&lost, "%llu samples of threads that could not be sampled",
+			 (unsigned long long)lost_unsampled);
+	if (unsampled)
+		add_item(&lost, "%zu process%s not sampled (libprofil never started in them)",
+			 unsampled, unsampled == 1 ? "" : "es");
+	if (user_time)
+		add_item(&lost, "system time (perf could sample user time only)");
 	add(&t, "; lost: %s", lost.len ? lost.s : "none");
 	if (abrupt)
 		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
@@ -705,8 +721,6 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	if (lost_threads)
 		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
 		    (unsigned long long)lost_threads);
-	if (unsampled)
-		add(&t, "; %zu not sampled (libprofil never started in them)", unsampled);
 	if (unaudited)
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);

@@ -22,6 +22,8 @@ struct raw_info {
 	uint64_t lost_modules; /* modules beyond the module table */
 	uint64_t mapped;       /* bytes the recording mapped in the target */
 	uint64_t cpu_start_ns; /* process CPU time when the image started */
+	uint64_t owed;         /* ticks of pr->ticks no signal brought */
+	uint64_t unsampled;    /* ticks of CPU time that could not be sampled */
 };
 
 /*
