@@ -79,13 +79,13 @@ struct profil_stats {
 	char engine[24];               /* as profil_engine_name(), "" if none */
 	char why[256];                 /* why this engine; why others were skipped */
 	unsigned long long owed;       /* ticks included in `ticks` that no signal
-					  brought: CPU time a thread used past its
-					  last signal, credited when it exited or
-					  profiling stopped (libprofil(7)) */
+					  brought: CPU time of a thread before its
+					  first signal or after its last, credited
+					  from its CPU clock (libprofil(7)) */
 	unsigned long long unsampled;  /* ticks NOT in `ticks`: CPU time x rate
 					  of threads the engine could not attach
-					  to (thread_errors), which no sample
-					  could record (libprofil(7)) */
+					  to (thread_errors), or whose pc was never
+					  known (libprofil(7)) */
 	unsigned long long reserved[6];
 };
 
