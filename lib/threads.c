@@ -182,17 +182,23 @@ static uint64_t proc_user_ns(pid_t tid)
 	return (uint64_t)ticks * (1000000000u / hz);
 }
 
+/* The calling thread's CPU time (or user time) now.  AS-safe. */
+static uint64_t cpu_self(void)
+{
+	if (!user_time)
+		return profil__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct rusage ru;
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+}
+
 /* A thread's CPU time (or user time) now, 0 if it is gone.  AS-safe. */
 static uint64_t cpu_of(pid_t tid)
 {
 	if (!user_time)
 		return profil__clock_ns(profil_thread_clock(tid));
-	if (tid != profil__gettid())
-		return proc_user_ns(tid);
-	struct rusage ru;
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
-		return 0;
-	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	return tid == profil__gettid() ? cpu_self() : proc_user_ns(tid);
 }
 
 /* Ticks t's schedule has reached by CPU time `now`. */
@@ -282,7 +288,7 @@ unsigned long profil__threads_signal(uintptr_t pc, unsigned long weight)
 	}
 	if (!atomic_load_explicit(&t->scheduled, memory_order_acquire))
 		return 0; /* a late signal of a run whose ticks were paid */
-	uint64_t d = claim(t, cpu_of(t->tid));
+	uint64_t d = claim(t, cpu_self());
 	if (d)
 		atomic_store_explicit(&t->last_pc, pc, memory_order_relaxed);
 	return (unsigned long)d;
