@@ -83,9 +83,23 @@ $(AUDIT_SO): $(AUDIT_OBJ)
 $(B)/libprofil.so: $(LIB_SO)
 	ln -sf $(SONAME) $@
 
-$(LIB_A): $(LIB_OBJ)
+# libprofil.a has objects of its own, compiled with PROFIL_STATIC_ARCHIVE,
+# because a static program cannot interpose pthread_create the way the
+# shared library does (lib/pthread-create.c): the archive offers the
+# linker's --wrap instead, which libprofil.pc's static flags request.
+LIB_A_OBJ := $(LIB_OBJ:$(B)/%=$(B)/static/%)
+
+$(B)/static/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -DPROFIL_STATIC_ARCHIVE -MMD -MP -c -o $@ $<
+
+$(B)/static/lib/%.o: lib/%.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(LIB_A): $(LIB_A_OBJ)
 	rm -f $@
-	$(AR) rcs $@ $(LIB_OBJ)
+	$(AR) rcs $@ $(LIB_A_OBJ)
 
 # The .pc names the install directories, so make install writes it again
 # with the PREFIX given at install time.
@@ -170,6 +184,18 @@ $(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp $(TEST_HD
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
 
+# tests/static: programs linked statically with libprofil.a, the plain way
+# (cc -static prog.c libprofil.a -lpthread).  Where that cannot be done (no
+# static libc; a sanitizer build, whose runtimes are shared libraries) each
+# is built as a program that skips and says why.
+STATIC_LIBC := $(shell $(CC) -print-file-name=libc.a)
+STATIC_NO = $(if $(findstring -fsanitize,$(TEST_CFLAGS)),a sanitizer build cannot link \
+	static programs,$(if $(filter /%,$(STATIC_LIBC)),,no static C library (libc.a)))
+$(B)/tests/static/%: tests/static/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
+	@mkdir -p $(@D)
+	$(if $(STATIC_NO),$(CC) $(TEST_CFLAGS) -DT_NO_STATIC='"$(STATIC_NO)"' -o $@ $<,\
+		$(CC) $(TEST_CFLAGS) -static -o $@ $< $(LIB_A) -lpthread)
+
 # Targets are built without libprofil: they are profiled from outside.
 $(B)/tests/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
@@ -178,7 +204,7 @@ $(B)/tests/targets/%: tests/targets/%.c
 # tests/cli-run/*.c test pcprof's own code (the data file, the raw
 # recordings) directly, so they link those objects instead of libprofil;
 # ppdump is not a test but the reader the shell tests there query.
-CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/raw.o $(B)/cli/util.o
+CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/file.o $(B)/cli/raw.o $(B)/cli/util.o
 CLI_TEST_CFLAGS = $(CLI_CFLAGS) -Icli -Ilib -Itests
 $(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
 	@mkdir -p $(@D)
@@ -289,9 +315,11 @@ $(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.sta
 # for first (and SKIPs without).
 FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Icli
-$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c cli/data.c cli/data.h cli/profile.h
+FUZZ_SRC := cli/data.c cli/file.c cli/util.c
+$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c $(FUZZ_SRC) cli/data.h cli/profile.h cli/file.h \
+		cli/util.h
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c cli/data.c -lz
+	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c $(FUZZ_SRC) -lz
 
 # ---- dependencies ------------------------------------------------------------
 

@@ -57,18 +57,16 @@ static size_t parse_limit(const char *s)
 	return (size_t)v;
 }
 
-/* s on one line: control characters (a command line's newlines) as spaces */
-static void put_line(const char *s)
-{
-	for (; *s; s++)
-		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
-}
+/* Every name below comes from the profile, or from a program that named
+ * itself: each goes through text_put/text_pad (util.h), never printf's %s,
+ * and column widths count the characters text_put writes. */
 
 static void header(const struct flat *f, const char *file)
 {
-	printf("%-10s %s\n", "file", file);
-	printf("%-10s ", "command");
-	put_line(f->prof->command);
+	printf("%-10s ", "file");
+	text_put(stdout, file);
+	printf("\n%-10s ", "command");
+	text_put(stdout, f->prof->command);
 	putchar('\n');
 	printf("%-10s %zu:", "processes", f->nprocs);
 	for (size_t i = 0; i < f->nprocs && i < 8; i++)
@@ -77,7 +75,9 @@ static void header(const struct flat *f, const char *file)
 		printf(" and %zu more", f->nprocs - 8);
 	putchar('\n');
 	char *engines = flat_distinct(f, false), *rates = flat_distinct(f, true);
-	printf("%-10s %s\n%-10s %s\n", "engine", engines, "rate", rates);
+	printf("%-10s ", "engine");
+	text_put(stdout, engines);
+	printf("\n%-10s %s\n", "rate", rates);
 	free(engines);
 	free(rates);
 	printf("%-10s %" PRIu64 " (%.2f s)", "samples", f->total, f->total_seconds);
@@ -89,10 +89,16 @@ static void header(const struct flat *f, const char *file)
 	if (f->opts.module || f->opts.function) {
 		printf("%-10s %" PRIu64 " samples (%.2f%%) match", "shown", f->shown,
 		       f->total ? 100.0 * (double)f->shown / (double)f->total : 0.0);
-		if (f->opts.module)
-			printf(" --module '%s'", f->opts.module);
-		if (f->opts.function)
-			printf(" --function '%s'", f->opts.function);
+		if (f->opts.module) {
+			fputs(" --module '", stdout);
+			text_put(stdout, f->opts.module);
+			putchar('\'');
+		}
+		if (f->opts.function) {
+			fputs(" --function '", stdout);
+			text_put(stdout, f->opts.function);
+			putchar('\'');
+		}
 		putchar('\n');
 	}
 }
@@ -107,7 +113,7 @@ static int label_width(const struct flat *f, const uint32_t *ix, size_t n, bool 
 	int w = 8;
 	for (size_t i = 0; i < n; i++) {
 		const char *s = f->fns[lines ? f->lines[ix[i]].fn : ix[i]].label;
-		int l = (int)strlen(s);
+		int l = text_width(s);
 		if (l > w)
 			w = l;
 	}
@@ -127,9 +133,12 @@ static void functions(const struct flat *f, const struct ropts *o)
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_fn *fn = &f->fns[ix[i]];
 		cum += fn->samples;
-		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  %-*s  %s\n", pct(f, fn->samples),
-		       pct(f, cum), fn->samples, fn->seconds, w, fn->label,
-		       flat_mod_name(f, fn->mod));
+		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  ", pct(f, fn->samples), pct(f, cum),
+		       fn->samples, fn->seconds);
+		text_pad(stdout, fn->label, w);
+		fputs("  ", stdout);
+		text_put(stdout, flat_mod_name(f, fn->mod));
+		putchar('\n');
 	}
 	free(ix);
 }
@@ -145,8 +154,11 @@ static void lines(const struct flat *f, const struct ropts *o)
 	char buf[512];
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_line *l = &f->lines[ix[i]];
-		int k = l->file ? snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line)
-				: 2;
+		int k = 2;
+		if (l->file) {
+			snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line);
+			k = text_width(buf);
+		}
 		if (k > lw)
 			lw = k > 40 ? 40 : k;
 	}
@@ -162,9 +174,14 @@ static void lines(const struct flat *f, const struct ropts *o)
 			snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line);
 		else
 			snprintf(buf, sizeof buf, "??");
-		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  %-*s  %-*s  %s\n", pct(f, l->samples),
-		       pct(f, cum), l->samples, l->seconds, lw, buf, w, fn->label,
-		       flat_mod_name(f, fn->mod));
+		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  ", pct(f, l->samples), pct(f, cum),
+		       l->samples, l->seconds);
+		text_pad(stdout, buf, lw);
+		fputs("  ", stdout);
+		text_pad(stdout, fn->label, w);
+		fputs("  ", stdout);
+		text_put(stdout, flat_mod_name(f, fn->mod));
+		putchar('\n');
 	}
 	free(ix);
 }
@@ -184,20 +201,25 @@ static void modules(const struct flat *f, const struct ropts *o)
 		n = o->limit;
 	int w = 8;
 	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(f->mods[ix[i]].name) > w)
-			w = (int)strlen(f->mods[ix[i]].name);
+		if (text_width(f->mods[ix[i]].name) > w)
+			w = text_width(f->mods[ix[i]].name);
 	printf("\nModules:\n\n");
 	printf(" self%%    samples   seconds  %-*s  path\n", w, "module");
 	for (size_t i = 0; i < n; i++) {
 		const struct flat_mod *m = &f->mods[ix[i]];
-		printf("%6.2f  %9" PRIu64 "  %8.2f  %-*s  %s\n", pct(f, m->samples), m->samples,
-		       m->seconds, w, m->name, m->path);
+		printf("%6.2f  %9" PRIu64 "  %8.2f  ", pct(f, m->samples), m->samples, m->seconds);
+		text_pad(stdout, m->name, w);
+		fputs("  ", stdout);
+		text_put(stdout, m->path);
+		putchar('\n');
 	}
 	if (outside)
 		printf("%6.2f  %9" PRIu64 "  %8.2f  %-*s  (pcs outside every mapped file)\n",
 		       pct(f, outside), outside, outside_s, w, "[unknown]");
 	free(ix);
 }
+
+static const struct flat_proc *sort_procs; /* qsort has no context argument */
 
 static const char *end_text(const struct pp_process *p, char *buf, size_t n)
 {
@@ -218,20 +240,26 @@ static const char *end_text(const struct pp_process *p, char *buf, size_t n)
 	return buf;
 }
 
+/* By samples (most first), then in file order, the order they started. */
+static int proc_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t sx = sort_procs[x].samples, sy = sort_procs[y].samples;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 static void processes(const struct flat *f, const struct ropts *o)
 {
 	size_t n = f->nprocs;
 	uint32_t *ix = xmalloc(n * sizeof *ix);
 	for (size_t i = 0; i < n; i++)
 		ix[i] = (uint32_t)i;
-	/* by samples, else in file order (the order they started) */
-	for (size_t i = 1; o->sort == FLAT_SORT_SAMPLES && i < n; i++)
-		for (size_t j = i; j > 0 && f->procs[ix[j]].samples > f->procs[ix[j - 1]].samples;
-		     j--) {
-			uint32_t t = ix[j];
-			ix[j] = ix[j - 1];
-			ix[j - 1] = t;
-		}
+	if (o->sort == FLAT_SORT_SAMPLES) {
+		sort_procs = f->procs;
+		qsort(ix, n, sizeof *ix, proc_order);
+	}
 	if (o->limit && n > o->limit)
 		n = o->limit;
 	printf("\nProcesses:\n\n");
@@ -243,12 +271,12 @@ static void processes(const struct flat *f, const struct ropts *o)
 		const struct pp_process *p = fp->p;
 		double cpu = (double)p->cpu_ns / 1e9;
 		uint64_t ticks = p->ticks ? p->ticks : fp->samples;
-		printf("%7d  %7d  %5.1f  %9" PRIu64 "  %8.2f  %7.2f  %5.0f Hz  %-12s  %4" PRIu64
-		       "  %-9s  ",
-		       (int)p->pid, (int)p->ppid, pct(f, fp->samples), fp->samples, fp->seconds,
-		       cpu, cpu > 0 ? (double)ticks / cpu : 0.0, p->engine, p->lost,
-		       end_text(p, eb, sizeof eb));
-		put_line(p->cmdline[0] ? p->cmdline : p->exe);
+		printf("%7d  %7d  %5.1f  %9" PRIu64 "  %8.2f  %7.2f  %5.0f Hz  ", (int)p->pid,
+		       (int)p->ppid, pct(f, fp->samples), fp->samples, fp->seconds, cpu,
+		       cpu > 0 ? (double)ticks / cpu : 0.0);
+		text_pad(stdout, p->engine, 12);
+		printf("  %4" PRIu64 "  %-9s  ", p->lost, end_text(p, eb, sizeof eb));
+		text_put(stdout, p->cmdline[0] ? p->cmdline : p->exe);
 		putchar('\n');
 	}
 	free(ix);
@@ -281,9 +309,14 @@ static void threads(const struct flat *f, const struct ropts *o)
 		char name[17];
 		/* samples of threads beyond the recorder's thread table */
 		snprintf(name, sizeof name, "%.16s", t[i].t ? t[i].t->name : "(untracked)");
-		printf("%7d  %7d  %-16s  %5.1f  %9" PRIu64 "  %8.2f  %s (%s, %.0f%%)\n",
-		       (int)p->pid, t[i].t ? (int)t[i].t->tid : 0, name, pct(f, t[i].samples),
-		       t[i].samples, t[i].seconds, fn->label, flat_mod_name(f, fn->mod),
+		printf("%7d  %7d  ", (int)p->pid, t[i].t ? (int)t[i].t->tid : 0);
+		text_pad(stdout, name, 16);
+		printf("  %5.1f  %9" PRIu64 "  %8.2f  ", pct(f, t[i].samples), t[i].samples,
+		       t[i].seconds);
+		text_put(stdout, fn->label);
+		fputs(" (", stdout);
+		text_put(stdout, flat_mod_name(f, fn->mod));
+		printf(", %.0f%%)\n",
 		       t[i].samples ? 100.0 * (double)t[i].top_samples / (double)t[i].samples
 				    : 0.0);
 	}

@@ -9,7 +9,9 @@
  * recording into a private directory (lib/record-format.h); once the
  * program has ended, pcprof reads them all, writes the data file
  * atomically (pp_write), removes the directory and ends the way the
- * program ended.
+ * program ended.  Should the data file not be written, the directory stays,
+ * with what only pcprof knew (command, times, exit statuses) in a file of
+ * its own, and `pcprof run --from DIR` makes the data file later.
  *
  * Signals.  A terminal's SIGINT/SIGQUIT/SIGHUP reach the whole foreground
  * group, the program included, so pcprof only has to survive them; a
@@ -62,14 +64,18 @@
 #define SHM_MIN_FREE (256ull << 20) /* bytes free on /dev/shm to use it */
 
 /* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
-#define DEFAULT_SLOTS 262144ul
+#define DEFAULT_SLOTS 1048576ul
 #define MIN_SLOTS     1024ul
 #define MAX_SLOTS     (1ul << 26)
 
 extern char **environ;
 
+/* What pcprof run alone knows about a run, kept beside the recordings. */
+#define RUN_INFO "pcprof-run"
+
 struct opts {
 	const char *out;
+	const char *from;   /* --from: convert the recordings kept there */
 	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
@@ -83,6 +89,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pcprof run [options] [--] PROGRAM [ARGS...]\n"
+		"       pcprof run [-o FILE] [-q] --from DIR\n"
 		"\n"
 		"Run PROGRAM with libprofil preloaded and profile its whole process tree\n"
 		"(every thread, shared library, forked child and exec'd program) into a\n"
@@ -96,13 +103,16 @@ static void usage(FILE *f)
 		"      --engine NAME   thread-timer, perf, process-timer or auto (default)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
-		"      --slots N       pc table entries per process (default %lu)\n"
+		"      --slots N       most pc table entries per process (default %lu)\n"
+		"      --from DIR      run nothing: write the data file from the recordings\n"
+		"                      a failed pcprof run kept in DIR, then remove them\n"
 		"  -q, --quiet         no summary line\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: PROGRAM's; if it died of a signal, pcprof kills itself with\n"
-		"the same signal.  125: pcprof run failed; 126/127: PROGRAM could not be\n"
-		"executed / found.  See pcprof-run(1).\n",
+		"the same signal.  125: pcprof run failed (a data file it could not write\n"
+		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
+		"found.  See pcprof-run(1).\n",
 		DEFAULT_SLOTS);
 }
 
@@ -118,7 +128,7 @@ static unsigned long number(const char *opt, const char *s, unsigned long lo, un
 
 static void parse(int argc, char **argv, struct opts *o, int *first)
 {
-	enum { O_HZ = 256, O_ENGINE, O_FOLLOW, O_NO_FOLLOW, O_SLOTS };
+	enum { O_HZ = 256, O_ENGINE, O_FOLLOW, O_NO_FOLLOW, O_SLOTS, O_FROM };
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "hz", required_argument, NULL, O_HZ },
@@ -126,6 +136,7 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		{ "follow", no_argument, NULL, O_FOLLOW },
 		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
 		{ "slots", required_argument, NULL, O_SLOTS },
+		{ "from", required_argument, NULL, O_FROM },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -168,6 +179,9 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 				o->slots <<= 1;
 			break;
 		}
+		case O_FROM:
+			o->from = optarg;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -181,7 +195,10 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 			    argv[optind - 1]);
 		}
 	}
-	if (optind >= argc) {
+	if (o->from && optind < argc)
+		die(EXIT_RUN_FAILED, "--from runs nothing: no PROGRAM ('%s') with it",
+		    argv[optind]);
+	if (!o->from && optind >= argc) {
 		usage(stderr);
 		exit(EXIT_RUN_FAILED);
 	}
@@ -303,6 +320,19 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 		env[k++] = env_entry("PROFIL_ENGINE", o->engine);
 	env[k] = NULL;
 	return env;
+}
+
+/* What make_env allocated: every entry not inherited from environ. */
+static void free_env(char **env)
+{
+	for (size_t i = 0; env[i]; i++) {
+		size_t j = 0;
+		while (environ[j] && environ[j] != env[i])
+			j++;
+		if (!environ[j] && env[i] != root_entry)
+			free(env[i]);
+	}
+	free(env);
 }
 
 /* The command as a shell would read it back: words with anything unusual
@@ -472,14 +502,26 @@ static pid_t reap(struct run *r, int flags)
 	return pid;
 }
 
-/* Only what the recorder creates lives there: plain files. */
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+	return n > k && strcmp(s + n - k, tail) == 0;
+}
+
+/* What pcprof run and the recorder put there, and nothing else: --from
+ * takes any directory it is given. */
+static bool ours(const char *name)
+{
+	return ends_with(name, ".raw") || ends_with(name, ".lost") || strcmp(name, RUN_INFO) == 0;
+}
+
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (d) {
 		struct dirent *e;
 		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			if (ours(e->d_name))
 				unlinkat(dirfd(d), e->d_name, 0);
 		closedir(d);
 	}
@@ -578,6 +620,70 @@ static void apply_statuses(struct raw_set *set, const struct run *r)
 	}
 }
 
+/* ---- what only pcprof run knows, kept beside the recordings ---- */
+
+/*
+ * RUN_INFO: "pcprof-run 1", "start NS", "end NS", one "reaped PID STATUS
+ * CPU_NS" per process waited for, "command", then the command's bytes to
+ * the end of the file.  Written before the data file, so that it is there
+ * whatever happens to the write (or to pcprof); it is small, and a file
+ * system too full for it only costs --from the exit statuses.
+ */
+static void save_run_info(const char *dir, const struct pp_profile *p, const struct run *r)
+{
+	char path[PATH_MAX + sizeof RUN_INFO];
+	snprintf(path, sizeof path, "%s/%s", dir, RUN_INFO);
+	FILE *f = fopen(path, "wxe");
+	if (!f)
+		return;
+	fprintf(f, "pcprof-run 1\nstart %llu\nend %llu\n", (unsigned long long)p->start_ns,
+		(unsigned long long)p->end_ns);
+	for (size_t i = 0; i < r->nreaped; i++)
+		fprintf(f, "reaped %d %d %llu\n", (int)r->reaped[i].pid, r->reaped[i].status,
+			(unsigned long long)r->reaped[i].cpu_ns);
+	fprintf(f, "command\n%s", p->command);
+	if (ferror(f) | (fclose(f) != 0))
+		unlink(path);
+}
+
+/* Fill p's command and times and r's statuses from RUN_INFO; false if it
+ * is missing or not ours. */
+static bool load_run_info(const char *dir, struct pp_profile *p, struct run *r)
+{
+	char path[PATH_MAX + sizeof RUN_INFO], line[256];
+	snprintf(path, sizeof path, "%s/%s", dir, RUN_INFO);
+	FILE *f = fopen(path, "re");
+	unsigned long long a = 0, b = 0;
+	if (!f)
+		return false;
+	bool ok = fgets(line, sizeof line, f) && strcmp(line, "pcprof-run 1\n") == 0 &&
+		  fscanf(f, "start %llu\nend %llu\n", &a, &b) == 2;
+	p->start_ns = a;
+	p->end_ns = b;
+	int pid, st;
+	while (ok && fscanf(f, "reaped %d %d %llu\n", &pid, &st, &a) == 3) {
+		if (r->nreaped == r->capreaped) {
+			r->capreaped = r->capreaped ? 2 * r->capreaped : 16;
+			r->reaped = xrealloc(r->reaped, r->capreaped * sizeof *r->reaped);
+		}
+		r->reaped[r->nreaped++] = (struct reaped){ pid, st, a };
+	}
+	ok = ok && fgets(line, sizeof line, f) && strcmp(line, "command\n") == 0;
+	size_t len = 0, cap = 256, n;
+	char *cmd = xmalloc(cap);
+	while (ok && (n = fread(cmd + len, 1, cap - len - 1, f)) > 0)
+		if ((len += n) + 1 == cap)
+			cmd = xrealloc(cmd, cap *= 2);
+	cmd[len] = 0;
+	ok = ok && !ferror(f);
+	fclose(f);
+	if (ok)
+		p->command = cmd;
+	else
+		free(cmd);
+	return ok;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -624,13 +730,33 @@ static void add_bytes(struct text *t, uint64_t b)
 		add(t, "%.0f KiB", (double)b / 1024);
 }
 
+/* "N process images not recorded (no room for their recordings in DIR: No
+ * space left on device: pids 12, 14)": the reason of the first, and the
+ * first few pids. */
+static void add_unrecorded(struct text *t, const struct raw_set *set, const char *dir)
+{
+	size_t n = set->nunrecorded;
+	int err = set->unrecorded[0].err;
+	add_item(t, "%zu process image%s not recorded (", n, n == 1 ? "" : "s");
+	if (err == ENOSPC || err == EDQUOT || err == EFBIG)
+		add(t, "no room for %s in %s: ", n == 1 ? "its recording" : "their recordings",
+		    dir);
+	add(t, "%s; pid%s", strerror(err), n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 8; i++)
+		add(t, "%s %d", i ? "," : "", (int)set->unrecorded[i].pid);
+	add(t, "%s)", n > 8 ? ", ..." : "");
+}
+
 /* One line: what was recorded, at what rate, what it cost the target, and
  * anything lost or unusual. */
-static void summary(const struct raw_set *set, const char *out, const struct opts *o)
+static void summary(const struct raw_set *set, const char *dir, const char *out,
+		    const struct opts *o)
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
-		 lost_busy = 0, lost_mods = 0, owed = 0, lost_unsampled = 0;
-	size_t threads = 0, abrupt = 0, running = 0, unsampled = 0, unaudited = 0, user_time = 0;
+		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0, owed = 0,
+		 unsampled_ticks = 0;
+	int room_err = 0, mod_err = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
 	for (size_t i = 0; i < set->n; i++) {
@@ -641,15 +767,25 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		cpu += pr->cpu_ns;
 		threads += pr->nthreads;
 		mem = pr->mem_bytes > mem ? pr->mem_bytes : mem;
-		lost_table += in->lost_table;
+		/* A table that could not grow lost for want of space, not size. */
+		if (in->table_error) {
+			lost_room += in->lost_table;
+			room_err = room_err ? room_err : in->table_error;
+		} else {
+			lost_table += in->lost_table;
+		}
 		lost_threads += in->lost_threads;
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
 		owed += in->owed;
-		lost_unsampled += in->unsampled;
+		unsampled_ticks += in->unsampled;
 		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
+		unsampled += in->threads_unsampled;
+		unseen += in->threads_unseen;
+		if (in->mod_error && !mod_err)
+			mod_err = in->mod_error;
 		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
-			unsampled++;
+			unstarted++;
 		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
 			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
@@ -697,20 +833,45 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 	if (lost_table)
 		add_item(&lost, "%llu samples (pc table full: try --slots %lu)",
 			 (unsigned long long)lost_table, o->slots * 4);
+	if (lost_room)
+		add_item(&lost, "%llu samples (the pc table could not grow in %s: %s)",
+			 (unsigned long long)lost_room, dir, strerror(room_err));
 	if (lost_busy)
 		add_item(&lost, "%llu samples (being stored as a process died)",
 			 (unsigned long long)lost_busy);
 	if (lost_mods)
-		add_item(&lost, "%llu modules (module table full)", (unsigned long long)lost_mods);
+		add_item(&lost, "%llu modules (%s)", (unsigned long long)lost_mods,
+			 mod_err == ENOSPC ? "module table full" : strerror(mod_err));
+	if (set->nunrecorded)
+		add_unrecorded(&lost, set, dir);
+	/* Threads counts the threads (the library's thread_errors); the ticks
+	 * are their CPU time x rate where it could be read (libprofil(7)). */
+	if (unsampled && unsampled_ticks)
+		add_item(&lost,
+			 "%llu samples of %llu thread%s not sampled, wholly or in part "
+			 "(resource limits, or the program closed their timer or event: "
+			 "libprofil(7))",
+			 (unsigned long long)unsampled_ticks, (unsigned long long)unsampled,
+			 unsampled == 1 ? "" : "s");
+	else if (unsampled)
+		add_item(&lost,
+			 "%llu thread%s not sampled, wholly or in part (resource limits, or "
+			 "the program closed their timer or event: libprofil(7))",
+			 (unsigned long long)unsampled, unsampled == 1 ? "" : "s");
+	else if (unsampled_ticks)
+		add_item(&lost, "%llu samples of threads that could not be sampled",
+			 (unsigned long long)unsampled_ticks);
+	if (unseen)
+		add_item(&lost,
+			 "the CPU after the last sample of %llu thread%s that ended without "
+			 "exit handlers",
+			 (unsigned long long)unseen, unseen == 1 ? "" : "s");
 	if (set->nbad)
 		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
 			 set->nbad == 1 ? "" : "s", set->first_bad);
-	if (lost_unsampled)
-		add_item(&lost, "%llu samples of threads that could not be sampled",
-			 (unsigned long long)lost_unsampled);
-	if (unsampled)
+	if (unstarted)
 		add_item(&lost, "%zu process%s not sampled (libprofil never started in them)",
-			 unsampled, unsampled == 1 ? "" : "es");
+			 unstarted, unstarted == 1 ? "" : "es");
 	if (user_time)
 		add_item(&lost, "system time (perf could sample user time only)");
 	add(&t, "; lost: %s", lost.len ? lost.s : "none");
@@ -725,7 +886,7 @@ static void summary(const struct raw_set *set, const char *out, const struct opt
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);
 	add(&t, " -> %s", out);
-	fprintf(stderr, "%s: %s\n", progname, t.s);
+	warnx_("%s", t.s); /* escapes what the recordings named (util.h) */
 }
 
 /* The output's directory must take a new file: better to know before the
@@ -764,6 +925,74 @@ static const char *recording_parent(void)
 	return "/tmp";
 }
 
+/* The recordings in dir, with what waiting told us about how each process
+ * ended. */
+static void collect(const char *dir, struct raw_set *set, const struct run *r, struct pp_profile *p)
+{
+	char err[512];
+	if (raw_collect(dir, set, err, sizeof err) < 0)
+		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
+	apply_statuses(set, r);
+	p->nprocs = set->n;
+	p->procs = set->procs;
+}
+
+/* Write the data file, then remove the recordings.  A write that fails
+ * keeps them, and says how to finish. */
+static void write_data(const char *dir, const char *where, struct pp_profile *p,
+		       const struct raw_set *set, const struct opts *o)
+{
+	char err[512];
+	if (pp_write(o->out, p, err, sizeof err) < 0) {
+		char *argv[] = { (char *)dir, NULL }, *quoted = join_command(argv);
+		warnx_("%s: %s", o->out, err);
+		die(EXIT_RUN_FAILED,
+		    "the recordings are kept in %s: pcprof run --from %s -o FILE writes the data "
+		    "file from them",
+		    dir, quoted);
+	}
+	if (!o->quiet)
+		summary(set, where, o->out, o);
+	remove_dir(dir);
+}
+
+/* pcprof run --from DIR: the recordings a failed run kept.  Without the
+ * run's own file (pcprof was killed before it wrote it, or had no room) the
+ * command and the exit statuses are unknown, and the times are the
+ * recordings'. */
+static _Noreturn void from_kept(const struct opts *o)
+{
+	struct stat st;
+	if (stat(o->from, &st) < 0)
+		die(EXIT_RUN_FAILED, "--from %s: %s", o->from, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die(EXIT_RUN_FAILED, "--from %s: not a directory", o->from);
+	struct pp_profile p = { 0 };
+	struct run r = { 0 };
+	bool known = load_run_info(o->from, &p, &r);
+	struct raw_set set;
+	collect(o->from, &set, &r, &p);
+	if (!known && !set.n && !set.nunrecorded && !set.nbad)
+		die(EXIT_RUN_FAILED, "--from %s: no recordings of pcprof run there", o->from);
+	if (!known) {
+		warnx_("%s: no %s file: the command and exit statuses are unknown", o->from,
+		       RUN_INFO);
+		p.command = xstrdup("");
+		for (size_t i = 0; i < set.n; i++) {
+			const struct pp_process *pr = &set.procs[i];
+			if (!p.start_ns || pr->start_ns < p.start_ns)
+				p.start_ns = pr->start_ns;
+			if (pr->end_ns > p.end_ns)
+				p.end_ns = pr->end_ns;
+		}
+	}
+	write_data(o->from, o->from, &p, &set, o);
+	pp_free(&p);
+	raw_set_free(&set);
+	free(r.reaped);
+	exit(0);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct opts o;
@@ -771,11 +1000,14 @@ int cmd_run(int argc, char **argv)
 	parse(argc, argv, &o, &first);
 	char **prog = argv + first;
 	check_output(o.out);
+	if (o.from)
+		from_kept(&o);
 
 	char lib[PATH_MAX], audit[PATH_MAX];
 	find_lib(lib, audit, sizeof lib);
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/pcprof.XXXXXX", recording_parent());
+	const char *parent = recording_parent();
+	snprintf(dir, sizeof dir, "%s/pcprof.XXXXXX", parent);
 	if (!mkdtemp(dir))
 		die(EXIT_RUN_FAILED, "cannot create a directory like %s: %s", dir, strerror(errno));
 	char **env = make_env(lib, audit, dir, &o);
@@ -786,37 +1018,25 @@ int cmd_run(int argc, char **argv)
 	struct run r = { 0 };
 	uint64_t t0 = now_ns();
 	start(&r, prog, env, dir);
+	free_env(env);
 	wait_program(&r);
-	uint64_t t1 = now_ns();
+	struct pp_profile p = { .command = join_command(prog), .start_ns = t0, .end_ns = now_ns() };
+	save_run_info(dir, &p, &r);
 
 	struct raw_set set;
-	char err[512];
-	if (raw_collect(dir, &set, err, sizeof err) < 0) {
-		remove_dir(dir);
-		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
-	}
-	remove_dir(dir);
-	apply_statuses(&set, &r);
-
-	struct pp_profile p = {
-		.command = join_command(prog),
-		.start_ns = t0,
-		.end_ns = t1,
-		.nprocs = set.n,
-		.procs = set.procs,
-	};
-	if (pp_write(o.out, &p, err, sizeof err) < 0)
-		die(EXIT_RUN_FAILED, "%s: %s", o.out, err);
-	if (!o.quiet)
-		summary(&set, o.out, &o);
+	collect(dir, &set, &r, &p);
+	write_data(dir, parent, &p, &set, &o);
+	bool marked = false;
+	for (size_t i = 0; i < set.nunrecorded; i++)
+		marked |= set.unrecorded[i].pid == r.pid;
 	size_t k = 0;
 	while (k < set.n && set.procs[k].pid != r.pid)
 		k++;
-	if (k == set.n)
+	if (k == set.n && !marked)
 		warnx_("%s was not recorded: is it statically linked or set-user-ID? "
 		       "(LD_PRELOAD does not reach those)",
 		       prog[0]);
 	pp_free(&p);
-	free(set.info);
+	raw_set_free(&set);
 	exit_like(r.status);
 }

@@ -3,6 +3,7 @@
 #define PCPROF_CMD_H
 
 int cmd_run(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 

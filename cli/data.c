@@ -18,14 +18,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "file.h"
+#include "util.h"
 
 #define TAG_INFO "INFO"
 #define TAG_PROC "PROC"
@@ -38,17 +44,6 @@
 #define MIN_THREAD  (4 + 4 + 8)
 #define SAMPLE_SIZE (8 + 4 + 4 + 8)
 #define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint32_t crc(const uint8_t *p, size_t n)
 {
@@ -274,91 +269,28 @@ int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err,
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* The directory part of path ("." if none), in buf. */
-static void dir_of(const char *path, char *buf, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(buf, size, ".");
-	else if (slash == path)
-		snprintf(buf, size, "/");
-	else
-		snprintf(buf, size, "%.*s", (int)(slash - path), path);
-}
-
 int pp_write(const char *path, const struct pp_profile *p, char *err, size_t errlen)
 {
 	uint8_t *buf;
 	size_t len;
 	if (pp_encode(p, &buf, &len, err, errlen) < 0)
 		return -1;
-
-	/* The temporary file sits next to the target so that rename() is
-	 * atomic: readers see the old file or the new one, never a part. */
-	char dir[4096], tmp[4096 + 256];
-	if (strlen(path) >= sizeof dir) {
-		free(buf);
-		set_err(err, errlen, "path too long");
-		return -1;
+	/* file.h: a temporary file beside path, fsync'd and renamed over it,
+	 * so that readers see the old file or the new one, never a part.  A
+	 * data file named "-" is a file (the program's output is on stdout). */
+	const char *name = strcmp(path, "-") == 0 ? "./-" : path;
+	struct ofile *o = ofile_open(name, err, errlen);
+	int r = -1;
+	if (o) {
+		fwrite(buf, 1, len, ofile_stream(o));
+		r = ofile_close(o, err, errlen);
 	}
-	dir_of(path, dir, sizeof dir);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	snprintf(tmp, sizeof tmp, "%s/.%.200s.XXXXXX", dir, base);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		set_err(err, errlen, "cannot create a temporary file in %s: %s", dir,
-			strerror(errno));
-		free(buf);
-		return -1;
-	}
-	/* mkstemp makes the file 0600; give it the mode open() would have. */
-	mode_t mask = umask(0);
-	umask(mask);
-	const char *step = "write";
-	if (fchmod(fd, 0666 & ~mask) < 0)
-		step = "chmod";
-	else if (write_all(fd, buf, len) < 0)
-		step = "write";
-	else if (fsync(fd) < 0)
-		step = "fsync";
-	else if (close(fd) < 0) {
-		fd = -1;
-		step = "close";
-	} else {
-		fd = -1;
-		step = rename(tmp, path) < 0 ? "rename" : NULL;
-	}
-	int e = errno;
 	free(buf);
-	if (fd >= 0)
-		close(fd);
-	if (step) {
-		unlink(tmp);
-		set_err(err, errlen, "%s failed: %s", step, strerror(e));
-		return -1;
-	}
-	/* Make the rename itself durable; failing that is not worth an error. */
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
+	/* The caller adds the file name, as for pp_read. */
+	size_t n = strlen(name);
+	if (r < 0 && strncmp(err, name, n) == 0 && strncmp(err + n, ": ", 2) == 0)
+		memmove(err, err + n + 2, strlen(err + n + 2) + 1);
+	return r;
 }
 
 /* ---- reading --------------------------------------------------------------- */
@@ -641,26 +573,30 @@ static void parse_body(struct rbuf *body, struct pp_profile *out)
 		fail(body, "truncated: %zu of %zu process records", nproc, want);
 }
 
-int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
-	     size_t errlen)
+/*
+ * The checks that need only the header: what the file is, its version, and
+ * whether its size is the one the header announces.  p holds the first
+ * min(size, PP_HEADER_SIZE) bytes of a file of size bytes.  pp_read runs
+ * them before it maps anything, so that a file that is not ours costs 32
+ * bytes of reading whatever its size.
+ */
+static int check_header(const uint8_t *p, uint64_t size, unsigned flags, char *err, size_t errlen)
 {
-	const uint8_t *p = buf;
-	memset(out, 0, sizeof *out);
-
-	if (len == 0) {
+	if (size == 0) {
 		set_err(err, errlen, "empty file");
 		return -1;
 	}
-	if (len >= 9 && memcmp(p, "PCPROFRAW", 9) == 0) {
+	if (size >= 9 && memcmp(p, "PCPROFRAW", 9) == 0) {
 		set_err(err, errlen, "a raw recording, not a pcprof data file");
 		return -1;
 	}
-	if (len < 8 || memcmp(p, PP_MAGIC, 8) != 0) {
+	if (size < 8 || memcmp(p, PP_MAGIC, 8) != 0) {
 		set_err(err, errlen, "not a pcprof data file (bad magic)");
 		return -1;
 	}
-	if (len < PP_HEADER_SIZE) {
-		set_err(err, errlen, "truncated: %zu bytes, shorter than the header", len);
+	if (size < PP_HEADER_SIZE) {
+		set_err(err, errlen, "truncated: %llu bytes, shorter than the header",
+			(unsigned long long)size);
 		return -1;
 	}
 	if (!(flags & PP_PARSE_NO_CRC) && crc(p, 28) != rd32(p + 28)) {
@@ -679,28 +615,112 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 		return -1;
 	}
 	uint64_t body = rd64(p + 16);
-	if (body > len - PP_HEADER_SIZE) {
-		set_err(err, errlen, "truncated: %zu bytes of %llu", len,
+	if (body > size - PP_HEADER_SIZE) {
+		set_err(err, errlen, "truncated: %llu bytes of %llu", (unsigned long long)size,
 			(unsigned long long)body + PP_HEADER_SIZE);
 		return -1;
 	}
-	if (body < len - PP_HEADER_SIZE) {
+	if (body < size - PP_HEADER_SIZE) {
 		set_err(err, errlen, "corrupted: %llu unexpected bytes after the data",
-			(unsigned long long)(len - PP_HEADER_SIZE - body));
+			(unsigned long long)(size - PP_HEADER_SIZE - body));
 		return -1;
 	}
+	return 0;
+}
+
+int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
+	     size_t errlen)
+{
+	const uint8_t *p = buf;
+	memset(out, 0, sizeof *out);
+	if (check_header(p, len, flags, err, errlen) < 0)
+		return -1;
+	size_t body = len - PP_HEADER_SIZE;
 	if (!(flags & PP_PARSE_NO_CRC) && crc(p + PP_HEADER_SIZE, body) != rd32(p + 24)) {
 		set_err(err, errlen, "corrupted: checksum mismatch");
 		return -1;
 	}
 
-	struct rbuf r = { p + PP_HEADER_SIZE, (size_t)body, 0, err, errlen, false };
+	struct rbuf r = { p + PP_HEADER_SIZE, body, 0, err, errlen, false };
 	parse_body(&r, out);
 	if (r.failed) {
 		pp_free(out);
 		return -1;
 	}
 	return 0;
+}
+
+/* Read exactly n bytes at offset off; 0 at the end of the file. */
+static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pread(fd, (uint8_t *)buf + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		done += (size_t)k;
+	}
+	return (ssize_t)done;
+}
+
+/* A mapped file that shrinks under us raises SIGBUS on the pages it lost:
+ * pp_read parses under this handler and reports it as an error. */
+static sigjmp_buf *bus_jump;
+
+static void on_sigbus(int sig)
+{
+	if (!bus_jump) { /* not ours: die of it, as without the handler */
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	siglongjmp(*bus_jump, 1);
+}
+
+/* pp_parse on the file mapped (or, where it cannot be mapped, read). */
+static int parse_fd(int fd, size_t size, struct pp_profile *out, char *err, size_t errlen)
+{
+	void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		uint8_t *buf = malloc(size);
+		if (!buf) {
+			set_err(err, errlen, "too large to read (%zu bytes)", size);
+			return -1;
+		}
+		ssize_t k = read_at(fd, buf, size, 0);
+		int r = -1;
+		if (k < 0)
+			set_err(err, errlen, "%s", strerror(errno));
+		else if ((size_t)k != size)
+			set_err(err, errlen, "changed size while being read");
+		else
+			r = pp_parse(buf, size, 0, out, err, errlen);
+		free(buf);
+		return r;
+	}
+	madvise(map, size, MADV_SEQUENTIAL);
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	sigjmp_buf jb;
+	int r;
+	if (sigsetjmp(jb, 1) == 0) {
+		bus_jump = &jb;
+		r = pp_parse(map, size, 0, out, err, errlen);
+	} else {
+		/* what pp_parse had built is freed; a string it was reading leaks */
+		pp_free(out);
+		set_err(err, errlen, "changed size while being read");
+		r = -1;
+	}
+	bus_jump = NULL;
+	sigaction(SIGBUS, &old, NULL);
+	munmap(map, size);
+	return r;
 }
 
 int pp_read(const char *path, struct pp_profile *out, char *err, size_t errlen)
@@ -713,52 +733,25 @@ int pp_read(const char *path, struct pp_profile *out, char *err, size_t errlen)
 		return -1;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
+	uint8_t head[PP_HEADER_SIZE];
+	ssize_t k;
+	int r = -1;
+	if (fstat(fd, &st) < 0)
 		set_err(err, errlen, "%s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) {
+	else if (!S_ISREG(st.st_mode))
 		set_err(err, errlen, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-		close(fd);
-		return -1;
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX - 1) {
+	else if ((k = read_at(fd, head, sizeof head, 0)) < 0)
+		set_err(err, errlen, "%s", strerror(errno));
+	else if ((uint64_t)k < sizeof head && (uint64_t)k != (uint64_t)st.st_size)
+		set_err(err, errlen, "changed size while being read");
+	/* the file is ours, whole, before a byte more is read or mapped */
+	else if (check_header(head, (uint64_t)st.st_size, 0, err, errlen) < 0)
+		;
+	else if ((uint64_t)st.st_size > SIZE_MAX)
 		set_err(err, errlen, "too large");
-		close(fd);
-		return -1;
-	}
-	/* One byte more than the size, to notice a file that grew meanwhile. */
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	uint8_t *buf = malloc(cap);
-	if (!buf) {
-		set_err(err, errlen, "too large to read (%lld bytes)", (long long)st.st_size);
-		close(fd);
-		return -1;
-	}
-	for (;;) {
-		ssize_t k = read(fd, buf + len, cap - len);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			set_err(err, errlen, "%s", strerror(errno));
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-		if (len == cap) {
-			set_err(err, errlen, "changed size while being read");
-			free(buf);
-			close(fd);
-			return -1;
-		}
-	}
+	else
+		r = parse_fd(fd, (size_t)st.st_size, out, err, errlen);
 	close(fd);
-	int r = pp_parse(buf, len, 0, out, err, errlen);
-	free(buf);
 	return r;
 }
 

@@ -39,9 +39,7 @@ static uint64_t mix(uint64_t x)
 
 static uint64_t hash_str(const char *s, uint64_t h)
 {
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return mix(h);
+	return mix(hash_bytes(s, strlen(s), h));
 }
 
 static void hmap_grow(struct hmap *h)
@@ -463,15 +461,9 @@ int32_t flat_parse_pid(const char *s)
 
 char *flat_notes_text(const struct flat *f)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *s = open_memstream(&text, &len);
-	if (!s)
-		die(2, "out of memory");
-	flat_notes(f, s);
-	if (fclose(s) != 0 || !text)
-		die(2, "out of memory");
-	return text;
+	struct membuf m;
+	flat_notes(f, membuf_open(&m));
+	return membuf_close(&m);
 }
 
 void flat_free(struct flat *f)
@@ -623,35 +615,64 @@ double flat_achieved_hz(const struct flat *f)
 	return (double)ticks / ((double)f->cpu_ns / 1e9);
 }
 
+static bool distinct_hz; /* the key flat_distinct sorts by */
+
+/* Processes by their value (engine or rate), then in file order. */
+static int distinct_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct pp_process *p = sort_ctx->procs[x].p, *q = sort_ctx->procs[y].p;
+	int c = distinct_hz ? (p->hz > q->hz) - (p->hz < q->hz) : strcmp(p->engine, q->engine);
+	return c ? c : (x > y) - (x < y);
+}
+
+struct group {
+	uint32_t first; /* its first process */
+	size_t n;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Sorted, not compared pairwise: 40,000 short processes are common (a
+ * shell loop), and each distinct value is listed once. */
 char *flat_distinct(const struct flat *f, bool hz)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *s = open_memstream(&text, &len);
-	if (!s)
-		die(2, "out of memory");
-	const char *sep = "";
-	for (size_t i = 0; i < f->nprocs; i++) {
-		const struct pp_process *p = f->procs[i].p;
-		bool seen = false;
-		size_t n = 0;
-		for (size_t j = 0; j < f->nprocs; j++) {
-			const struct pp_process *q = f->procs[j].p;
-			bool same = hz ? q->hz == p->hz : strcmp(q->engine, p->engine) == 0;
-			seen |= same && j < i;
-			n += same;
-		}
-		if (seen)
-			continue;
-		if (hz)
-			fprintf(s, "%s%" PRIu32 " Hz", sep, p->hz);
-		else
-			fprintf(s, "%s%s", sep, p->engine[0] ? p->engine : "(none)");
-		if (n != f->nprocs)
-			fprintf(s, " (%zu)", n);
-		sep = ", ";
+	size_t n = f->nprocs;
+	uint32_t *ix = xmalloc(n * sizeof *ix);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = (uint32_t)i;
+	sort_ctx = f;
+	distinct_hz = hz;
+	qsort(ix, n, sizeof *ix, distinct_cmp);
+	struct group *g = xmalloc(n * sizeof *g);
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pp_process *p = f->procs[ix[i]].p;
+		const struct pp_process *prev = i ? f->procs[ix[i - 1]].p : NULL;
+		if (!prev || (hz ? p->hz != prev->hz : strcmp(p->engine, prev->engine) != 0))
+			g[ng++] = (struct group){ ix[i], 0 };
+		g[ng - 1].n++;
 	}
-	if (fclose(s) != 0 || !text)
-		die(2, "out of memory");
-	return text;
+	qsort(g, ng, sizeof *g, group_cmp);
+
+	struct membuf mb;
+	FILE *s = membuf_open(&mb);
+	for (size_t i = 0; i < ng; i++) {
+		const struct pp_process *p = f->procs[g[i].first].p;
+		if (i)
+			fputs(", ", s);
+		if (hz)
+			fprintf(s, "%" PRIu32 " Hz", p->hz);
+		else
+			fprintf(s, "%s", p->engine[0] ? p->engine : "(none)");
+		if (g[i].n != n)
+			fprintf(s, " (%zu)", g[i].n);
+	}
+	free(g);
+	free(ix);
+	return membuf_close(&mb);
 }

@@ -112,7 +112,7 @@ struct flat {
 	size_t nlines;
 	struct flat_thread *threads;
 	size_t nthreads;
-	struct flat_hit *hits;
+	struct flat_hit *hits; /* in process order: each process's hits are contiguous */
 	size_t nhits;
 	uint64_t total; /* samples of the selected processes */
 	uint64_t shown; /* of those, passing --module/--function */

@@ -13,10 +13,13 @@ static const struct command {
 	const char *name;
 	const char *help; /* one line */
 	int (*fn)(int argc, char **argv);
+	int failure; /* exit status when pcprof's own output cannot be written */
 } commands[] = {
-	{ "run", "run a program under the profiler and record pcprof.data", cmd_run },
-	{ "report", "print a flat profile by function, line, module, process, thread", cmd_report },
-	{ "export", "write gmon.out, pprof, folded, speedscope or HTML", cmd_export },
+	{ "run", "run a program under the profiler and record pcprof.data", cmd_run, 125 },
+	{ "attach", "profile a running process from outside into pcprof.data", cmd_attach, 1 },
+	{ "report", "print a flat profile by function, line, module, process, thread", cmd_report,
+	  1 },
+	{ "export", "write gmon.out, pprof, folded, speedscope or HTML", cmd_export, 1 },
 };
 
 static void usage(FILE *f)
@@ -30,6 +33,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* every subcommand's output is checked once more at exit: a full
+	 * disk or a closed pipe is an error, not a silent success */
+	atexit(close_stdout);
+	/* a message or a note is one write, however many pieces it is
+	 * printed in (notes can number thousands) */
+	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -48,10 +57,11 @@ int main(int argc, char **argv)
 			static char name[64];
 			snprintf(name, sizeof name, "pcprof %s", commands[i].name);
 			progname = name;
+			exit_failure = commands[i].failure;
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	}
-	fprintf(stderr, "pcprof: unknown command '%s'\n", argv[1]);
+	warnx_("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -8,21 +8,25 @@
 #include <stdlib.h>
 
 #include "out.h"
+#include "util.h"
 
-/* Readers split frames on ';' and the count off at the last space: keep
- * ';' and line breaks out of names. */
+/* Readers split lines, then frames on ';' and the count off at the last
+ * space: a name is escaped as for a terminal (no line breaks or control
+ * characters; util.h) and its ';' become '_'. */
 static void frame(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == ';' || *s == '\n' || *s == '\r' ? '_' : *s, f);
+	char *t = text_dup(s);
+	for (const char *c = t; *c; c++)
+		fputc(*c == ';' ? '_' : *c, f);
+	free(t);
 }
 
 static int write_folded(const struct flat *f, const char *out, char *err, size_t errlen)
 {
-	struct out_file *o = out_open(out, err, errlen);
+	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
-	FILE *s = out_stream(o);
+	FILE *s = ofile_stream(o);
 	size_t n;
 	uint32_t *ix = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -33,7 +37,7 @@ static int write_folded(const struct flat *f, const char *out, char *err, size_t
 		fprintf(s, " %" PRIu64 "\n", fn->samples);
 	}
 	free(ix);
-	return out_close(o, err, errlen);
+	return ofile_close(o, err, errlen);
 }
 
 const struct out_format out_folded = {

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -111,15 +112,56 @@ static void put_record(FILE *s, const struct enc *e, struct bin *b, size_t n, ui
  * (28 minutes at 10 kHz on one instruction) scales the whole file down. */
 #define MAX_COPIES 256
 
-static int write_module(const struct flat *f, uint32_t m, const char *path, uint32_t rate,
-			char *err, size_t errlen)
+/* Each module's sampled pcs and functions, found once for all modules:
+ * a profile may have thousands of modules (a test suite's binaries). */
+struct by_mod {
+	uint32_t *pcs, *fns;   /* indexes, grouped by module */
+	size_t *pc_at, *fn_at; /* module m's: [m_at[m], m_at[m + 1]) */
+};
+
+/* Indexes i < n with mod_of(i) != FLAT_NO_MOD and a sample, grouped by
+ * module (a counting sort). */
+static uint32_t *group(const struct flat *f, size_t n,
+		       uint32_t (*mod_of)(const struct flat *, size_t), size_t **at)
+{
+	size_t *a = xcalloc(f->nmods + 2, sizeof *a);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t m = mod_of(f, i);
+		if (m != FLAT_NO_MOD)
+			a[m + 2]++;
+	}
+	for (size_t m = 2; m < f->nmods + 2; m++)
+		a[m] += a[m - 1];
+	uint32_t *ix = xcalloc(a[f->nmods + 1], sizeof *ix);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t m = mod_of(f, i);
+		if (m != FLAT_NO_MOD)
+			ix[a[m + 1]++] = (uint32_t)i;
+	}
+	*at = a;
+	return ix;
+}
+
+static uint32_t pc_mod(const struct flat *f, size_t i)
+{
+	return f->pcs[i].samples ? f->pcs[i].mod : FLAT_NO_MOD;
+}
+
+static uint32_t fn_mod(const struct flat *f, size_t i)
+{
+	return f->fns[i].samples ? f->fns[i].mod : FLAT_NO_MOD;
+}
+
+static int write_module(const struct flat *f, const struct by_mod *bm, uint32_t m, const char *path,
+			uint32_t rate, char *err, size_t errlen)
 {
 	const struct flat_mod *mod = &f->mods[m];
-	struct bin *b = xcalloc(f->npcs, sizeof *b);
-	size_t n = 0;
-	for (size_t i = 0; i < f->npcs; i++)
-		if (f->pcs[i].mod == m && f->pcs[i].samples)
-			b[n++] = (struct bin){ f->pcs[i].addr & ~(uint64_t)1, f->pcs[i].samples };
+	size_t n = bm->pc_at[m + 1] - bm->pc_at[m];
+	struct bin *b = xcalloc(n, sizeof *b);
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_pc *pc = &f->pcs[bm->pcs[bm->pc_at[m] + i]];
+		b[i] = (struct bin){ pc->addr & ~(uint64_t)1, pc->samples };
+	}
 	qsort(b, n, sizeof *b, bin_cmp);
 	size_t k = 0; /* pcs in one bin: one bin */
 	uint64_t top = 0;
@@ -142,20 +184,22 @@ static int write_module(const struct flat *f, uint32_t m, const char *path, uint
 		rate = (uint32_t)((rate + scale / 2) / scale);
 		if (!rate)
 			rate = 1;
+		fputs("note: ", stderr);
+		text_put(stderr, path);
 		fprintf(stderr,
-			"note: %s: counts divided by %" PRIu64 " (and the rate with them) "
+			": counts divided by %" PRIu64 " (and the rate with them) "
 			"to fit gmon.out's 16-bit counters\n",
-			path, scale);
+			scale);
 	}
 
 	struct enc e;
 	image_encoding(mod->symfile ? mod->symfile : mod->path, &e);
-	struct out_file *o = out_open(path, err, errlen);
+	struct ofile *o = ofile_open(path, err, errlen);
 	if (!o) {
 		free(b);
 		return -1;
 	}
-	FILE *s = out_stream(o);
+	FILE *s = ofile_stream(o);
 	fwrite("gmon", 1, 4, s);
 	put(s, &e, 1, 4); /* version */
 	static const char spare[12];
@@ -184,7 +228,7 @@ static int write_module(const struct flat *f, uint32_t m, const char *path, uint
 	}
 	free(r);
 	free(b);
-	return out_close(o, err, errlen);
+	return ofile_close(o, err, errlen);
 }
 
 static int fn_start_cmp(const void *a, const void *b)
@@ -202,29 +246,52 @@ static int fn_start_cmp(const void *a, const void *b)
  * not follow directly gets an end marker (it has no samples, and gprof
  * hides rows without time).
  */
-static int write_symbols(const struct flat *f, uint32_t m, const char *path, char *err,
-			 size_t errlen)
+static int write_symbols(const struct flat *f, const struct by_mod *bm, uint32_t m,
+			 const char *path, char *err, size_t errlen)
 {
-	const struct flat_fn **v = xcalloc(f->nfns, sizeof *v);
-	size_t n = 0;
-	for (size_t i = 0; i < f->nfns; i++)
-		if (f->fns[i].mod == m && f->fns[i].samples)
-			v[n++] = &f->fns[i];
+	size_t n = bm->fn_at[m + 1] - bm->fn_at[m];
+	const struct flat_fn **v = xcalloc(n, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = &f->fns[bm->fns[bm->fn_at[m] + i]];
 	qsort(v, n, sizeof *v, fn_start_cmp);
-	struct out_file *o = out_open(path, err, errlen);
+	struct ofile *o = ofile_open(path, err, errlen);
 	if (!o) {
 		free(v);
 		return -1;
 	}
-	FILE *s = out_stream(o);
+	FILE *s = ofile_stream(o);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(s, "%016" PRIx64 " T %s\n", v[i]->start, v[i]->label);
+		/* gprof reads "address type name" with scanf's %s: a name is one
+		 * word on one line, so escape it and turn its blanks into '_' */
+		char *name = text_dup(v[i]->label);
+		for (char *c = name; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		fprintf(s, "%016" PRIx64 " T %s\n", v[i]->start, name);
 		uint64_t end = v[i]->start + v[i]->size;
 		if (v[i]->size && (i + 1 == n || v[i + 1]->start > end))
-			fprintf(s, "%016" PRIx64 " T %s.end\n", end, v[i]->label);
+			fprintf(s, "%016" PRIx64 " T %s.end\n", end, name);
+		free(name);
 	}
 	free(v);
-	return out_close(o, err, errlen);
+	return ofile_close(o, err, errlen);
+}
+
+/* One line on stdout from its pieces: names (odd arguments) escaped,
+ * the words between them (even ones) as they are; NULL ends the list. */
+static void say(const char *name, ...)
+{
+	va_list ap;
+	va_start(ap, name);
+	for (const char *s = name; s; s = va_arg(ap, const char *)) {
+		text_put(stdout, s);
+		s = va_arg(ap, const char *);
+		if (!s)
+			break;
+		fputs(s, stdout);
+	}
+	va_end(ap);
+	putchar('\n');
 }
 
 static int write_gmon(const struct flat *f, const char *dir, char *err, size_t errlen)
@@ -248,7 +315,10 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		rate = 1;
 	size_t n;
 	uint32_t *ix = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &n);
-	char **names = xcalloc(n, sizeof *names);
+	struct by_mod bm;
+	bm.pcs = group(f, f->npcs, pc_mod, &bm.pc_at);
+	bm.fns = group(f, f->nfns, fn_mod, &bm.fn_at);
+	struct strtab names = { 0 }; /* the file names taken */
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct flat_mod *mod = &f->mods[ix[i]];
@@ -256,7 +326,7 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		 * name; a '/' (module "/") or control character becomes '_' */
 		char *name = xstrdup(mod->name);
 		for (char *c = name; *c; c++)
-			if (*c == '/' || (unsigned char)*c < 0x20)
+			if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = '_';
 		size_t len = strlen(dir) + strlen(name) + 32;
 		char *path = xmalloc(len);
@@ -265,35 +335,35 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 				snprintf(path, len, "%s/gmon.%s.out", dir, name);
 			else
 				snprintf(path, len, "%s/gmon.%s.%d.out", dir, name, k);
-			size_t j = 0;
-			while (j < i && strcmp(names[j], path) != 0)
-				j++;
-			if (j == i)
+			bool added;
+			strtab_add(&names, path, &added);
+			if (added)
 				break;
 		}
 		free(name);
-		names[i] = path;
-		rc = write_module(f, ix[i], path, rate, err, errlen);
+		free(path);
+		path = names.s[names.n - 1]; /* the set's copy, freed with it */
+		rc = write_module(f, &bm, ix[i], path, rate, err, errlen);
 		if (rc)
 			break;
 		struct enc e;
 		if (!image_encoding(mod->symfile ? mod->symfile : mod->path, &e)) {
-			printf("%s: no ELF file to read it with (%s is gone or not ELF)\n", path,
-			       mod->path);
+			say(path, ": no ELF file to read it with (", mod->path,
+			    " is gone or not ELF)", NULL);
 			continue;
 		}
 		if (mod->symfile) {
-			printf("%s: gprof -b -p %s %s\n", path, mod->symfile, path);
+			say(path, ": gprof -b -p ", mod->symfile, " ", path, NULL);
 			continue;
 		}
 		/* gmon.NAME.out -> gmon.NAME.syms */
 		char *syms = xmalloc(strlen(path) + 2);
 		strcpy(syms, path);
 		strcpy(syms + strlen(syms) - 4, ".syms");
-		rc = write_symbols(f, ix[i], syms, err, errlen);
+		rc = write_symbols(f, &bm, ix[i], syms, err, errlen);
 		if (rc == 0)
-			printf("%s: gprof -b -p --external-symbol-table=%s %s %s\n", path, syms,
-			       mod->path, path);
+			say(path, ": gprof -b -p --external-symbol-table=", syms, " ", mod->path,
+			    " ", path, NULL);
 		free(syms);
 	}
 	if (n == 0)
@@ -305,9 +375,11 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		fprintf(stderr,
 			"note: %" PRIu64 " samples outside every mapped file are in no gmon file\n",
 			outside);
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strtab_free(&names);
+	free(bm.pcs);
+	free(bm.pc_at);
+	free(bm.fns);
+	free(bm.fn_at);
 	free(ix);
 	return rc;
 }

@@ -70,18 +70,22 @@ static double pct(const struct flat *f, uint64_t n)
 	return f->total ? 100.0 * (double)n / (double)f->total : 0.0;
 }
 
-/* At most max characters of s, with an ellipsis if cut. */
+/* At most max characters of t as shown (escaped), with an ellipsis if
+ * cut; never in the middle of a character. */
 static void text_cut(FILE *s, const char *t, size_t max)
 {
-	size_t n = strlen(t);
-	if (n <= max) {
-		out_html_str(s, t);
-		return;
+	char *c = text_dup(t);
+	size_t at = 0, n = 0;
+	uint32_t cp;
+	while (c[at] && n < max - 1) {
+		at += utf8_char(c + at, &cp); /* text_dup's output is valid UTF-8 */
+		n++;
 	}
-	char *c = xmalloc(max + 4);
-	memcpy(c, t, max - 1);
-	strcpy(c + max - 1, "\u2026");
-	out_html_str(s, c);
+	if (c[at] && c[at + utf8_char(c + at, &cp)]) {
+		c = xrealloc(c, at + sizeof "\u2026");
+		strcpy(c + at, "\u2026");
+	}
+	out_html_safe(s, c);
 	free(c);
 }
 
@@ -285,7 +289,7 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 		if (mx[i] < 0 || mx[i] > W)
 			mx[i] = 0;
 		snprintf(pcs[i], sizeof pcs[i], " %.1f%%", pct(f, fn->samples));
-		size_t len = strlen(fn->label);
+		size_t len = (size_t)text_width(fn->label);
 		est[i] = 7.3 * (double)((len > 40 ? 40 : len) + strlen(pcs[i]));
 	}
 	static const int perms[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
@@ -380,10 +384,10 @@ static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
 
 static int write_html(const struct flat *f, const char *out, char *err, size_t errlen)
 {
-	struct out_file *o = out_open(out, err, errlen);
+	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
-	FILE *s = out_stream(o);
+	FILE *s = ofile_stream(o);
 	size_t nm, nf;
 	uint32_t *mods = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &nm);
 	uint32_t *fns = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &nf);
@@ -424,7 +428,7 @@ static int write_html(const struct flat *f, const char *out, char *err, size_t e
 	char *notes = flat_notes_text(f);
 	if (*notes) {
 		fputs("<pre class=\"notes\">", s);
-		out_html_str(s, notes);
+		out_html_safe(s, notes);
 		fputs("</pre>\n", s);
 		fputs(notes, stderr);
 	}
@@ -437,7 +441,7 @@ static int write_html(const struct flat *f, const char *out, char *err, size_t e
 	free(rank);
 	free(mods);
 	free(fns);
-	return out_close(o, err, errlen);
+	return ofile_close(o, err, errlen);
 }
 
 const struct out_format out_html = {

@@ -82,54 +82,15 @@ static void pb_msg(struct pb *b, int field, struct pb *sub)
 
 /* ---- string table ------------------------------------------------------------- */
 
-struct strtab {
-	char **s;
-	size_t n, cap;
-	uint32_t *slot; /* open addressing: index + 1 */
-	size_t nslot;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
-static void str_rehash(struct strtab *t)
-{
-	free(t->slot);
-	t->nslot = t->nslot ? t->nslot * 2 : 1024;
-	t->slot = xcalloc(t->nslot, sizeof *t->slot);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = str_hash(t->s[i]) & (t->nslot - 1);
-		while (t->slot[j])
-			j = (j + 1) & (t->nslot - 1);
-		t->slot[j] = (uint32_t)i + 1;
-	}
-}
-
-/* The string's index in string_table, adding it if new; NULL is "" (0). */
+/* The string's index in string_table, adding it if new; NULL is "" (0).
+ * profile.proto's strings are proto3 strings, which readers may reject
+ * unless they are UTF-8: stray bytes become U+FFFD (out_utf8). */
 static uint64_t str(struct strtab *t, const char *s)
 {
-	if (!s)
-		s = "";
-	if ((t->n + 1) * 2 > t->nslot)
-		str_rehash(t);
-	size_t j = str_hash(s) & (t->nslot - 1);
-	while (t->slot[j]) {
-		if (strcmp(t->s[t->slot[j] - 1], s) == 0)
-			return t->slot[j] - 1;
-		j = (j + 1) & (t->nslot - 1);
-	}
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->s = xrealloc(t->s, t->cap * sizeof *t->s);
-	}
-	t->s[t->n] = xstrdup(s);
-	t->slot[j] = (uint32_t)t->n + 1;
-	return t->n++;
+	char *u = out_utf8(s ? s : "");
+	uint64_t i = strtab_add(t, u, NULL);
+	free(u);
+	return i;
 }
 
 /* ---- the profile ------------------------------------------------------------- */
@@ -166,40 +127,87 @@ static void value_type(struct pb *out, int field, struct strtab *t, const char *
 	free(v.p);
 }
 
-/* One mapping per module, main executable first; a module whose span would
- * overlap one already placed (two processes, two different files at the
- * same address) is moved above the others. */
-static struct mapping *place_mappings(const struct flat *f)
+static const struct mapping *sort_mp; /* qsort has no context argument */
+
+static int start_cmp(const void *a, const void *b)
+{
+	uint64_t x = sort_mp[*(const uint32_t *)a].start, y = sort_mp[*(const uint32_t *)b].start;
+	return (x > y) - (x < y);
+}
+
+/*
+ * One mapping per module with samples, the main executable first (id 1),
+ * each where its first process had it.  A module whose span overlaps one
+ * placed before it (two processes, two different files at one address:
+ * every non-PIE test binary of a test suite) is moved above all of them.
+ * "Does [start, limit) overlap a placed span?" is a prefix maximum over
+ * the spans sorted by start (a Fenwick tree of their limits), so that
+ * thousands of modules cost n log n, not n squared.
+ */
+static struct mapping *place_mappings(const struct flat *f, uint32_t **by_id, size_t *nmaps)
 {
 	struct mapping *mp = xcalloc(f->nmods + 1, sizeof *mp);
+	uint32_t *order = xcalloc(f->nmods + 1, sizeof *order);
+	size_t n = 0;
 	uint32_t first = out_main_module(f);
-	uint64_t next_id = 1, top = 0;
-	for (uint32_t k = 0; k <= f->nmods; k++) {
-		uint32_t m = k == 0 ? first : k - 1;
-		if (m == FLAT_NO_MOD || m >= f->nmods || (k > 0 && m == first) ||
-		    (!f->mods[m].samples && m != first))
-			continue;
-		const struct flat_mod *mod = &f->mods[m];
-		struct mapping *x = &mp[m];
+	if (first != FLAT_NO_MOD)
+		order[n++] = first;
+	for (uint32_t m = 0; m < f->nmods; m++)
+		if (m != first && f->mods[m].samples)
+			order[n++] = m;
+	uint64_t top = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct flat_mod *mod = &f->mods[order[i]];
+		struct mapping *x = &mp[order[i]];
 		x->bias = mod->bias;
-		/* at most one move: above everything placed cannot clash, unless
-		 * the addresses wrap, and then an overlap is the lesser evil */
-		for (int tries = 0; tries < 2; tries++) {
-			x->start = mod->text_lo + x->bias;
-			x->limit = mod->text_hi + x->bias;
-			bool clash = false;
-			for (uint32_t j = 0; j < f->nmods && !clash; j++)
-				clash = mp[j].id && x->start < mp[j].limit &&
-					mp[j].start < x->limit;
-			if (!clash || tries == 1)
-				break;
-			x->bias = ((top + 0xfffff) & ~(uint64_t)0xfffff) - mod->text_lo;
-		}
-		x->offset = mod->text_offset;
-		x->id = next_id++;
+		x->start = mod->text_lo + x->bias;
+		x->limit = mod->text_hi + x->bias;
 		if (x->limit > top)
 			top = x->limit;
 	}
+	uint32_t *sorted = xcalloc(n + 1, sizeof *sorted);
+	memcpy(sorted, order, n * sizeof *sorted);
+	sort_mp = mp;
+	qsort(sorted, n, sizeof *sorted, start_cmp);
+	uint32_t *rank = xcalloc(f->nmods + 1, sizeof *rank);
+	for (size_t i = 0; i < n; i++)
+		rank[sorted[i]] = (uint32_t)i;
+	uint64_t *fen = xcalloc(n + 1, sizeof *fen); /* 1-based prefix maxima */
+
+	for (size_t k = 0; k < n; k++) {
+		uint32_t m = order[k];
+		struct mapping *x = &mp[m];
+		/* the spans that start below x's limit: sorted[0 .. lo) */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (mp[sorted[mid]].start < x->limit)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint64_t reach = 0; /* the highest limit placed among them */
+		for (size_t i = lo; i > 0; i -= i & -i)
+			reach = fen[i] > reach ? fen[i] : reach;
+		if (reach > x->start) {
+			/* above everything: unless the addresses wrap, no clash */
+			const struct flat_mod *mod = &f->mods[m];
+			x->bias = ((top + 0xfffff) & ~(uint64_t)0xfffff) - mod->text_lo;
+			x->start = mod->text_lo + x->bias;
+			x->limit = mod->text_hi + x->bias;
+			top = x->limit;
+		} else {
+			for (size_t i = rank[m] + 1; i <= n; i += i & -i)
+				fen[i] = x->limit > fen[i] ? x->limit : fen[i];
+		}
+		x->offset = f->mods[m].text_offset;
+		x->id = k + 1;
+	}
+	free(fen);
+	free(rank);
+	free(sorted);
+	*by_id = order; /* module of mapping id k + 1 */
+	*nmaps = n;
 	return mp;
 }
 
@@ -256,13 +264,11 @@ static void encode(const struct flat *f, struct pb *out)
 	}
 
 	/* Mappings, in id order (the main executable's is id 1). */
-	struct mapping *mp = place_mappings(f);
-	for (uint64_t id = 1;; id++) {
-		uint32_t mi = 0;
-		while (mi < f->nmods && mp[mi].id != id)
-			mi++;
-		if (mi == f->nmods)
-			break;
+	uint32_t *by_id;
+	size_t nmaps;
+	struct mapping *mp = place_mappings(f, &by_id, &nmaps);
+	for (uint64_t id = 1; id <= nmaps; id++) {
+		uint32_t mi = by_id[id - 1];
 		const struct flat_mod *mod = &f->mods[mi];
 		char bid[81];
 		hexid(bid, mod->build_id, mod->build_id_len);
@@ -311,6 +317,7 @@ static void encode(const struct flat *f, struct pb *out)
 		pb_msg(out, P_FUNCTION, &m);
 	}
 	free(mp);
+	free(by_id);
 
 	uint64_t comment = str(&t, f->prof->command);
 	uint64_t cpu = str(&t, "cpu"), ns = str(&t, "nanoseconds");
@@ -326,10 +333,7 @@ static void encode(const struct flat *f, struct pb *out)
 	pb_uint(out, P_COMMENT, comment);
 	pb_uint(out, P_DEFAULT_SAMPLE_TYPE, cpu);
 
-	for (size_t i = 0; i < t.n; i++)
-		free(t.s[i]);
-	free(t.s);
-	free(t.slot);
+	strtab_free(&t);
 	free(m.p);
 	free(sub.p);
 }
@@ -361,14 +365,14 @@ static int write_pprof(const struct flat *f, const char *out, char *err, size_t 
 		snprintf(err, errlen, "zlib: deflate failed");
 		return -1;
 	}
-	struct out_file *o = out_open(out, err, errlen);
+	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o) {
 		free(gz);
 		return -1;
 	}
-	fwrite(gz, 1, gzn, out_stream(o));
+	fwrite(gz, 1, gzn, ofile_stream(o));
 	free(gz);
-	return out_close(o, err, errlen);
+	return ofile_close(o, err, errlen);
 }
 
 const struct out_format out_pprof = {

@@ -11,9 +11,34 @@
 #include "out.h"
 #include "util.h"
 
-static void profile(FILE *s, const struct flat *f, uint32_t proc, const uint32_t *modframe,
-		    const uint32_t *fnframe)
+/*
+ * What the profiles share.  A profile lists its functions in the order of
+ * flat_sorted_fns; each per-process profile looks only at that process's
+ * hits (contiguous in f->hits, in process order) and the functions they
+ * touch, so that 40,000 processes cost 40,000 small profiles, not 40,000
+ * passes over everything.
+ */
+struct ctx {
+	const struct flat *f;
+	const uint32_t *modframe, *fnframe;
+	uint32_t *rank;   /* function -> its place in flat_sorted_fns */
+	double *w;        /* seconds per function, for the profile being written */
+	uint32_t *touch;  /* the functions with w set, to sort and to clear */
+	size_t *proc_hit; /* first hit of each process; [nprocs] = nhits */
+};
+
+static const uint32_t *sort_rank;
+
+static int rank_cmp(const void *a, const void *b)
 {
+	uint32_t x = sort_rank[*(const uint32_t *)a], y = sort_rank[*(const uint32_t *)b];
+	return (x > y) - (x < y);
+}
+
+/* One profile: every process's hits (proc UINT32_MAX) or one process's. */
+static void profile(FILE *s, struct ctx *c, uint32_t proc)
+{
+	const struct flat *f = c->f;
 	fputs("{\"type\":\"sampled\",\"name\":\"", s);
 	if (proc == UINT32_MAX) {
 		out_json_str(s, f->prof->command);
@@ -22,48 +47,54 @@ static void profile(FILE *s, const struct flat *f, uint32_t proc, const uint32_t
 		fprintf(s, "pid %d: ", (int)p->pid);
 		out_json_str(s, p->cmdline[0] ? p->cmdline : p->exe);
 	}
-	double total = 0;
 	fputs("\",\"unit\":\"seconds\",\"startValue\":0,\"samples\":[", s);
 	/* one stack per function (the hits of a function are summed) */
-	size_t n;
-	uint32_t *ix = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &n);
-	double *w = xcalloc(f->nfns, sizeof *w);
-	for (size_t i = 0; i < f->nhits; i++) {
+	size_t lo = proc == UINT32_MAX ? 0 : c->proc_hit[proc];
+	size_t hi = proc == UINT32_MAX ? f->nhits : c->proc_hit[proc + 1];
+	size_t n = 0;
+	for (size_t i = lo; i < hi; i++) {
 		const struct flat_hit *h = &f->hits[i];
-		if (proc != UINT32_MAX && h->proc != proc)
-			continue;
 		unsigned hz = f->procs[h->proc].p->hz;
-		w[f->pcs[h->pc].fn] += hz ? (double)h->count / hz : 0;
+		uint32_t fn = f->pcs[h->pc].fn;
+		if (c->w[fn] == 0)
+			c->touch[n++] = fn;
+		c->w[fn] += hz ? (double)h->count / hz : 0;
+		if (c->w[fn] == 0) /* a hit of weight 0: never listed */
+			n--;
 	}
+	sort_rank = c->rank;
+	qsort(c->touch, n, sizeof *c->touch, rank_cmp);
 	const char *sep = "";
 	for (size_t i = 0; i < n; i++) {
-		if (w[ix[i]] <= 0)
+		uint32_t k = c->touch[i];
+		if (c->w[k] <= 0)
 			continue;
-		const struct flat_fn *fn = &f->fns[ix[i]];
+		const struct flat_fn *fn = &f->fns[k];
 		fprintf(s, "%s[%" PRIu32 ",%" PRIu32 "]", sep,
-			modframe[fn->mod == FLAT_NO_MOD ? f->nmods : fn->mod], fnframe[ix[i]]);
+			c->modframe[fn->mod == FLAT_NO_MOD ? f->nmods : fn->mod], c->fnframe[k]);
 		sep = ",";
 	}
 	fputs("],\"weights\":[", s);
 	sep = "";
+	double total = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (w[ix[i]] <= 0)
-			continue;
-		fprintf(s, "%s%.9g", sep, w[ix[i]]);
-		total += w[ix[i]];
-		sep = ",";
+		uint32_t k = c->touch[i];
+		if (c->w[k] > 0) {
+			fprintf(s, "%s%.9g", sep, c->w[k]);
+			total += c->w[k];
+			sep = ",";
+		}
+		c->w[k] = 0;
 	}
 	fprintf(s, "],\"endValue\":%.9g}", total);
-	free(w);
-	free(ix);
 }
 
 static int write_speedscope(const struct flat *f, const char *out, char *err, size_t errlen)
 {
-	struct out_file *o = out_open(out, err, errlen);
+	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
-	FILE *s = out_stream(o);
+	FILE *s = ofile_stream(o);
 	uint32_t *modframe = xcalloc(f->nmods + 1, sizeof *modframe);
 	uint32_t *fnframe = xcalloc(f->nfns, sizeof *fnframe);
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", s);
@@ -100,15 +131,34 @@ static int write_speedscope(const struct flat *f, const char *out, char *err, si
 		fputc('}', s);
 	}
 	fputs("]},\n\"profiles\":[\n", s);
-	profile(s, f, UINT32_MAX, modframe, fnframe);
+	struct ctx c = { .f = f, .modframe = modframe, .fnframe = fnframe };
+	size_t n;
+	uint32_t *ix = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &n);
+	c.rank = xcalloc(f->nfns, sizeof *c.rank);
+	for (size_t i = 0; i < n; i++)
+		c.rank[ix[i]] = (uint32_t)i;
+	c.w = xcalloc(f->nfns, sizeof *c.w);
+	c.touch = xcalloc(f->nfns, sizeof *c.touch);
+	c.proc_hit = xcalloc(f->nprocs + 1, sizeof *c.proc_hit);
+	for (size_t i = 0, p = 0; p <= f->nprocs; p++) {
+		while (i < f->nhits && f->hits[i].proc < p)
+			i++;
+		c.proc_hit[p] = i;
+	}
+	profile(s, &c, UINT32_MAX);
 	for (uint32_t p = 0; f->nprocs > 1 && p < f->nprocs; p++) {
 		fputs(",\n", s);
-		profile(s, f, p, modframe, fnframe);
+		profile(s, &c, p);
 	}
 	fputs("]}\n", s);
+	free(ix);
+	free(c.rank);
+	free(c.w);
+	free(c.touch);
+	free(c.proc_hit);
 	free(modframe);
 	free(fnframe);
-	return out_close(o, err, errlen);
+	return ofile_close(o, err, errlen);
 }
 
 const struct out_format out_speedscope = {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "file.h"
 #include "flat.h"
 
 struct out_format {
@@ -24,20 +25,37 @@ struct out_format {
 
 extern const struct out_format out_gmon, out_pprof, out_folded, out_speedscope, out_html;
 
-/* Open path for writing ("-": stdout).  The data goes to a temporary file
- * beside it, which out_close renames into place, so that an interrupted
- * export never leaves half a file under the real name.  NULL with err set
- * on failure. */
-struct out_file;
-struct out_file *out_open(const char *path, char *err, size_t errlen);
-FILE *out_stream(struct out_file *o);
-/* Flush, check for write errors, rename into place; frees o.  0 or -1. */
-int out_close(struct out_file *o, char *err, size_t errlen);
+/* Every writer opens its files with ofile_open (file.h): the same rules
+ * for -o everywhere. */
 
-/* s as the body of a JSON string (without the quotes). */
+/* s as the body of a JSON string (without the quotes): quotes, backslashes
+ * and control characters escaped; bytes that are not UTF-8 become U+FFFD,
+ * since JSON text is UTF-8 and strict readers reject anything else. */
 void out_json_str(FILE *f, const char *s);
-/* s with &, <, >, " and ' escaped for HTML text and attributes. */
+/* s as HTML text or attribute value: shown as text_put shows it to a
+ * terminal (util.h: a name's newline is "\n" there too), then &, <, >, "
+ * and ' escaped. */
 void out_html_str(FILE *f, const char *s);
+/* Text that text_put already made safe (notes), with only &, <, >, " and '
+ * escaped. */
+void out_html_safe(FILE *f, const char *s);
+/* s as valid UTF-8, each stray byte replaced by U+FFFD (a malloc'd
+ * string): for formats whose strings must be UTF-8 (pprof's proto3). */
+char *out_utf8(const char *s);
+
+/* A set of strings, each with its index in the order they came (pprof's
+ * string_table, gmon's file names): hashed, since a profile of many
+ * processes can have thousands. */
+struct strtab {
+	char **s; /* the strings, in order */
+	size_t n, cap;
+	uint32_t *slot; /* open addressing: index + 1 */
+	size_t nslot;
+};
+/* s's index, a copy of s added if it is new (*added says which; may be
+ * NULL). */
+uint64_t strtab_add(struct strtab *t, const char *s, bool *added);
+void strtab_free(struct strtab *t);
 
 /* The module that the profile is "about": the executable of the first
  * selected process, else the module with most samples; FLAT_NO_MOD if

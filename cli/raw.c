@@ -47,12 +47,6 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/* [off, off + count * size) lies within the first `limit` bytes. */
-static bool region_ok(uint64_t off, uint64_t count, size_t size, uint64_t limit)
-{
-	return off <= limit && count <= (limit - off) / size;
-}
-
 static char *bounded_dup(const char *s, size_t max)
 {
 	size_t n = strnlen(s, max);
@@ -62,38 +56,19 @@ static char *bounded_dup(const char *s, size_t max)
 	return d;
 }
 
-static const char *check_header(const struct pcprof_raw_header *h, uint64_t size)
+/* Levels to read: the ones the image opened, within what the header checked. */
+static uint32_t open_levels(const struct pcprof_raw_levels *l)
 {
-	static const char zero[16];
-	if (memcmp(h->magic, zero, sizeof zero) == 0)
-		return "empty: the process ended before it started recording";
-	if (memcmp(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic) != 0)
-		return "not a libprofil recording (bad magic)";
-	if (h->version != PCPROF_RAW_VERSION)
-		return "recording format version not supported (libprofil and pcprof differ)";
-	if (h->header_size != sizeof *h)
-		return "header size does not match this pcprof";
-	if (h->file_size > size)
-		return "shorter than its header says";
-	if (h->mod_cap > PCPROF_RAW_MAX_MODULES ||
-	    !region_ok(h->mod_off, h->mod_cap, sizeof(struct pcprof_raw_module), h->file_size))
-		return "module table out of bounds";
-	if (h->thr_cap > PCPROF_RAW_MAX_THREADS ||
-	    !region_ok(h->thr_off, h->thr_cap, sizeof(struct pcprof_raw_thread), h->file_size))
-		return "thread table out of bounds";
-	if (!region_ok(h->slot_off, h->slot_cap, sizeof(struct pcprof_raw_slot), h->file_size))
-		return "pc table out of bounds";
-	return NULL;
+	return l->open < l->max ? l->open : l->max;
 }
 
 static void convert_modules(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
 			    struct raw_info *info)
 {
 	uint32_t n = h->mod_count;
-	if (n > h->mod_cap) {
-		info->lost_modules = n - h->mod_cap;
-		n = h->mod_cap;
-	}
+	if (n > h->mod_reserved)
+		n = h->mod_reserved; /* beyond: never reserved, never written */
+	info->lost_modules = h->lost_modules;
 	struct pcprof_raw_module *raw = xcalloc(n ? n : 1, sizeof *raw);
 	if (read_at(fd, raw, (size_t)n * sizeof *raw, h->mod_off) < 0)
 		n = 0;
@@ -128,18 +103,23 @@ struct threads {
 	uint32_t other;
 };
 
+/* The threads, in table order, and only those: the process keeps their
+ * entries for as long as pcprof holds the profile. */
 static void convert_threads(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
 			    struct threads *t)
 {
-	uint32_t cap = h->thr_cap;
+	uint32_t cap = (uint32_t)pcprof_raw_level_first(&h->thr, open_levels(&h->thr));
 	struct pcprof_raw_thread *raw = xcalloc(cap ? cap : 1, sizeof *raw);
-	if (read_at(fd, raw, (size_t)cap * sizeof *raw, h->thr_off) < 0)
+	if (read_at(fd, raw, (size_t)cap * sizeof *raw, h->thr.off) < 0)
 		cap = 0;
+	size_t used = 0;
+	for (uint32_t i = 0; i < cap; i++)
+		used += raw[i].tid != 0;
 	t->map = xmalloc((cap ? cap : 1) * sizeof *t->map);
 	t->cap = cap;
 	t->other = UINT32_MAX;
 	/* one spare entry for "[other]" */
-	pr->threads = xcalloc((size_t)cap + 1, sizeof *pr->threads);
+	pr->threads = xcalloc(used + 1, sizeof *pr->threads);
 	for (uint32_t i = 0; i < cap; i++) {
 		t->map[i] = UINT32_MAX;
 		if (raw[i].tid == 0)
@@ -179,50 +159,43 @@ static uint32_t module_of(const struct pp_process *pr, uint64_t pc, uint32_t epo
 	return m;
 }
 
+static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_process *pr,
+		      struct threads *t, struct raw_info *info, size_t *cap)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pcprof_raw_slot *s = &chunk[i];
+		if (s->count == 0 || s->key == 0)
+			continue;
+		if (s->key == PCPROF_RAW_SLOT_BUSY) {
+			info->lost_busy += s->count;
+			continue;
+		}
+		if (pr->nsamples == *cap) {
+			*cap = *cap ? 2 * *cap : 256;
+			pr->samples = xrealloc(pr->samples, *cap * sizeof *pr->samples);
+		}
+		pr->samples[pr->nsamples++] = (struct pp_sample){
+			.pc = s->key,
+			.module = module_of(pr, s->key, s->epoch),
+			.thread = thread_index(pr, t, s->thread),
+			.count = s->count,
+		};
+	}
+}
+
+/* Every slot of the open levels, a chunk at a time. */
 static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
 			  struct threads *t, struct raw_info *info)
 {
+	uint64_t total = pcprof_raw_level_first(&h->slot, open_levels(&h->slot));
 	struct pcprof_raw_slot *chunk = xmalloc(SLOT_CHUNK * sizeof *chunk);
 	size_t cap = 0;
-	for (uint64_t base = 0; base < h->slot_cap;) {
-		/* The file is sparse: skip the pages no sample ever touched
-		 * (file systems without SEEK_DATA report everything as data). */
-		uint64_t off = h->slot_off + base * sizeof *chunk;
-		off_t data = lseek(fd, (off_t)off, SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
+	for (uint64_t base = 0; base < total;) {
+		size_t n = total - base < SLOT_CHUNK ? (size_t)(total - base) : SLOT_CHUNK;
+		if (read_at(fd, chunk, n * sizeof *chunk, h->slot.off + base * sizeof *chunk) < 0)
 			break;
-		if (data > (off_t)off) {
-			/* The slot that holds `data`, or the next one: a slot
-			 * whose key lies in a hole is empty, and keys are
-			 * 8-byte aligned, so they never straddle a page. */
-			uint64_t next = ((uint64_t)data - h->slot_off) / sizeof *chunk;
-			base = next > base ? next : base + 1;
-			continue;
-		}
-		size_t n =
-			h->slot_cap - base < SLOT_CHUNK ? (size_t)(h->slot_cap - base) : SLOT_CHUNK;
-		if (read_at(fd, chunk, n * sizeof *chunk, off) < 0)
-			break;
+		add_slots(chunk, n, pr, t, info, &cap);
 		base += n;
-		for (size_t i = 0; i < n; i++) {
-			const struct pcprof_raw_slot *s = &chunk[i];
-			if (s->count == 0 || s->key == 0)
-				continue;
-			if (s->key == PCPROF_RAW_SLOT_BUSY) {
-				info->lost_busy += s->count;
-				continue;
-			}
-			if (pr->nsamples == cap) {
-				cap = cap ? 2 * cap : 1024;
-				pr->samples = xrealloc(pr->samples, cap * sizeof *pr->samples);
-			}
-			pr->samples[pr->nsamples++] = (struct pp_sample){
-				.pc = s->key,
-				.module = module_of(pr, s->key, s->epoch),
-				.thread = thread_index(pr, t, s->thread),
-				.count = s->count,
-			};
-		}
 	}
 	free(chunk);
 
@@ -238,6 +211,9 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 			pr->samples[out++] = *s;
 	}
 	pr->nsamples = out;
+	/* pcprof holds every process until it writes the data file. */
+	if (out < cap)
+		pr->samples = xrealloc(pr->samples, (out ? out : 1) * sizeof *pr->samples);
 }
 
 int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, char *err,
@@ -261,7 +237,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	else if (read_at(fd, &h, sizeof h, 0) < 0)
 		bad = strerror(errno);
 	else
-		bad = check_header(&h, (uint64_t)st.st_size);
+		bad = pcprof_raw_header_error(&h, (uint64_t)st.st_size);
 	if (bad) {
 		snprintf(err, errlen, "%s", bad);
 		close(fd);
@@ -293,7 +269,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 		  : h.end == PCPROF_END_EXEC ? PP_END_EXEC
 					     : PP_END_UNKNOWN;
 	pr->exit_status = -1;
-	/* Pages the target actually touched: the file is sparse. */
+	/* The space the recording reserved: only its levels in use are backed. */
 	uint64_t used = (uint64_t)st.st_blocks * 512;
 	pr->mem_bytes = used < h.file_size ? used : h.file_size;
 
@@ -301,6 +277,10 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->flags = h.flags;
 	info->lost_table = h.lost;
 	info->lost_threads = h.lost_threads;
+	info->threads_unsampled = h.threads_unsampled;
+	info->threads_unseen = h.threads_unseen;
+	info->table_error = h.slot.error ? h.slot.error : h.thr.error;
+	info->mod_error = h.mod_error;
 	info->mapped = h.file_size;
 	info->cpu_start_ns = h.cpu_start_ns;
 	info->owed = h.owed;
@@ -326,6 +306,26 @@ static int cmp_proc(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* "<pid>.<seq>.<errno>.<16 hex digits>.lost" */
+static bool parse_marker(const char *name, struct raw_unrecorded *u)
+{
+	int pid, seq, err, len = 0;
+	char token[17];
+	if (sscanf(name, "%d.%d.%d.%16[0-9a-f].lost%n", &pid, &seq, &err, token, &len) != 4 ||
+	    name[len] || strlen(token) != 16 || pid <= 0 || seq < 0 || err <= 0)
+		return false;
+	*u = (struct raw_unrecorded){ pid, (uint32_t)seq, err };
+	return true;
+}
+
+static int cmp_unrecorded(const void *a, const void *b)
+{
+	const struct raw_unrecorded *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 {
 	memset(set, 0, sizeof *set);
@@ -334,10 +334,21 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	size_t cap = 0;
+	size_t cap = 0, ucap = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
+		struct raw_unrecorded u;
+		if (len > 5 && strcmp(e->d_name + len - 5, ".lost") == 0 &&
+		    parse_marker(e->d_name, &u)) {
+			if (set->nunrecorded == ucap) {
+				ucap = ucap ? 2 * ucap : 16;
+				set->unrecorded =
+					xrealloc(set->unrecorded, ucap * sizeof *set->unrecorded);
+			}
+			set->unrecorded[set->nunrecorded++] = u;
+			continue;
+		}
 		if (len < 5 || strcmp(e->d_name + len - 4, ".raw") != 0)
 			continue;
 		if (set->n == cap) {
@@ -349,13 +360,15 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		if (raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg) < 0) {
 			if (!set->nbad++)
-				snprintf(set->first_bad, sizeof set->first_bad, "%s: %s", e->d_name,
-					 msg);
+				snprintf(set->first_bad, sizeof set->first_bad, "%.200s: %s",
+					 e->d_name, msg);
 			continue;
 		}
 		set->n++;
 	}
 	closedir(d);
+	if (set->nunrecorded)
+		qsort(set->unrecorded, set->nunrecorded, sizeof *set->unrecorded, cmp_unrecorded);
 
 	/* Sort the processes and their side information together. */
 	struct pair {
@@ -371,4 +384,12 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 	}
 	free(v);
 	return 0;
+}
+
+void raw_set_free(struct raw_set *set)
+{
+	free(set->info);
+	free(set->unrecorded);
+	set->info = NULL;
+	set->unrecorded = NULL;
 }

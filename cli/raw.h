@@ -19,11 +19,18 @@ struct raw_info {
 	uint64_t lost_threads; /* ticks of threads beyond the thread table
 				  (kept, under the "[other]" thread) */
 	uint64_t lost_busy;    /* ticks in slots the process was filling as it died */
-	uint64_t lost_modules; /* modules beyond the module table */
+	uint64_t lost_modules; /* modules not listed: no room */
+	int32_t table_error;   /* errno: the pc or thread table could not grow */
+	int32_t mod_error;     /* errno: the module table could not grow */
 	uint64_t mapped;       /* bytes the recording mapped in the target */
 	uint64_t cpu_start_ns; /* process CPU time when the image started */
 	uint64_t owed;         /* ticks of pr->ticks no signal brought */
 	uint64_t unsampled;    /* ticks of CPU time that could not be sampled */
+
+	/* Threads the library did not sample, wholly or in part, and threads
+	 * that ended without exit handlers (see record-format.h). */
+	uint64_t threads_unsampled;
+	uint64_t threads_unseen;
 };
 
 /*
@@ -35,15 +42,27 @@ struct raw_info {
 int raw_read(const char *path, struct pp_process *out, struct raw_info *info, char *err,
 	     size_t errlen);
 
+/* An image that ran unrecorded: its recording could not be made (a
+ * "<pid>.<seq>.<errno>.<token>.lost" marker, lib/record-format.h). */
+struct raw_unrecorded {
+	int32_t pid;
+	uint32_t seq;
+	int err; /* errno */
+};
+
 /* A directory's recordings ("*.raw"), converted and sorted by start time,
- * pid and image number. */
+ * pid and image number, and the markers of the images that have none. */
 struct raw_set {
 	size_t n;
 	struct pp_process *procs;
 	struct raw_info *info; /* parallel to procs */
 	size_t nbad;           /* recordings that could not be read */
 	char first_bad[512];   /* the message for the first of them */
+	size_t nunrecorded;
+	struct raw_unrecorded *unrecorded; /* sorted by pid, seq */
 };
+
+void raw_set_free(struct raw_set *set); /* info and unrecorded; procs go to pp_free */
 
 /* Returns 0, or -1 with err set if the directory cannot be read. */
 int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen);

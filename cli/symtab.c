@@ -14,16 +14,19 @@
  * lookup on libc; ecosystem.md section 2.9).  Line lookups go to libdw,
  * which indexes them itself.
  *
- * Where no symbol covers a pc (a stripped library's internal functions, a
- * PLT), the unwind table (.eh_frame) still knows where the function starts
- * and ends: sym_info then has function NULL but fn_start/fn_size set, so
- * that callers can group the pcs of one anonymous function into one row.
+ * PLT stubs get names of their own ("memcpy@plt", from the relocation of
+ * the GOT slot each jumps through).  Where no symbol covers a pc (a
+ * stripped library's internal functions), the unwind table (.eh_frame)
+ * still knows where the function starts and ends, in its FDE: sym_info
+ * then has function NULL but fn_start/fn_size set, so that callers can
+ * group the pcs of one anonymous function into one row.
  *
  * debuginfod is never used: it would reach for the network, which neither
  * tests nor most users' report runs should do behind their back.
  */
 #include "symtab.h"
 
+#include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -48,6 +51,10 @@ struct fn {
 	int rank;             /* lower wins among symbols at one address */
 };
 
+struct extent {
+	uint64_t start, end; /* link-time, [start, end) */
+};
+
 enum sf_state {
 	SF_OK,      /* symbols (at least .dynsym) were read */
 	SF_MISSING, /* no such file, or not ELF */
@@ -69,6 +76,11 @@ struct symfile {
 	size_t nfns;
 	Dwarf_CFI *cfi;
 	bool cfi_tried;
+	struct extent *fdes; /* .eh_frame's function extents, sorted */
+	size_t nfdes;
+	bool fdes_tried;
+	char **plt_names; /* "memcpy@plt" names of the PLT stubs in fns */
+	size_t nplt;
 	char *note;   /* one line, or NULL */
 	bool warning; /* note is a warning */
 	bool noted;   /* note already printed */
@@ -83,6 +95,9 @@ struct symtab {
 
 static struct symfile *files; /* every file opened by any live symtab */
 static int users;             /* live symtabs */
+/* files by (path, build-id): open addressing, a power of two of slots */
+static struct symfile **file_slot;
+static size_t nslots, nfiles;
 
 static char *debuginfo_path = ":.debug:/usr/lib/debug";
 
@@ -181,7 +196,7 @@ static void note_no_symtab(struct symfile *sf)
 			 "show as %s+0xADDRESS; install its debug symbols (%s-dbgsym from "
 			 "the debian-debug archive, or a %s-dbg package if there is one)",
 			 b, b, pkg, pkg);
-	else if (sf->nfns)
+	else if (sf->nfns > sf->nplt)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym, stripped): internal "
 			 "functions show as %s+0xADDRESS; profile an unstripped build, or "
@@ -242,12 +257,197 @@ static int sym_rank(const GElf_Sym *sym, const char *name)
 	return r;
 }
 
+/* The index of the first of n sorted elements of v (each `size` bytes, the
+ * first 8 its uint64_t key) whose key is above key; n if none is. */
+static size_t first_above(const void *v, size_t n, size_t size, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, (const char *)v + mid * size, sizeof k);
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ---- PLT stubs ---------------------------------------------------------------
+ *
+ * No symbol covers a PLT stub, so a sample there would go to whatever
+ * unsized symbol precedes it (_init).  Each stub jumps through one GOT slot,
+ * and the dynamic relocation of that slot names the function it reaches:
+ * the stub becomes "memcpy@plt", as objdump and perf call it.
+ */
+
+struct slot {
+	uint64_t got; /* address of the GOT slot */
+	const char *name;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+static const char *slot_name(const struct slot *v, size_t n, uint64_t got)
+{
+	size_t i = first_above(v, n, sizeof *v, got);
+	return i > 0 && v[i - 1].got == got ? v[i - 1].name : NULL;
+}
+
+/* The symbol names of a relocation section's entries, in order; the GOT
+ * slots they patch go to slots (when not NULL).  Returns the count. */
+static size_t reloc_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char ***names,
+			  struct slot **slots, size_t *nslots)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	Elf_Data *symd = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!d || !symd || !gelf_getshdr(symscn, &symsh) || !sh->sh_entsize)
+		return 0;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	if (names)
+		*names = xcalloc(n ? n : 1, sizeof **names);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Rel rel;
+		if (sh->sh_type == SHT_RELA ? !gelf_getrela(d, (int)i, &r)
+					    : !gelf_getrel(d, (int)i, &rel))
+			continue;
+		if (sh->sh_type == SHT_REL)
+			r = (GElf_Rela){ rel.r_offset, rel.r_info, 0 };
+		GElf_Sym sym;
+		size_t si = GELF_R_SYM(r.r_info);
+		if (!si || !gelf_getsym(symd, (int)si, &sym))
+			continue;
+		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (names)
+			(*names)[i] = name;
+		*slots = xrealloc(*slots, (*nslots + 1) * sizeof **slots);
+		(*slots)[(*nslots)++] = (struct slot){ r.r_offset, name };
+	}
+	return n;
+}
+
+/* Which function the PLT entry at data[0..size) of address addr reaches.
+ * x86-64 stubs jump through their GOT slot (jmp *disp(%rip), after an
+ * endbr64 or bnd prefix in IBT/MPX layouts), or, in the lazy-binding half
+ * of IBT layouts, push their .rela.plt index. */
+static const char *x86_64_stub(const uint8_t *data, size_t size, uint64_t addr,
+			       const struct slot *slots, size_t nslots, const char **jump,
+			       size_t njump)
+{
+	/* only where an instruction can start: after nothing, a bnd prefix,
+	 * an endbr64, or both */
+	static const size_t jmp_at[] = { 0, 1, 4, 5 }, push_at[] = { 0, 4, 6 };
+	for (size_t k = 0; k < sizeof jmp_at / sizeof *jmp_at; k++) {
+		size_t i = jmp_at[k];
+		int32_t disp;
+		if (i + 6 <= size && data[i] == 0xff && data[i + 1] == 0x25) {
+			memcpy(&disp, data + i + 2, 4);
+			const char *n = slot_name(slots, nslots, addr + i + 6 + (int64_t)disp);
+			if (n)
+				return n;
+		}
+	}
+	for (size_t k = 0; k < sizeof push_at / sizeof *push_at; k++) {
+		size_t i = push_at[k];
+		uint32_t idx;
+		if (i + 5 <= size && data[i] == 0x68) {
+			memcpy(&idx, data + i + 1, 4);
+			if (idx < njump && jump[idx])
+				return jump[idx];
+		}
+	}
+	return NULL;
+}
+
+static void add_plt(struct symfile *sf, uint64_t start, uint64_t size, const char *target,
+		    size_t *cap)
+{
+	char *name;
+	if (!target)
+		name = xstrdup("[plt]"); /* the lazy binder's header, an IRELATIVE stub */
+	else if (asprintf(&name, "%s@plt", target) < 0)
+		die(2, "out of memory");
+	sf->plt_names = xrealloc(sf->plt_names, (sf->nplt + 1) * sizeof *sf->plt_names);
+	sf->plt_names[sf->nplt++] = name;
+	if (sf->nfns == *cap) {
+		*cap = *cap * 2 + 16;
+		sf->fns = xrealloc(sf->fns, *cap * sizeof *sf->fns);
+	}
+	sf->fns[sf->nfns++] = (struct fn){ start, size, name, 0 };
+}
+
+/* Add a function per PLT stub (.plt, .plt.sec, .plt.got) to sf->fns. */
+static void load_plt(struct symfile *sf, size_t *cap)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(sf->mod, &bias);
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0 || !gelf_getehdr(elf, &eh))
+		return;
+	const char **jump = NULL; /* .rela.plt's names, by index */
+	size_t njump = 0, nslots = 0;
+	struct slot *slots = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL))
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (strcmp(name, ".rela.plt") == 0 || strcmp(name, ".rel.plt") == 0) &&
+		    !jump)
+			njump = reloc_names(elf, scn, &sh, &jump, &slots, &nslots);
+		else if (name && (strcmp(name, ".rela.dyn") == 0 || strcmp(name, ".rel.dyn") == 0))
+			reloc_names(elf, scn, &sh, NULL, &slots, &nslots);
+	}
+	if (nslots)
+		qsort(slots, nslots, sizeof *slots, slot_cmp);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strncmp(name, ".plt", 4) != 0 || (name[4] && name[4] != '.') ||
+		    !(d = elf_getdata(scn, NULL)) || d->d_size < sh.sh_size)
+			continue;
+		uint64_t es = sh.sh_entsize ? sh.sh_entsize : 16;
+		const uint8_t *data = d->d_buf;
+		if (eh.e_machine == EM_X86_64) {
+			for (uint64_t o = 0; o + es <= sh.sh_size; o += es)
+				add_plt(sf, sh.sh_addr + o, es,
+					x86_64_stub(data + o, es, sh.sh_addr + o, slots, nslots,
+						    jump, njump),
+					cap);
+		} else if (strcmp(name, ".plt") == 0 && njump * es <= sh.sh_size) {
+			/* elsewhere: a header, then one stub per .rela.plt
+			 * entry, in order (aarch64, riscv, ...) */
+			uint64_t head = sh.sh_size - njump * es;
+			if (head)
+				add_plt(sf, sh.sh_addr, head, NULL, cap);
+			for (size_t i = 0; i < njump; i++)
+				add_plt(sf, sh.sh_addr + head + i * es, es, jump[i], cap);
+		}
+	}
+	free(jump);
+	free(slots);
+}
+
 static void load_functions(struct symfile *sf)
 {
 	int n = dwfl_module_getsymtab(sf->mod);
-	if (n <= 0)
-		return;
-	sf->fns = xcalloc((size_t)n, sizeof *sf->fns);
+	size_t cap = n > 0 ? (size_t)n : 0;
+	sf->fns = xcalloc(cap + 1, sizeof *sf->fns);
 	Elf *checked = NULL; /* symbols come from one or two files: look once each */
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -267,6 +467,7 @@ static void load_functions(struct symfile *sf)
 		}
 		sf->fns[sf->nfns++] = (struct fn){ addr, sym.st_size, name, sym_rank(&sym, name) };
 	}
+	load_plt(sf, &cap);
 	qsort(sf->fns, sf->nfns, sizeof *sf->fns, fn_cmp);
 	/* keep the best-ranked symbol at each address */
 	size_t k = 0;
@@ -447,18 +648,51 @@ static void open_file(struct symfile *sf)
 		note_no_symtab(sf);
 }
 
+static size_t file_hash(const char *path, const uint8_t *id, uint32_t idlen)
+{
+	uint64_t h = hash_bytes(id, idlen, hash_bytes(path, strlen(path), HASH_INIT));
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of (path, build-id): its file, or the empty slot it would take. */
+static struct symfile **file_find(const char *path, const uint8_t *id, uint32_t idlen)
+{
+	size_t j = file_hash(path, id, idlen) & (nslots - 1);
+	for (; file_slot[j]; j = (j + 1) & (nslots - 1)) {
+		const struct symfile *sf = file_slot[j];
+		if (strcmp(sf->path, path) == 0 && sf->build_id_len == idlen &&
+		    memcmp(sf->build_id, id, idlen) == 0)
+			break;
+	}
+	return &file_slot[j];
+}
+
+/* Room for one more file: a profile of many processes may name thousands
+ * of files (one test binary each), so no list to walk per lookup. */
+static void file_reserve(void)
+{
+	if ((nfiles + 1) * 2 <= nslots)
+		return;
+	free(file_slot);
+	nslots = nslots ? 2 * nslots : 64;
+	file_slot = xcalloc(nslots, sizeof *file_slot);
+	for (struct symfile *sf = files; sf; sf = sf->next)
+		*file_find(sf->path, sf->build_id, sf->build_id_len) = sf;
+}
+
 static struct symfile *get_file(struct symtab *st, uint32_t m)
 {
 	if (st->files[m])
 		return st->files[m];
 	const struct pp_module *pm = &st->proc->modules[m];
 	uint32_t idlen = pm->build_id_len > sizeof pm->build_id ? 0 : pm->build_id_len;
-	struct symfile *sf;
-	for (sf = files; sf; sf = sf->next)
-		if (strcmp(sf->path, pm->path) == 0 && sf->build_id_len == idlen &&
-		    memcmp(sf->build_id, pm->build_id, idlen) == 0)
-			return st->files[m] = sf;
-	sf = xcalloc(1, sizeof *sf);
+	file_reserve();
+	struct symfile **slot = file_find(pm->path, pm->build_id, idlen);
+	if (*slot)
+		return st->files[m] = *slot;
+	struct symfile *sf = xcalloc(1, sizeof *sf);
+	*slot = sf;
+	nfiles++;
 	sf->path = xstrdup(pm->path);
 	memcpy(sf->build_id, pm->build_id, idlen);
 	sf->build_id_len = idlen;
@@ -481,14 +715,7 @@ struct symtab *symtab_open(const struct pp_process *proc)
 
 static const struct fn *find_fn(const struct symfile *sf, uint64_t addr)
 {
-	size_t lo = 0, hi = sf->nfns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sf->fns[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = first_above(sf->fns, sf->nfns, sizeof *sf->fns, addr);
 	/* lo: first start > addr.  A symbol may sit inside a larger one
 	 * (assembly entry points), so look back a little for one that
 	 * contains addr. */
@@ -498,6 +725,182 @@ static const struct fn *find_fn(const struct symfile *sf, uint64_t addr)
 			return f;
 	}
 	return NULL;
+}
+
+/* ---- function extents from .eh_frame -------------------------------------------
+ *
+ * Where no symbol covers a pc, the unwind table still knows the function:
+ * each FDE covers one function (or one hot/cold part of one).  Its rows
+ * (dwarf_cfi_addrframe) are smaller, one per change of the frame during the
+ * prologue and epilogue, so they cannot stand for the function.  libdw does
+ * not hand out the FDE of a pc, so we read the FDEs with dwarf_next_cfi and
+ * decode their pointers ourselves.
+ */
+
+/* Read one pointer of DWARF EH encoding enc at *p (address: at), or fail
+ * for encodings an FDE's location never uses in practice. */
+static bool eh_pointer(const uint8_t **p, const uint8_t *end, uint8_t enc, bool elf64, uint64_t at,
+		       uint64_t *out)
+{
+	const uint8_t *q = *p;
+	uint64_t v = 0;
+	size_t n;
+	bool sign = false;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+		n = elf64 ? 8 : 4;
+		break;
+	case DW_EH_PE_udata2:
+		n = 2;
+		break;
+	case DW_EH_PE_udata4:
+		n = 4;
+		break;
+	case DW_EH_PE_udata8:
+		n = 8;
+		break;
+	case DW_EH_PE_sdata2:
+		n = 2, sign = true;
+		break;
+	case DW_EH_PE_sdata4:
+		n = 4, sign = true;
+		break;
+	case DW_EH_PE_sdata8:
+		n = 8, sign = true;
+		break;
+	default:
+		return false;
+	}
+	if ((size_t)(end - q) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)          /* the ELF files we read are little- */
+		v |= (uint64_t)q[i] << (8 * i); /* endian like us, as checked */
+	if (sign && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * n);
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr:
+		break;
+	case DW_EH_PE_pcrel:
+		v += at;
+		break;
+	default:
+		return false;
+	}
+	*p = q + n;
+	*out = v;
+	return true;
+}
+
+/* The FDE pointer encoding of a CIE, from its augmentation ("zR", "zPLR"). */
+static int cie_encoding(const Dwarf_CIE *cie, bool elf64)
+{
+	const char *a = cie->augmentation;
+	if (!a || a[0] != 'z')
+		return a && a[0] ? -1 : DW_EH_PE_absptr;
+	const uint8_t *d = cie->augmentation_data, *end = d + cie->augmentation_data_size;
+	for (a++; *a && d < end; a++) {
+		uint64_t ignored;
+		switch (*a) {
+		case 'R':
+			return *d;
+		case 'L':
+			d++;
+			break;
+		case 'P': {
+			uint8_t enc = *d++;
+			if (!eh_pointer(&d, end, enc & 0x0f, elf64, 0, &ignored))
+				return -1;
+			break;
+		}
+		case 'S':
+		case 'B':
+			break;
+		default:
+			return -1;
+		}
+	}
+	return DW_EH_PE_absptr;
+}
+
+static int extent_cmp(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void load_fdes(struct symfile *sf)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(sf->mod, &bias);
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0 || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return;
+	bool elf64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(name, ".eh_frame") == 0) {
+			d = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	if (!d || !d->d_buf)
+		return;
+	struct {
+		Dwarf_Off off;
+		int enc;
+	} *cies = NULL;
+	size_t ncies = 0, cap = 0;
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	while (dwarf_next_cfi(eh.e_ident, d, true, off, &next, &e) == 0) {
+		if (dwarf_cfi_cie_p(&e)) {
+			cies = xrealloc(cies, (ncies + 1) * sizeof *cies);
+			cies[ncies].off = off;
+			cies[ncies++].enc = cie_encoding(&e.cie, elf64);
+		} else {
+			int enc = -1;
+			for (size_t i = ncies; i-- > 0;)
+				if (cies[i].off == e.fde.CIE_pointer) {
+					enc = cies[i].enc;
+					break;
+				}
+			const uint8_t *p = e.fde.start;
+			uint64_t start, len;
+			if (enc >= 0 &&
+			    eh_pointer(&p, e.fde.end, (uint8_t)enc, elf64,
+				       sh.sh_addr + (uint64_t)(p - (const uint8_t *)d->d_buf),
+				       &start) &&
+			    eh_pointer(&p, e.fde.end, (uint8_t)enc & 0x0f, elf64, 0, &len) && len) {
+				if (sf->nfdes == cap) {
+					cap = cap * 2 + 64;
+					sf->fdes = xrealloc(sf->fdes, cap * sizeof *sf->fdes);
+				}
+				sf->fdes[sf->nfdes++] = (struct extent){ start, start + len };
+			}
+		}
+		off = next;
+	}
+	free(cies);
+	if (sf->nfdes)
+		qsort(sf->fdes, sf->nfdes, sizeof *sf->fdes, extent_cmp);
+}
+
+/* The FDE extent around addr, or NULL. */
+static const struct extent *find_fde(struct symfile *sf, uint64_t addr)
+{
+	if (!sf->fdes_tried) {
+		sf->fdes_tried = true;
+		load_fdes(sf);
+	}
+	size_t lo = first_above(sf->fdes, sf->nfdes, sizeof *sf->fdes, addr);
+	return lo > 0 && addr < sf->fdes[lo - 1].end ? &sf->fdes[lo - 1] : NULL;
 }
 
 bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out)
@@ -512,11 +915,17 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 	if (sf->state != SF_OK)
 		return false;
 	const struct fn *f = find_fn(sf, addr);
+	const struct extent *x;
 	if (f) {
 		out->function = f->name;
 		out->fn_start = f->start;
 		out->fn_size = f->size;
+	} else if ((x = find_fde(sf, addr)) != NULL) {
+		out->fn_start = x->start;
+		out->fn_size = x->end - x->start;
 	} else {
+		/* no .eh_frame in this file (.debug_frame only): a row of the
+		 * unwind table is the best extent there is */
 		Dwarf_Addr bias;
 		if (!sf->cfi_tried) {
 			sf->cfi_tried = true;
@@ -561,7 +970,10 @@ void symtab_notes(struct symtab *st, FILE *f)
 		if (!sf || !sf->note || sf->noted || !sf->used)
 			continue;
 		sf->noted = true;
-		fprintf(f, "%s: %s\n", sf->warning ? "warning" : "note", sf->note);
+		/* the note quotes recorded paths: escaped like every name */
+		fprintf(f, "%s: ", sf->warning ? "warning" : "note");
+		text_put(f, sf->note);
+		fputc('\n', f);
 	}
 }
 
@@ -573,11 +985,18 @@ void symtab_close(struct symtab *st)
 	free(st);
 	if (--users > 0)
 		return;
+	free(file_slot);
+	file_slot = NULL;
+	nslots = nfiles = 0;
 	while (files) {
 		struct symfile *sf = files;
 		files = sf->next;
 		unreport(sf);
 		free(sf->fns);
+		for (size_t i = 0; i < sf->nplt; i++)
+			free(sf->plt_names[i]);
+		free(sf->plt_names);
+		free(sf->fdes);
 		free(sf->path);
 		free(sf->symfile);
 		free(sf->note);

@@ -1,21 +1,32 @@
 /*
  * util.c - CLI helpers: messages go to stderr prefixed with the command name;
- * allocation failure is fatal in the tool (never in the library).
+ * allocation failure is fatal in the tool (never in the library); names are
+ * escaped before anyone reads them (util.h).
  */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
+#include <stdbool.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *progname = "pcprof";
+int exit_failure = 1;
 
 /* "pcprof CMD: message" and a newline on stderr. */
 static void vmessage(const char *fmt, va_list ap)
 {
+	char *msg;
 	fprintf(stderr, "%s: ", progname);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("out of memory", stderr);
+	} else {
+		text_put(stderr, msg);
+		free(msg);
+	}
 	fputc('\n', stderr);
 }
 
@@ -34,6 +45,69 @@ void warnx_(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
+}
+
+unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,
+			 unsigned long hi)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
+		die(status, "%s: '%s' is not a number from %lu to %lu", opt, s, lo, hi);
+	return v;
+}
+
+void close_stdout(void)
+{
+	bool pending = __fpending(stdout) != 0;
+	bool failed = ferror(stdout) != 0;
+	errno = 0;
+	bool close_failed = fclose(stdout) != 0;
+	int e = errno;
+	/* A closed stdout (">&-") is no error when nothing was written to it;
+	 * a failed write before is, even if the close now succeeds. */
+	if (failed || (close_failed && (pending || e != EBADF))) {
+		if (close_failed && e)
+			warnx_("write error on standard output: %s", strerror(e));
+		else
+			warnx_("write error on standard output");
+		_exit(exit_failure);
+	}
+	/* Messages that could not be written: nothing left to say it with. */
+	if (ferror(stderr))
+		_exit(exit_failure);
+}
+
+void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	for (const unsigned char *c = p; n--; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	return h;
+}
+
+FILE *membuf_open(struct membuf *m)
+{
+	*m = (struct membuf){ 0 };
+	m->f = open_memstream(&m->text, &m->len);
+	if (!m->f)
+		die(2, "out of memory");
+	return m->f;
+}
+
+char *membuf_close(struct membuf *m)
+{
+	if (fclose(m->f) != 0 || !m->text)
+		die(2, "out of memory");
+	return m->text;
 }
 
 void *xmalloc(size_t n)
@@ -64,4 +138,101 @@ char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	return memcpy(xmalloc(n), s, n);
+}
+
+/* ---- text for people ------------------------------------------------------ */
+
+size_t utf8_char(const char *str, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t v, min;
+	size_t n;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2, v = s[0] & 0x1f, min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3, v = s[0] & 0x0f, min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4, v = s[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* Characters that change how the rest of a line is shown. */
+static bool format_control(uint32_t c)
+{
+	return c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x2028 && c <= 0x202e) ||
+	       (c >= 0x2066 && c <= 0x2069);
+}
+
+int text_put(FILE *f, const char *s)
+{
+	int cols = 0;
+	const char *run = s; /* characters shown as they are, not written yet */
+	while (*s) {
+		uint32_t c;
+		size_t n = utf8_char(s, &c);
+		char esc[16];
+		const char *out = esc;
+		if (n == 0) {
+			snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*s);
+			n = 1;
+		} else if (c == '\\') {
+			out = "\\\\";
+		} else if (c < 0x20 || c == 0x7f) {
+			/* the C escapes: \a (7) to \r (13), in order */
+			static const char named[] = "abtnvfr";
+			if (c >= '\a' && c <= '\r')
+				snprintf(esc, sizeof esc, "\\%c", named[c - '\a']);
+			else
+				snprintf(esc, sizeof esc, "\\x%02x", (unsigned)c);
+		} else if ((c >= 0x80 && c <= 0x9f) || format_control(c)) {
+			snprintf(esc, sizeof esc, "\\u%04x", (unsigned)c);
+		} else {
+			s += n;
+			cols++;
+			continue;
+		}
+		if (f) {
+			fwrite(run, 1, (size_t)(s - run), f);
+			fputs(out, f);
+		}
+		cols += (int)strlen(out);
+		s += n;
+		run = s;
+	}
+	if (f)
+		fwrite(run, 1, (size_t)(s - run), f);
+	return cols;
+}
+
+void text_pad(FILE *f, const char *s, int width)
+{
+	for (int n = text_put(f, s); n < width; n++)
+		fputc(' ', f);
+}
+
+int text_width(const char *s)
+{
+	return text_put(NULL, s);
+}
+
+char *text_dup(const char *s)
+{
+	struct membuf m;
+	text_put(membuf_open(&m), s);
+	return membuf_close(&m);
 }

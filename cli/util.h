@@ -1,21 +1,86 @@
 /*
  * util.h - helpers for the pcprof command (never linked into the library):
- * messages, dying, checked allocation.
+ * messages, dying, checked allocation, text made safe to show.
  */
 #ifndef PCPROF_UTIL_H
 #define PCPROF_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 extern const char *progname; /* "pcprof" or "pcprof CMD" for messages */
 
-/* "pcprof: message" on stderr, then exit(status). */
+/* "pcprof: message" on stderr, then exit(status).  The message goes
+ * through text_put: a name quoted in it cannot reach the terminal raw. */
 __attribute__((noreturn, format(printf, 2, 3))) void die(int status, const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx_(const char *fmt, ...);
+
+/* The decimal number s, from lo to hi, or die(status) naming opt. */
+unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,
+			 unsigned long hi);
+
+/* The status close_stdout exits with (1; `pcprof run` uses its own). */
+extern int exit_failure;
+
+/* For atexit(): flush and close standard output and check standard error,
+ * as coreutils' close_stdout does, so that `pcprof report > /dev/full`
+ * fails.  A write error not reported yet is reported ("write error on
+ * standard output: ..."); any write error on either stream ends the
+ * process with exit_failure. */
+void close_stdout(void);
+
+/* A one-line message in err (for functions that report, not print). */
+__attribute__((format(printf, 3, 4))) void set_err(char *err, size_t errlen, const char *fmt, ...);
+
+/* FNV-1a over n bytes, continuing from h (HASH_INIT to start). */
+#define HASH_INIT 0xcbf29ce484222325ULL
+uint64_t hash_bytes(const void *p, size_t n, uint64_t h);
+
+/* A string written with stdio (open_memstream); out of memory is fatal.
+ * membuf_close returns the text, for the caller to free. */
+struct membuf {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+FILE *membuf_open(struct membuf *m);
+char *membuf_close(struct membuf *m);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+
+/*
+ * Names from a profile (thread and process names, command lines, paths,
+ * symbols) are whatever a program or a file made them: a thread can name
+ * itself "\033[2J".  Text for a person - the terminal, report tables,
+ * messages, notes, the HTML page - shows them through text_put, which
+ * writes s as UTF-8 with these shown as C-style escapes, so that nothing
+ * in a name can move the cursor, clear the screen, ring the bell, start a
+ * new line or reorder what follows:
+ *   control characters (C0, DEL, C1 U+0080-U+009F)  \n \t \r \a \b \f \v,
+ *                                                   else \xHH or \u0085
+ *   Unicode bidirectional and line-separator controls (U+061C, U+200E,
+ *   U+200F, U+2028-U+202E, U+2066-U+2069)            \u202e
+ *   each byte that is not part of valid UTF-8         \xHH
+ *   the backslash itself                              \\
+ * so the escaped text says exactly which bytes the name held.  Returns the
+ * columns written, one per character (East Asian wide characters count
+ * one, as the locale is not consulted).  f NULL: only count.
+ */
+int text_put(FILE *f, const char *s);
+/* text_put, then spaces up to width columns (left-justified). */
+void text_pad(FILE *f, const char *s, int width);
+/* The columns text_put would write. */
+int text_width(const char *s);
+/* What text_put would write, as a malloc'd string. */
+char *text_dup(const char *s);
+
+/* The length (1-4) of the valid UTF-8 character that starts s, its code
+ * point in *cp; 0 if s does not start one (a stray continuation byte, an
+ * overlong form, a surrogate, beyond U+10FFFF, cut short). */
+size_t utf8_char(const char *s, uint32_t *cp);
 
 #endif

@@ -52,10 +52,12 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 
 #include "engine.h"
+#include "reserve.h"
 #include "sample.h"
 
 #ifndef TRAP_PERF
@@ -85,13 +87,35 @@ static int signo;
 static uint64_t period_ns;
 static char variant_text[96];
 
-/* File descriptors that are (or were) our events, for classifying fasync
- * signals by si_fd and for closing inherited ones after fork.  Bits are
- * never cleared while the process lives, so a signal that was already
- * queued when its event closed is still recognised as ours. */
+/*
+ * Descriptors.  The program may close ours (closefrom, close_range, a loop
+ * of close) and get the numbers back from its next open, so a number is
+ * never proof: before closing one, the engine checks that it still names
+ * the event it opened there, by inode (every perf event shares one
+ * anonymous inode; this keeps our ioctl away from the program's devices)
+ * and by the event's id, unique for the boot (PERF_EVENT_IOC_ID).  A
+ * number that fails the check belongs to the program now: the event died
+ * when the program closed it, so its thread was no longer sampled.
+ *
+ * ever_ours classifies fasync signals by si_fd.  Its bits are never cleared
+ * while the process lives: a signal already queued when its event went
+ * away must still be recognised and dropped, because the program's own
+ * disposition for the profiling signal may be SIG_DFL.  The price is that a
+ * program arming O_ASYNC with F_SETSIG to the profiling signal itself, on
+ * a number that was once ours, would have those deliveries taken as ours;
+ * a program does not do that with a signal it does not know.
+ */
 #define MAX_FD 65536
 static _Atomic uint64_t ever_ours[MAX_FD / 64];
-static _Atomic uint64_t open_now[MAX_FD / 64];
+static _Atomic uint64_t open_now[MAX_FD / 64]; /* we hold this number */
+static uint64_t event_id[MAX_FD];              /* at the numbers in open_now */
+static dev_t event_dev;
+static ino_t event_ino;
+static int top_fd = -1; /* highest number ever in open_now */
+
+/* sigtrap: the program closed a descriptor of this run's events, and with
+ * it the copies the kernel had made in the threads created since. */
+static bool root_lost;
 
 static void mark(_Atomic uint64_t *set, int fd, bool on)
 {
@@ -108,9 +132,64 @@ static bool marked(_Atomic uint64_t *set, int fd)
 	       (atomic_load_explicit(&set[fd / 64], memory_order_relaxed) >> (fd % 64)) & 1;
 }
 
-static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl)
+/* Does fd still name the event we opened at that number? */
+static bool ours(int fd)
+{
+	struct stat st;
+	uint64_t id;
+	return marked(open_now, fd) && fstat(fd, &st) == 0 && st.st_dev == event_dev &&
+	       st.st_ino == event_ino && ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0 &&
+	       id == event_id[fd];
+}
+
+/* fd is not ours any more: stop counting it as held.  -EBADF. */
+static int forget(int fd)
+{
+	uint64_t bit = UINT64_C(1) << (fd % 64);
+	if (atomic_fetch_and(&open_now[fd / 64], ~bit) & bit)
+		profil__reserve_give(PROFIL_RES_FD);
+	return -EBADF;
+}
+
+/* Close fd if it is still our event.  0, or -EBADF if it was not. */
+static int close_ours(int fd)
+{
+	if (!ours(fd))
+		return forget(fd);
+	syscall(SYS_close, fd);
+	mark(open_now, fd, false);
+	profil__reserve_give(PROFIL_RES_FD);
+	return 0;
+}
+
+/* Apply fn to every number in open_now. */
+static void each_open(int (*fn)(int fd))
+{
+	for (int w = 0; w <= top_fd / 64; w++) {
+		uint64_t bits = atomic_load(&open_now[w]);
+		while (bits) {
+			int b = __builtin_ctzll(bits);
+			bits &= bits - 1;
+			fn(w * 64 + b);
+		}
+	}
+}
+
+static int check_root(int fd)
+{
+	if (!ours(fd)) {
+		forget(fd);
+		root_lost = true;
+	}
+	return 0;
+}
+
+static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl, bool live)
 {
 	memset(a, 0, sizeof *a);
+	/* A probe event is opened disabled: it never counts, so it cannot
+	 * overflow and raise a signal before our handler is installed. */
+	a->disabled = !live;
 	a->size = sizeof *a;
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_CPU_CLOCK;
@@ -141,10 +220,10 @@ static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl)
 	}
 }
 
-static int open_event(pid_t tid, enum mode m, bool excl)
+static int open_event(pid_t tid, enum mode m, bool excl, bool live)
 {
 	struct perf_event_attr a;
-	fill_attr(&a, m, excl);
+	fill_attr(&a, m, excl, live);
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -170,21 +249,7 @@ static int route(int fd, pid_t tid)
 
 static bool traced(void)
 {
-	char buf[1024];
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "TracerPid:");
-	if (!p)
-		return false;
-	for (p += 10; *p == ' ' || *p == '\t'; p++)
-		;
-	return *p != '0';
+	return profil__status_number("TracerPid") > 0;
 }
 
 static bool kernel_at_least(unsigned maj, unsigned min)
@@ -213,13 +278,13 @@ static bool sigtrap_in_use(void)
 	return sa.sa_handler != SIG_DFL;
 }
 
-/* Try to open an event on ourselves in mode m, with the kernel included if
- * allowed.  Returns 0 and sets exclude_kernel, or -errno. */
+/* Try to open a disabled event on ourselves in mode m, with the kernel
+ * included if allowed.  Returns 0 and sets exclude_kernel, or -errno. */
 static int try_mode(enum mode m)
 {
-	int fd = open_event(0, m, false);
+	int fd = open_event(0, m, false, false);
 	if (fd == -EACCES || fd == -EPERM) {
-		fd = open_event(0, m, true);
+		fd = open_event(0, m, true, false);
 		if (fd >= 0)
 			exclude_kernel = true;
 	} else if (fd >= 0) {
@@ -300,48 +365,81 @@ static int attach(struct profil_thread *t, bool inherited)
 	t->handle = -1;
 	if (mode == MODE_SIGTRAP && inherit && inherited)
 		return 0; /* the kernel gave it a copy of its creator's event */
-	int fd = open_event(t->tid, mode, exclude_kernel);
-	if (fd < 0)
+	int r = profil__reserve_take(PROFIL_RES_FD);
+	if (r < 0)
+		return r;
+	int fd = open_event(t->tid, mode, exclude_kernel, true);
+	if (fd < 0) {
+		profil__reserve_give(PROFIL_RES_FD);
 		return fd;
+	}
+	struct stat st;
+	uint64_t id;
+	if (fstat(fd, &st) < 0 || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	event_dev = st.st_dev;
+	event_ino = st.st_ino;
+	event_id[fd] = id;
 	if (mode == MODE_FASYNC) {
 		mark(ever_ours, fd, true); /* before a signal can name it */
-		int r = route(fd, t->tid);
-		if (r < 0) {
-			syscall(SYS_close, fd);
-			return r;
-		}
+		if ((r = route(fd, t->tid)) < 0)
+			goto fail;
 	}
 	mark(open_now, fd, true);
+	if (fd > top_fd)
+		top_fd = fd;
 	t->handle = fd;
 	return 0;
+fail:
+	syscall(SYS_close, fd);
+	profil__reserve_give(PROFIL_RES_FD);
+	return r;
 }
 
-static void detach(struct profil_thread *t)
+static int detach(struct profil_thread *t)
 {
-	if (t->handle >= 0) {
-		mark(open_now, (int)t->handle, false);
-		syscall(SYS_close, (int)t->handle);
-	}
+	int fd = (int)t->handle;
 	t->handle = -1;
+	/* An event per thread (fasync, or sigtrap without inheritance) has
+	 * no copies: it goes with its thread. */
+	if (mode == MODE_FASYNC || !inherit)
+		return close_ours(fd);
+	/* Inherited sigtrap: every thread this one created since the start
+	 * carries a copy of its event, and closing it would free them all; so
+	 * it stays open until the engine stops.  A thread without a descriptor of its
+	 * own was sampled by such a copy, which the program may have freed by
+	 * closing any of them (which one is not known). */
+	if (fd >= 0)
+		return ours(fd) ? 0 : forget(fd);
+	if (!root_lost)
+		each_open(check_root);
+	return root_lost ? -EBADF : 0;
 }
 
 static void stop(void)
 {
+	each_open(close_ours);
+	root_lost = false;
+}
+
+static int close_inherited(int fd)
+{
+	if (ours(fd))
+		syscall(SYS_close, fd);
+	mark(open_now, fd, false);
+	return 0;
 }
 
 /* The child inherited the parent's event fds (not its events: inherit_thread
- * stops them at fork, fasync events are per thread).  Close them so the
- * parent's events die with the parent. */
+ * stops them at fork, fasync events are per thread).  Close the ones that
+ * are still events, so the parent's events die with the parent; the
+ * program's files at reused numbers stay. */
 static void fork_child(void)
 {
-	for (int w = 0; w < MAX_FD / 64; w++) {
-		uint64_t bits = atomic_exchange(&open_now[w], 0);
-		while (bits) {
-			int b = __builtin_ctzll(bits);
-			bits &= bits - 1;
-			syscall(SYS_close, w * 64 + b);
-		}
-	}
+	each_open(close_inherited);
+	root_lost = false;
 }
 
 /* si_perf_data: glibc 2.36's siginfo_t has no name for it.  In the kernel's

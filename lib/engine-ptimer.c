@@ -15,10 +15,10 @@
  * weight.  Unlike setitimer(ITIMER_PROF) it is deleted at exec and does
  * not disturb a program's own ITIMER_PROF.
  */
-#include <sys/syscall.h>
 #include <time.h>
 
 #include "engine.h"
+#include "reserve.h"
 
 static int timer_id = -1;
 
@@ -35,13 +35,18 @@ static int signal_of(const struct profil_run *run)
 
 static int start(const struct profil_run *run)
 {
-	int id, r = profil__timer_create(CLOCK_PROCESS_CPUTIME_ID, 0, run->signo, &id);
+	int id, r = profil__reserve_take(PROFIL_RES_SIGQ);
 	if (r < 0)
 		return r;
+	r = profil__timer_create(CLOCK_PROCESS_CPUTIME_ID, 0, run->signo, &id);
+	if (r < 0) {
+		profil__reserve_give(PROFIL_RES_SIGQ);
+		return r;
+	}
 	long period = 1000000000L / (long)run->hz;
 	r = profil__timer_arm(id, period, period);
 	if (r < 0) {
-		syscall(SYS_timer_delete, id);
+		profil__timer_delete(id);
 		return r;
 	}
 	timer_id = id;
@@ -60,15 +65,16 @@ static int attach(struct profil_thread *t, bool inherited)
 	return 0;
 }
 
-static void detach(struct profil_thread *t)
+static int detach(struct profil_thread *t)
 {
 	(void)t;
+	return 0;
 }
 
 static void stop(void)
 {
 	if (timer_id >= 0)
-		syscall(SYS_timer_delete, timer_id);
+		profil__timer_delete(timer_id);
 	timer_id = -1;
 }
 

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "reserve.h"
 
 static long period_ns;
 static int signo;
@@ -50,6 +51,13 @@ int profil__timer_arm(int id, long period_ns, long first_ns)
 	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0)
 		return -errno;
 	return 0;
+}
+
+int profil__timer_delete(int id)
+{
+	int r = syscall(SYS_timer_delete, id) < 0 ? -EBADF : 0;
+	profil__reserve_give(PROFIL_RES_SIGQ);
+	return r;
 }
 
 int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what, char *why,
@@ -89,9 +97,14 @@ static int start(const struct profil_run *run)
 static int attach(struct profil_thread *t, bool inherited)
 {
 	(void)inherited; /* POSIX timers are never inherited */
-	int id, r = profil__timer_create(profil_thread_clock(t->tid), t->tid, signo, &id);
+	int id, r = profil__reserve_take(PROFIL_RES_SIGQ);
 	if (r < 0)
 		return r;
+	r = profil__timer_create(profil_thread_clock(t->tid), t->tid, signo, &id);
+	if (r < 0) {
+		profil__reserve_give(PROFIL_RES_SIGQ);
+		return r;
+	}
 	/* The first expiry is the next tick of the thread's schedule, whose
 	 * phase is random (threads.c): short-lived threads are then sampled
 	 * in proportion to their CPU time instead of never reaching a full
@@ -99,16 +112,20 @@ static int attach(struct profil_thread *t, bool inherited)
 	 * and the signals fall exactly on the ticks the schedule counts. */
 	r = profil__timer_arm(id, period_ns, (long)t->arm_ns);
 	if (r < 0) {
-		syscall(SYS_timer_delete, id);
+		profil__timer_delete(id);
 		return r;
 	}
 	t->handle = id;
 	return 0;
 }
 
-static void detach(struct profil_thread *t)
+/* The kernel hands out timer ids cyclically per process, so a timer the
+ * program deleted under us (timer_delete on an id it guessed) leaves an id
+ * that no new timer takes for 2^31 creations: deleting it again fails
+ * instead of deleting the program's timer. */
+static int detach(struct profil_thread *t)
 {
-	syscall(SYS_timer_delete, (int)t->handle);
+	return profil__timer_delete((int)t->handle);
 }
 
 static void stop(void)

@@ -89,9 +89,15 @@ struct profil_engine {
 	 * thread found by start).  `inherited` says that t was created by a
 	 * covered thread while this run was active, so an engine whose kernel
 	 * object is inherited by new threads need not arm anything.  NULL for
-	 * process-wide engines. */
+	 * process-wide engines.  An error from the resource limits (-EMFILE,
+	 * -ENFILE, -EAGAIN, -ENOMEM) means the reserve of reserve.h or the
+	 * limit itself refused the thread's object. */
 	int (*attach)(struct profil_thread *t, bool inherited);
-	void (*detach)(struct profil_thread *t);
+	/* Disarm thread t and free what attach took, but never an object
+	 * that is no longer provably ours: -EBADF if the program closed or
+	 * deleted it (then the thread had stopped being sampled, from an
+	 * unknown time), else 0. */
+	int (*detach)(struct profil_thread *t);
 
 	/* Disarm everything (process-wide part; threads were detached). */
 	void (*stop)(void);
@@ -144,6 +150,9 @@ PROFIL_HIDDEN extern const char profil__cookie[1];
  * tid 0 makes a process-directed timer.  AS-safe. */
 PROFIL_HIDDEN int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id);
 PROFIL_HIDDEN int profil__timer_arm(int id, long period_ns, long first_ns);
+/* Delete a timer made after profil__reserve_take(PROFIL_RES_SIGQ) and give
+ * its queued-signal slot back; -EBADF if it no longer existed.  AS-safe. */
+PROFIL_HIDDEN int profil__timer_delete(int id);
 /* Create and delete a test timer; on failure explain in why ("timer_create
  * on <what>: <error>"). */
 PROFIL_HIDDEN int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what,

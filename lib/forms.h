@@ -13,9 +13,10 @@
 #include "sample.h"
 
 /* Classic form; kind is PROFIL_CLASSIC or PROFIL_AIX_CLASSIC, round the
- * index rule; scale as given (the AIX entry masks it first). */
+ * index rule; scale as given, any value valid (the AIX entry masks it to
+ * its low 16 bits first). */
 PROFIL_HIDDEN int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset,
-				      unsigned long scale, int kind, int round,
+				      unsigned int scale, int kind, int round,
 				      struct profil_cfg **out);
 
 /* Tru64 extended form: args is a struct profil_args array of count entries

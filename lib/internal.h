@@ -115,6 +115,21 @@ PROFIL_HIDDEN const char *profil__errname(int err);
 /* Append an unsigned decimal.  AS-safe. */
 PROFIL_HIDDEN void profil__strlcat_u(char *buf, size_t len, unsigned long v);
 
+/* Read the file at path (a /proc file: no allocation, raw system calls)
+ * into buf, at most len - 1 bytes, NUL-terminated.  Returns the length or
+ * -errno.  AS-safe. */
+PROFIL_HIDDEN long profil__read_small(const char *path, char *buf, size_t len);
+/* Call fn(name, ctx) for each entry of directory path except "." and ".."
+ * (raw getdents64 into a stack buffer, no allocation).  Returns 0, the first
+ * nonzero value fn returned, or -errno if the directory cannot be opened
+ * (the open takes one descriptor for the duration).  AS-safe. */
+PROFIL_HIDDEN int profil__each_dirent(const char *path, int (*fn)(const char *name, void *ctx),
+				      void *ctx);
+/* The number after "key:" in /proc/self/status (the first number of a
+ * field like "SigQ:\t3/7813"), or -errno: -ENOENT without such a field,
+ * -EINVAL if it holds no number.  AS-safe. */
+PROFIL_HIDDEN long profil__status_number(const char *key);
+
 /* ---- environment, read once by the library constructor ---- */
 
 struct profil_env {

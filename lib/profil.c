@@ -13,18 +13,18 @@
 #include "forms.h"
 #include "session.h"
 
-int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset, unsigned long scale,
+int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale,
 			int kind, int round, struct profil_cfg **out)
 {
 	*out = NULL;
 	/* Off: a NULL buffer (glibc) or scale 0 or 1 (every seed system). */
 	if (!buf || scale < 2)
 		return 0;
-	/* The documented range ends at 0x10000 (one 16-bit counter per two
-	 * bytes of text); BSD and XNU reject larger scales the same way. */
-	if (scale > 0x10000)
-		return -EINVAL;
-
+	/* Any larger scale is valid; above 0x10000 each text byte has a
+	 * counter of its own or more.  glibc, illumos, HP-UX and IRIX accept
+	 * such scales and programs use them (LTP's profil01 passes 0x20000);
+	 * only BSD and XNU say EINVAL (spec 3.6).  The bin arithmetic is
+	 * exact in 128 bits for any scale and pc (sample.h). */
 	uint64_t n = bufsiz / 2; /* an odd trailing byte is never written */
 	int r = profil__check_writable(buf, n * 2);
 	if (r < 0)
@@ -57,8 +57,8 @@ static int dispatch(void *buf, size_t bufsiz, size_t offset, unsigned long scale
 		r = profil__tru64_cfg(buf, bufsiz, scale, &c);
 	else if (bufsiz == SIZE_MAX || bufsiz == 0xFFFFFFFFu)
 		r = profil__aix_array_cfg(buf, false, &c);
-	else
-		r = profil__classic_cfg(buf, bufsiz, offset, scale, PROFIL_CLASSIC,
+	else /* every classic prototype (glibc, Tru64) takes an unsigned int */
+		r = profil__classic_cfg(buf, bufsiz, offset, (unsigned int)scale, PROFIL_CLASSIC,
 					PROFIL_ROUND_DOWN, &c);
 	return profil__install_built(r, c);
 }

@@ -14,16 +14,26 @@
  *   PCPROF_ROOT=<pid>             the pid of the program pcprof started
  *   PCPROF_FOLLOW=0|1             record forked children and exec'd images
  *                                 (0: only the first image of PCPROF_ROOT)
- *   PCPROF_SLOTS=<n>              hash table slots per process (power of 2,
- *                                 default 262144)
+ *   PCPROF_SLOTS=<n>              most pc table slots per process
  *   PROFIL_HZ, PROFIL_ENGINE      as for the library
+ * A secure-execution process (AT_SECURE: set-user-ID, set-group-ID, file
+ * capabilities) ignores all of them and records nothing.
+ *
  * Each process image (the program, every forked child, every image after an
  * exec) has one file "<dir>/<pid>.<seq>.raw" (seq 0, 1, ... per pid: an exec'd
  * image takes the next free one), created by the audit module when the image
  * starts (or by the library if there is none, and by the library in a forked
- * child), sized with ftruncate and mapped MAP_SHARED.  Everything is written
- * in place, so the data survives _exit, abort, SIGSEGV and SIGKILL: the
- * kernel keeps the page-cache pages.
+ * child), mapped MAP_SHARED.  Everything is written in place, so the data
+ * survives _exit, abort, SIGSEGV and SIGKILL: the kernel keeps the pages.
+ *
+ * Space.  The file is as large as its tables can grow, but only the parts in
+ * use are backed: the creator reserves the header and the first level of
+ * each table with posix_fallocate, and a table grows by reserving its next
+ * level with MADV_POPULATE_WRITE before anyone writes there, so no store can
+ * ever meet a full file system (which would be SIGBUS).  An image whose
+ * first reservation fails runs unrecorded and leaves instead an empty file
+ * "<dir>/<pid>.<seq>.<errno>.<token>.lost" (errno decimal, token 16 hex
+ * digits), which pcprof reports.
  *
  * All integers are native (x86-64: little-endian), all offsets from the start
  * of the file.  Fields marked (atomic) are updated while the program runs;
@@ -32,15 +42,19 @@
 #ifndef PROFIL_RECORD_FORMAT_H
 #define PROFIL_RECORD_FORMAT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PCPROF_RAW_MAGIC   "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
-#define PCPROF_RAW_VERSION 1
+#define PCPROF_RAW_VERSION 2
 
 #define PCPROF_RAW_MAX_MODULES 4096
-#define PCPROF_RAW_MAX_THREADS 8192 /* thread table slots (open addressing) */
 #define PCPROF_RAW_MAX_SEGS    8
 #define PCPROF_RAW_PATH        512
+#define PCPROF_RAW_LEVELS      20         /* most levels of a growing table */
+#define PCPROF_RAW_MAX_BASE    (1u << 24) /* largest first level */
 
 /* How the image ended, as far as the library could tell. */
 enum pcprof_raw_end {
@@ -49,11 +63,34 @@ enum pcprof_raw_end {
 	PCPROF_END_EXEC = 2,    /* replaced by exec */
 };
 
+/*
+ * A hash table that grows by levels: level k holds base << k entries and
+ * starts right after level k - 1.  New entries go to the top level (open -
+ * 1); once it is half full the next level is reserved and opened, and the
+ * levels below are only searched (an entry is never moved, so a key may be
+ * found in more than one level: readers add them up).  Probing a level
+ * stops at its first free entry.
+ */
+struct pcprof_raw_levels {
+	uint64_t off;     /* offset of level 0 */
+	uint32_t base;    /* entries of level 0, a power of two */
+	uint32_t max;     /* levels the file has room for, 1..20 */
+	uint32_t open;    /* (atomic) levels reserved and in use */
+	uint32_t growing; /* (atomic) 1: a writer is reserving level
+			     `open`; stays 1 if that failed */
+	int32_t error;    /* (atomic) errno of the failed reservation */
+	uint32_t pad;
+	uint64_t used[PCPROF_RAW_LEVELS]; /* (atomic) entries taken per level */
+};
+
 struct pcprof_raw_header {
 	char magic[16];       /* PCPROF_RAW_MAGIC */
 	uint32_t version;     /* PCPROF_RAW_VERSION */
 	uint32_t header_size; /* sizeof(struct pcprof_raw_header) */
-	uint64_t file_size;   /* bytes mapped */
+	uint64_t file_size;   /* the file's size, all mapped; a page multiple */
+	uint64_t token;       /* the image that made it: a hash of the kernel's
+				 AT_RANDOM bytes (new at each exec) and the pid
+				 (new at each fork) */
 	int32_t pid, ppid;
 	uint32_t seq;                  /* image number for this pid (exec chain) */
 	uint32_t hz;                   /* sampling rate in force */
@@ -72,36 +109,47 @@ struct pcprof_raw_header {
 	uint32_t epoch;                /* (atomic) module generation, see modules */
 	uint64_t signals;              /* (atomic) profiling signals recorded */
 	uint64_t ticks;                /* (atomic) weighted ticks recorded */
-	uint64_t lost;                 /* (atomic) ticks not stored: table full */
-	uint64_t lost_threads;         /* (atomic) ticks of threads beyond the table
-					  (still in the slots, with thread UINT32_MAX) */
+	uint64_t lost;                 /* (atomic) ticks not stored: the pc table
+					  was full, or could not grow (slot.error) */
+	uint64_t lost_threads;         /* (atomic) ticks of threads beyond the thread
+					  table (still in the slots, with thread
+					  UINT32_MAX) */
 	uint32_t flags;                /* PCPROF_RAW_F_* */
 	uint32_t pad;
 
-	uint64_t mod_off; /* struct pcprof_raw_module[mod_cap] */
-	uint32_t mod_cap;
-	uint32_t mod_count; /* (atomic) entries written (release order) */
-	uint64_t thr_off;   /* struct pcprof_raw_thread[thr_cap] */
-	uint32_t thr_cap;   /* power of two */
-	uint32_t thr_used;  /* (atomic) */
-	uint64_t slot_off;  /* struct pcprof_raw_slot[slot_cap] */
-	uint64_t slot_cap;  /* power of two */
-	uint64_t slot_used; /* (atomic) */
-
+	uint64_t mod_off;              /* struct pcprof_raw_module[mod_cap] */
+	uint32_t mod_cap;              /* entries the file has room for */
+	uint32_t mod_reserved;         /* (atomic) entries whose space is reserved */
+	uint32_t mod_count;            /* (atomic) entries written (release order) */
+	int32_t mod_error;             /* (atomic) errno of a reservation that failed */
+	uint64_t lost_modules;         /* (atomic) modules not listed: no room */
+	struct pcprof_raw_levels thr;  /* struct pcprof_raw_thread */
+	struct pcprof_raw_levels slot; /* struct pcprof_raw_slot */
+	/* Threads the engine did not sample, wholly or in part (a resource
+	 * limit, an attach error, or the program closed their timer or
+	 * event), and threads that ended without exit handlers (raw
+	 * SYS_exit, raw clone), whose CPU after the last sample is not
+	 * counted.  (atomic) */
+	uint64_t threads_unsampled;
+	uint64_t threads_unseen;
 	/* (atomic) Ticks of `ticks` that no signal of the engine brought: CPU
 	 * time before a thread's first signal or after its last, and expiries
 	 * the kernel folded or dropped (owed ticks, libprofil(7)). */
 	uint64_t owed;
-	/* (atomic) Ticks of CPU time that could not be sampled at all
-	 * (threads the engine could not attach to), estimated from their CPU
-	 * clocks; not in `ticks`. */
+	/* (atomic) Ticks of CPU time that could not be sampled at all (the
+	 * CPU time of threads the engine could not attach to, from their CPU
+	 * clocks); not in `ticks`.  threads_unsampled counts those threads. */
 	uint64_t unsampled;
 	/* END_EXEC: CPU time of the thread that called exec, up to which this
 	 * image accounted its ticks; the next image of the pid counts its main
 	 * thread from there. */
 	uint64_t exec_cpu_ns;
-	uint64_t reserved[3];
+	uint64_t reserved[1];
 };
+
+/* docs/formats.md lists every field's offset: keep them in step. */
+_Static_assert(sizeof(struct pcprof_raw_header) == 1904, "header size as in docs/formats.md");
+_Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -125,7 +173,8 @@ struct pcprof_raw_module {
 	} seg[PCPROF_RAW_MAX_SEGS]; /* PT_LOAD segments */
 };
 
-/* One thread, found by open addressing on tid. */
+/* One thread, found by open addressing on tid in the levels of hdr.thr; its
+ * index is its position counted from level 0's first entry. */
 struct pcprof_raw_thread {
 	int32_t tid; /* (atomic) 0: free */
 	uint32_t pad;
@@ -133,12 +182,14 @@ struct pcprof_raw_thread {
 	uint64_t ticks; /* (atomic) */
 };
 
-/* One (pc, thread, epoch) with its count.  key 0: empty; key UINT64_MAX: being
- * filled (the writer sets meta, then key).  A key may appear in more than one
- * slot (a writer that met a slot being filled moves on); readers sum. */
+/* One (pc, thread, epoch) with its count, in the levels of hdr.slot.  key 0:
+ * empty; key UINT64_MAX: being filled (the writer sets meta, then key).  A
+ * key may appear in more than one slot (a writer that met a slot being
+ * filled moves on; a key stays in a level after the next one opens);
+ * readers sum. */
 struct pcprof_raw_slot {
 	uint64_t key;    /* (atomic) the pc */
-	uint32_t thread; /* index into the thread table */
+	uint32_t thread; /* index in the thread table, UINT32_MAX: none */
 	uint32_t epoch;  /* module generation at the sample */
 	uint64_t count;  /* (atomic) weighted ticks */
 };
@@ -159,5 +210,71 @@ struct pcprof_raw_slot {
  * exits, so a sample taken during exit may match no module by epoch: then
  * take the most recently loaded module whose segments contain pc.
  */
+
+/* ---- layout arithmetic and checks, for writer and reader alike ---- */
+
+/* Index of the first entry of level k. */
+static inline uint64_t pcprof_raw_level_first(const struct pcprof_raw_levels *l, uint32_t k)
+{
+	return ((uint64_t)l->base << k) - l->base;
+}
+
+/* Is [off, off + count * size) inside [lo, limit)?  (No overflow.) */
+static inline bool pcprof_raw_region_ok(uint64_t off, uint64_t count, size_t size, uint64_t lo,
+					uint64_t limit)
+{
+	return off >= lo && off <= limit && count <= (limit - off) / size;
+}
+
+static inline const char *pcprof_raw_levels_error(const struct pcprof_raw_levels *l, size_t entry,
+						  uint64_t lo, uint64_t limit)
+{
+	if (l->base == 0 || l->base > PCPROF_RAW_MAX_BASE || (l->base & (l->base - 1)) ||
+	    l->max == 0 || l->max > PCPROF_RAW_LEVELS || l->open == 0 || l->open > l->max)
+		return "bad level sizes";
+	if (!pcprof_raw_region_ok(l->off, pcprof_raw_level_first(l, l->max), entry, lo, limit))
+		return "out of bounds";
+	return NULL;
+}
+
+/*
+ * Check a header against the size of its file: magic, version, sizes, and
+ * every table inside the file, after the header, none overlapping another.
+ * Returns NULL, or what is wrong.  A zero magic is an image that died
+ * before it started recording.  Callers must also clamp what changes while
+ * the program runs (open, counts) when they use it.
+ */
+static inline const char *pcprof_raw_header_error(const struct pcprof_raw_header *h, uint64_t size)
+{
+	static const char zero[16];
+	if (memcmp(h->magic, zero, sizeof zero) == 0)
+		return "empty: the process ended before it started recording";
+	if (memcmp(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic) != 0)
+		return "not a libprofil recording (bad magic)";
+	if (h->version != PCPROF_RAW_VERSION)
+		return "recording format version not supported (libprofil and pcprof differ)";
+	if (h->header_size != sizeof *h)
+		return "header size does not match this pcprof";
+	if (h->file_size != size)
+		return "file size differs from its header's";
+	if (h->mod_cap > PCPROF_RAW_MAX_MODULES || h->mod_reserved > h->mod_cap ||
+	    !pcprof_raw_region_ok(h->mod_off, h->mod_cap, sizeof(struct pcprof_raw_module),
+				  sizeof *h, size))
+		return "module table out of bounds";
+	if (pcprof_raw_levels_error(&h->thr, sizeof(struct pcprof_raw_thread), sizeof *h, size))
+		return "thread table out of bounds";
+	if (pcprof_raw_levels_error(&h->slot, sizeof(struct pcprof_raw_slot), sizeof *h, size))
+		return "pc table out of bounds";
+	uint64_t m_end = h->mod_off + (uint64_t)h->mod_cap * sizeof(struct pcprof_raw_module);
+	uint64_t t_end = h->thr.off + pcprof_raw_level_first(&h->thr, h->thr.max) *
+					      sizeof(struct pcprof_raw_thread);
+	uint64_t s_end = h->slot.off + pcprof_raw_level_first(&h->slot, h->slot.max) *
+					       sizeof(struct pcprof_raw_slot);
+	if ((h->mod_off < t_end && h->thr.off < m_end) ||
+	    (h->mod_off < s_end && h->slot.off < m_end) ||
+	    (h->thr.off < s_end && h->slot.off < t_end))
+		return "tables overlap";
+	return NULL;
+}
 
 #endif

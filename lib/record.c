@@ -9,8 +9,16 @@
  * buffered in the process: whatever way it ends, the counts are already in
  * the page cache for pcprof to read.
  *
+ * The thread and pc tables grow by levels (record-format.h), so that the
+ * memory they take follows the distinct pcs the program actually runs, not
+ * the most it could: each level is dense (a program that samples 1000
+ * distinct pcs touches about 100 KiB, where one sparse table of the largest
+ * size touched a page per pc), and it is reserved before the first store
+ * into it, so a full file system costs samples, never a SIGBUS.
+ *
  * profil__record is on the signal path (AS-safe: atomics, raw syscalls, no
- * locks; bounded probing).  Everything else runs in normal context.
+ * locks; at most 64 probes per level and one madvise when a level opens).
+ * Everything else runs in normal context.
  */
 #include "record.h"
 
@@ -28,14 +36,22 @@
 #include "rawfile.h"
 #include "session.h"
 
-#define MAX_PROBE 64 /* slots looked at before a tick counts as lost */
+#define MAX_PROBE 64 /* entries looked at per level */
+
+/* A growing table (record-format.h) as checked at attach: where its levels
+ * are in our mapping and how many there may be; only `open` and the counts
+ * are read from the shared header, and bounded by these. */
+struct levels {
+	struct pcprof_raw_levels *l;
+	char *at; /* level 0 */
+	uint32_t base, max;
+	size_t entry;
+};
 
 struct profil_rec {
 	struct pcprof_raw_header *h;
-	struct pcprof_raw_thread *thr;
-	struct pcprof_raw_slot *slot;
-	uint64_t slot_mask;
-	uint32_t thr_mask;
+	const struct raw_map *map;
+	struct levels thr, slot;
 };
 
 struct profil_rec *_Atomic profil__rec;
@@ -65,27 +81,121 @@ static void read_comm(pid_t tid, char name[16])
 		name[i] = buf[i];
 }
 
-/* Thread tid's index in the thread table, or UINT32_MAX if full. */
+static uint32_t open_levels(const struct levels *t)
+{
+	uint32_t n = atomic_load_explicit(A32(&t->l->open), memory_order_acquire);
+	return n == 0 ? 1 : n > t->max ? t->max : n;
+}
+
+/* Entry i of level k for hash value `hash` and probe number `probe`. */
+static uint64_t level_index(const struct levels *t, uint32_t k, uint64_t hash, uint32_t probe)
+{
+	uint64_t size = (uint64_t)t->base << k;
+	return size - t->base + ((hash + probe) & (size - 1));
+}
+
+/* Level `top` is half full, or had no room: reserve and open the next one.
+ * One writer at a time; a failed reservation is not tried again (its errno
+ * tells pcprof why samples were lost). */
+static void grow(struct profil_rec *r, struct levels *t, uint32_t top)
+{
+	uint32_t idle = 0;
+	if (top + 1 >= t->max || !atomic_compare_exchange_strong(A32(&t->l->growing), &idle, 1))
+		return;
+	if (open_levels(t) == top + 1) {
+		uint64_t size = (uint64_t)t->base << (top + 1);
+		uint64_t off = (uint64_t)(t->at - (char *)r->h) + (size - t->base) * t->entry;
+		int e = profil__raw_reserve(r->map, off, size * t->entry);
+		if (e < 0) {
+			atomic_store(AI32(&t->l->error), -e);
+			return;
+		}
+		atomic_store_explicit(A32(&t->l->open), top + 2, memory_order_release);
+	}
+	atomic_store(A32(&t->l->growing), 0);
+}
+
+static void taken(struct profil_rec *r, struct levels *t, uint32_t k)
+{
+	uint64_t n = atomic_fetch_add_explicit(A64(&t->l->used[k]), 1, memory_order_relaxed) + 1;
+	if (2 * n >= (uint64_t)t->base << k)
+		grow(r, t, k);
+}
+
+/* Thread tid's index in the thread table, or UINT32_MAX if there is no
+ * room.  Threads never leave, so a probe that meets a free entry in a lower
+ * level knows the thread is not in that level. */
 static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 {
-	uint32_t i = (uint32_t)profil__mix64((uint64_t)tid) & r->thr_mask;
-	for (uint32_t probe = 0; probe <= r->thr_mask; probe++, i = (i + 1) & r->thr_mask) {
-		struct pcprof_raw_thread *t = &r->thr[i];
-		int32_t cur = atomic_load_explicit(AI32(&t->tid), memory_order_acquire);
-		if (cur == tid)
-			return i;
-		if (cur == 0) {
-			int32_t zero = 0;
-			if (atomic_compare_exchange_strong(AI32(&t->tid), &zero, tid)) {
-				atomic_fetch_add(A32(&r->h->thr_used), 1);
-				read_comm(tid, t->name);
-				return i;
+	struct levels *t = &r->thr;
+	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
+	uint64_t hash = profil__mix64((uint64_t)tid);
+	uint32_t levels = open_levels(t);
+	for (uint32_t k = 0; k < levels; k++) {
+		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
+		     probe++) {
+			uint64_t i = level_index(t, k, hash, probe);
+			struct pcprof_raw_thread *e = &thr[i];
+			int32_t cur = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
+			if (cur == tid)
+				return (uint32_t)i;
+			if (cur != 0)
+				continue;
+			if (k + 1 < levels)
+				break;
+			if (atomic_compare_exchange_strong(AI32(&e->tid), &cur, tid)) {
+				read_comm(tid, e->name);
+				taken(r, t, k);
+				return (uint32_t)i;
 			}
-			if (zero == tid)
-				return i;
+			if (cur == tid)
+				return (uint32_t)i;
 		}
 	}
+	grow(r, t, levels - 1);
 	return UINT32_MAX;
+}
+
+/* Add weight to the slot of (pc, ti, epoch): the first one found in any
+ * level, or a new one in the top level. */
+static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch,
+		  unsigned long weight)
+{
+	struct levels *t = &r->slot;
+	struct pcprof_raw_slot *slots = (struct pcprof_raw_slot *)t->at;
+	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20));
+	uint32_t levels = open_levels(t);
+	for (uint32_t k = 0; k < levels; k++) {
+		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
+		     probe++) {
+			struct pcprof_raw_slot *s = &slots[level_index(t, k, hash, probe)];
+			uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
+			if (key == 0) {
+				if (k + 1 < levels)
+					break;
+				if (atomic_compare_exchange_strong(A64(&s->key), &key,
+								   PCPROF_RAW_SLOT_BUSY)) {
+					s->thread = ti;
+					s->epoch = epoch;
+					atomic_store_explicit(A64(&s->count), weight,
+							      memory_order_relaxed);
+					atomic_store_explicit(A64(&s->key), pc,
+							      memory_order_release);
+					taken(r, t, k);
+					return true;
+				}
+				/* someone else took it: compare with theirs */
+			}
+			if (key == pc && s->thread == ti && s->epoch == epoch) {
+				atomic_fetch_add_explicit(A64(&s->count), weight,
+							  memory_order_relaxed);
+				return true;
+			}
+			/* BUSY (being filled by another thread) or another key: move on. */
+		}
+	}
+	grow(r, t, levels - 1);
+	return false;
 }
 
 void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, unsigned long weight,
@@ -108,36 +218,18 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, unsigned long
 	if (ti == UINT32_MAX)
 		atomic_fetch_add_explicit(A64(&h->lost_threads), weight, memory_order_relaxed);
 	else
-		atomic_fetch_add_explicit(A64(&r->thr[ti].ticks), weight, memory_order_relaxed);
+		atomic_fetch_add_explicit(A64(&((struct pcprof_raw_thread *)r->thr.at)[ti].ticks),
+					  weight, memory_order_relaxed);
 	uint32_t epoch = atomic_load_explicit(A32(&h->epoch), memory_order_acquire);
+	if (!store(r, pc, ti, epoch, weight))
+		atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
+}
 
-	uint64_t i = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20));
-	for (int probe = 0; probe < MAX_PROBE; probe++, i++) {
-		struct pcprof_raw_slot *s = &r->slot[i & r->slot_mask];
-		uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
-		if (key == 0) {
-			if (!atomic_compare_exchange_strong(A64(&s->key), &key,
-							    PCPROF_RAW_SLOT_BUSY)) {
-				if (key == PCPROF_RAW_SLOT_BUSY)
-					continue;
-				/* someone else filled it: fall through and compare */
-			} else {
-				s->thread = ti;
-				s->epoch = epoch;
-				atomic_store_explicit(A64(&s->count), weight, memory_order_relaxed);
-				atomic_store_explicit(A64(&s->key), pc, memory_order_release);
-				atomic_fetch_add_explicit(A64(&h->slot_used), 1,
-							  memory_order_relaxed);
-				return;
-			}
-		}
-		if (key == pc && s->thread == ti && s->epoch == epoch) {
-			atomic_fetch_add_explicit(A64(&s->count), weight, memory_order_relaxed);
-			return;
-		}
-		/* BUSY (being filled by another thread) or another key: move on. */
-	}
-	atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
+void profil__record_thread_loss(bool unseen)
+{
+	struct profil_rec *r = atomic_load(&profil__rec);
+	if (r)
+		atomic_fetch_add(A64(unseen ? &r->h->threads_unseen : &r->h->threads_unsampled), 1);
 }
 
 void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
@@ -153,14 +245,18 @@ unsigned int profil__record_hz(void)
 
 /* ---- set-up (normal context) ---- */
 
+static void use_levels(struct levels *t, struct pcprof_raw_levels *l, const struct raw_table *c,
+		       size_t entry)
+{
+	*t = (struct levels){ l, (char *)map.h + c->off, c->base, c->max, entry };
+}
+
 static void use_map(void)
 {
-	struct pcprof_raw_header *h = map.h;
-	rec.h = h;
-	rec.thr = (struct pcprof_raw_thread *)((char *)h + h->thr_off);
-	rec.slot = (struct pcprof_raw_slot *)((char *)h + h->slot_off);
-	rec.slot_mask = h->slot_cap - 1;
-	rec.thr_mask = h->thr_cap - 1;
+	rec.h = map.h;
+	rec.map = &map;
+	use_levels(&rec.thr, &map.h->thr, &map.thr, sizeof(struct pcprof_raw_thread));
+	use_levels(&rec.slot, &map.h->slot, &map.slot, sizeof(struct pcprof_raw_slot));
 }
 
 static int add_loaded(struct dl_phdr_info *info, size_t size, void *arg)
@@ -178,7 +274,7 @@ static int add_loaded(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!mem)
 			return 0;
 	}
-	profil__raw_add_module(map.h, path, info->dlpi_addr, mem);
+	profil__raw_add_module(&map, path, info->dlpi_addr, mem);
 	return 0;
 }
 
@@ -204,22 +300,27 @@ static void read_cmdline(char *buf, size_t len)
 		buf[n - 1] = '\0';
 }
 
-/* The image's file: the one the audit module made for this image, or a new
- * one.  A file whose image already ended (end != RUNNING) or that a sampler
- * already claimed belongs to a previous image of this pid. */
+/* The image's file: the one the audit module made for this image (same
+ * token), or a new one.  If the audit module could not reserve one, it left
+ * a marker with the reason: this image runs unrecorded. */
 static bool attach_or_create(void)
 {
 	pid_t pid = getpid();
-	int seq = profil__raw_last_seq(env.dir, pid);
-	if (seq >= 0 && profil__raw_attach(env.dir, pid, seq, &map) == 0) {
+	uint64_t token = profil__raw_token(pid);
+	struct raw_latest last;
+	profil__raw_latest(env.dir, pid, &last);
+	if (last.seq >= 0 && last.lost && last.token == token)
+		return false;
+	if (last.seq >= 0 && !last.lost &&
+	    profil__raw_attach(env.dir, pid, last.seq, token, &map) == 0) {
 		if ((map.h->flags & PCPROF_RAW_F_AUDIT) && map.h->end == PCPROF_END_RUNNING &&
 		    !(map.h->flags & PCPROF_RAW_F_SAMPLER))
 			return true;
 		profil__raw_unmap(&map);
 	}
-	if (!profil__raw_wanted(&env, pid, (uint32_t)(seq + 1)))
+	if (!profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)))
 		return false;
-	return profil__raw_create(&env, pid, &map) == 0;
+	return profil__raw_create(&env, pid, 0, &map) == 0;
 }
 
 static void note_engine(void)
@@ -253,20 +354,18 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 		return 0;
 	}
 	uint64_t origin = PROFIL_ORIGIN_NOW;
-	struct raw_map prev = { 0 };
-	if (profil__raw_attach(env.dir, h->pid, (int)h->seq - 1, &prev) == 0) {
-		struct pcprof_raw_header *p = prev.h;
-		uint32_t end = atomic_load(A32(&p->end));
-		uint64_t cpu = atomic_load(A64(&p->cpu_ns));
-		if (p->pid == h->pid && end == PCPROF_END_EXEC && p->exec_cpu_ns <= now &&
-		    cpu <= h->cpu_start_ns) {
-			origin = p->exec_cpu_ns;
-			h->cpu_start_ns = cpu;
-		} else if (p->pid == h->pid && end == PCPROF_END_EXIT) {
+	struct pcprof_raw_header p;
+	if (profil__raw_read_header(env.dir, h->pid, (int)h->seq - 1, &p) == 0) {
+		/* Another image's file: its values bound nothing but this
+		 * origin, which is never past the thread's CPU time now. */
+		if (p.end == PCPROF_END_EXEC && p.exec_cpu_ns <= now &&
+		    p.cpu_ns <= h->cpu_start_ns) {
+			origin = p.exec_cpu_ns;
+			h->cpu_start_ns = p.cpu_ns;
+		} else if (p.end == PCPROF_END_EXIT) {
 			origin = 0; /* that process is gone: a new one has its pid */
 			h->cpu_start_ns = 0;
 		}
-		profil__raw_unmap(&prev);
 	}
 	return origin;
 }
@@ -345,8 +444,12 @@ void profil__record_fork_child(void)
 	atomic_store(&profil__rec, NULL);
 	struct raw_map parent = map;
 	map.h = NULL;
-	if (env.follow && profil__raw_create(&env, getpid(), &map) == 0) {
-		struct pcprof_raw_header *p = parent.h, *c = map.h;
+	struct pcprof_raw_header *p = parent.h;
+	uint32_t n = atomic_load(A32(&p->mod_count)), reserved = atomic_load(A32(&p->mod_reserved));
+	n = n < reserved ? n : reserved;
+	n = n < parent.mod_cap ? n : parent.mod_cap;
+	if (env.follow && profil__raw_create(&env, getpid(), n, &map) == 0) {
+		struct pcprof_raw_header *c = map.h;
 		memcpy(c->engine, p->engine, sizeof c->engine);
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
@@ -354,8 +457,7 @@ void profil__record_fork_child(void)
 		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
 		c->flags = p->flags;
 		c->epoch = p->epoch;
-		uint32_t n = p->mod_count < c->mod_cap ? p->mod_count : c->mod_cap;
-		memcpy(profil__raw_modules(c), profil__raw_modules(p),
+		memcpy(profil__raw_modules(&map), profil__raw_modules(&parent),
 		       n * sizeof(struct pcprof_raw_module));
 		atomic_store(A32(&c->mod_count), n);
 		use_map();

@@ -25,6 +25,10 @@ PROFIL_HIDDEN void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc,
  * AS-safe. */
 PROFIL_HIDDEN void profil__record_unsampled(struct profil_rec *r, unsigned long weight);
 
+/* A thread is not sampled, wholly or in part (see threads.c), or, with
+ * unseen, ended without exit handlers.  AS-safe. */
+PROFIL_HIDDEN void profil__record_thread_loss(bool unseen);
+
 /* Rate the recorder asked for (0: none).  AS-safe. */
 PROFIL_HIDDEN unsigned int profil__record_hz(void);
 

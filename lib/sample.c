@@ -16,22 +16,23 @@
  *      `weight` pc stores for pcsample (bounded by its capacity).
  *   5. Out-of-range pcs, full buffers, faults and overflow stops are counted
  *      in profil__ctr and reported later by profil_stats(), never here.
- *   6. A signal that is not ours goes to the disposition that was in place
- *      before us, exactly once.
+ *   6. A signal that is not ours goes to the program's action for it
+ *      (sigown.h), exactly once, as the kernel would have delivered it.
  */
 #include "sample.h"
 
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 
 #include "arch/guard.h"
 #include "engine.h"
 #include "record.h"
+#include "sigown.h"
 
 struct profil_cfg *_Atomic profil__cur;
 _Atomic long profil__inflight;
 struct profil_counters profil__ctr;
-struct sigaction profil__prev_action[65];
 _Atomic bool profil__stop_pending;
 
 /* Held while a misaligned counter is read, changed and written back. */
@@ -256,36 +257,64 @@ void profil__sample_unsampled(unsigned long w)
 		profil__record_unsampled(rec, w);
 }
 
-/* Give a signal that is not ours to whoever had it before us. */
-static void chain(int sig, siginfo_t *si, void *uc)
+/* The default action of sig, as if we were not here.  Every signal we hold
+ * terminates by default, so: put SIG_DFL back and raise it again for this
+ * thread; it is delivered when the handler returns and the mask is
+ * restored.  A fault the kernel raised needs no raise: returning runs the
+ * faulting instruction again, under SIG_DFL. */
+static void default_action(int sig, const siginfo_t *si)
 {
-	const struct sigaction *prev = &profil__prev_action[sig];
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	profil__real_sigaction(sig, &dfl, NULL);
+	if (!(si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS)))
+		syscall(SYS_tgkill, getpid(), profil__gettid(), sig);
+}
 
-	if (prev->sa_flags & SA_SIGINFO) {
-		if (prev->sa_sigaction)
-			prev->sa_sigaction(sig, si, uc);
+/*
+ * Give a delivery that is not ours to the program's action for sig, once,
+ * as the kernel would have: ignored, default, or its handler called with
+ * errno as the interrupted code left it and the mask the kernel would have
+ * set (the interrupted mask, the action's sa_mask, sig itself unless
+ * SA_NODEFER), SA_RESETHAND applied first.  The one difference: the
+ * sampling signals stay unblocked, so the handler is still profiled.
+ */
+static void chain(int sig, siginfo_t *si, void *uc, int saved_errno)
+{
+	struct sigaction act;
+	unsigned gen = profil__sig_action(sig, &act);
+	/* A signal the kernel forces (a fault, a trap) cannot be ignored: it
+	 * resets the action to SIG_DFL and kills the process instead. */
+	bool forced = si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGTRAP);
+
+	if (act.sa_handler == SIG_IGN && !forced) {
+		errno = saved_errno;
 		return;
 	}
-	bool fault = sig == SIGSEGV || sig == SIGBUS;
-	/* An ignored fault cannot be ignored: the kernel kills the process
-	 * (it resets the disposition to SIG_DFL for a forced fault), so do
-	 * the same instead of re-running the faulting instruction forever. */
-	if (prev->sa_handler == SIG_IGN && !fault)
-		return;
-	if (prev->sa_handler == SIG_DFL || prev->sa_handler == SIG_IGN) {
-		/* The default action must happen as if we were not here: put
-		 * SIG_DFL back and raise the signal again; it is delivered when
-		 * this handler returns and the mask is restored.  For a fault the
-		 * faulting instruction simply runs again. */
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		sigaction(sig, &dfl, NULL);
-		if (!fault)
-			syscall(SYS_tgkill, getpid(), profil__gettid(), sig);
+	if (act.sa_handler == SIG_DFL || act.sa_handler == SIG_IGN) {
+		default_action(sig, si);
+		errno = saved_errno;
 		return;
 	}
-	prev->sa_handler(sig);
+	if (act.sa_flags & SA_RESETHAND)
+		profil__sig_oneshot(sig, gen);
+	uint64_t mask =
+		profil__kmask(&((ucontext_t *)uc)->uc_sigmask) | profil__kmask(&act.sa_mask);
+	mask &= ~profil__sig_reserved();
+	if (!(act.sa_flags & SA_NODEFER))
+		mask |= PROFIL_SIGBIT(sig);
+	uint64_t ours;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, &ours, sizeof mask);
+	errno = saved_errno;
+	if (act.sa_flags & SA_SIGINFO)
+		act.sa_sigaction(sig, si, uc);
+	else
+		act.sa_handler(sig);
+	/* The handler may have changed errno on purpose: it stays. */
+	int e = errno;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &ours, NULL, sizeof ours);
+	errno = e;
 }
 
 void profil__on_signal(int sig, siginfo_t *si, void *uc)
@@ -310,10 +339,10 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 			profil__sample(pc, sig_w, PROFIL_FROM_SIGNAL);
 		if (due > sig_w)
 			profil__sample_owed(NULL, profil__gettid(), pc, due - sig_w);
+		errno = saved_errno;
 	} else {
-		chain(sig, si, uc);
+		chain(sig, si, uc, saved_errno);
 	}
-	errno = saved_errno;
 }
 
 void profil__on_fault(int sig, siginfo_t *si, void *uc)
@@ -327,6 +356,5 @@ void profil__on_fault(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 #endif
-	chain(sig, si, uc);
-	errno = saved_errno;
+	chain(sig, si, uc, saved_errno);
 }

@@ -177,9 +177,6 @@ PROFIL_HIDDEN extern struct profil_counters profil__ctr;
 PROFIL_HIDDEN void profil__on_signal(int sig, siginfo_t *si, void *uc);
 PROFIL_HIDDEN void profil__on_fault(int sig, siginfo_t *si, void *uc);
 
-/* Dispositions in place before ours, for chaining (indexed by signal). */
-PROFIL_HIDDEN extern struct sigaction profil__prev_action[65];
-
 /* Set by session.c when a configuration stops itself; cleared when the
  * deferred teardown ran. */
 PROFIL_HIDDEN extern _Atomic bool profil__stop_pending;

@@ -22,16 +22,21 @@
  *   5. stop the engine if nothing needs it, restore dispositions, free the
  *      old configuration.
  *
- * Signals.  Before installing a handler we save the disposition in place;
- * deliveries that are not ours (another itimer, kill) are passed to it.  On
- * stop we put it back only if ours is still installed, after a moment at
- * SIG_IGN, which discards any of our signals still pending in any thread:
- * otherwise a late SIGPROF could hit a restored SIG_DFL and kill the program.
+ * Signals (sigown.c).  The sampling signal is one the program does not use
+ * (the highest free real-time signal) unless PROFIL_SIGNAL names one.  While
+ * we hold a signal, the disposition in place and every later one the
+ * program sets through libc become the program's action, to which
+ * deliveries that are not ours (kill, the program's own timers) are passed.
+ * On stop the program's action goes back, after a moment at SIG_IGN, which
+ * discards any of our signals still pending in any thread: otherwise a late
+ * sample could hit a restored SIG_DFL and kill the program.  The control
+ * lock is taken before sigown.c's lock, never after.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -39,6 +44,7 @@
 #include "config.h"
 #include "record.h"
 #include "session.h"
+#include "sigown.h"
 
 /* Preference order.  Which of the first two leads depends on the rate (see
  * order_for); manual is only ever chosen by name. */
@@ -79,6 +85,9 @@ _Atomic uint32_t profil__start_seq;
 uint64_t profil__pcs_last_count;
 
 static atomic_flag ctl = ATOMIC_FLAG_INIT;
+/* The lock holder's mask from before profil__lock, for choosing and
+ * reserving a sampling signal (sigown.h). */
+static sigset_t *lock_saved;
 
 static struct {
 	struct profil_cfg *cfg;                     /* installed, owned */
@@ -87,6 +96,7 @@ static struct {
 	const struct profil_engine *forced;         /* by name, or NULL */
 	struct profil_run run;                      /* of the running engine */
 	int sig;                                    /* handled for the engine */
+	int last_sig;                               /* the last run's */
 	bool guard;                                 /* SIGSEGV/SIGBUS hook in */
 	_Atomic int policy;
 	_Atomic unsigned int base_hz;
@@ -114,7 +124,7 @@ void profil__block_async(sigset_t *saved)
 	sigdelset(&all, SIGILL);
 	sigdelset(&all, SIGFPE);
 	sigdelset(&all, SIGTRAP);
-	pthread_sigmask(SIG_BLOCK, &all, saved);
+	profil__real_sigmask(SIG_BLOCK, &all, saved);
 }
 
 void profil__lock(sigset_t *saved)
@@ -122,12 +132,14 @@ void profil__lock(sigset_t *saved)
 	profil__block_async(saved);
 	while (atomic_flag_test_and_set_explicit(&ctl, memory_order_acquire))
 		sched_yield();
+	lock_saved = saved;
 }
 
 void profil__unlock(const sigset_t *saved)
 {
+	lock_saved = NULL;
 	atomic_flag_clear_explicit(&ctl, memory_order_release);
-	pthread_sigmask(SIG_SETMASK, saved, NULL);
+	profil__real_sigmask(SIG_SETMASK, saved, NULL);
 }
 
 /* ---- small queries ---- */
@@ -170,62 +182,19 @@ unsigned int profil__kernel_hz(void)
 
 /* ---- signals ---- */
 
-static bool is_ours(const struct sigaction *sa)
-{
-	return (sa->sa_flags & SA_SIGINFO) &&
-	       (sa->sa_sigaction == profil__on_signal || sa->sa_sigaction == profil__on_fault);
-}
-
-static int take_signal(int sig, void (*fn)(int, siginfo_t *, void *))
-{
-	struct sigaction cur, sa;
-	if (sigaction(sig, NULL, &cur) < 0)
-		return -errno;
-	if (is_ours(&cur))
-		return 0;
-	profil__prev_action[sig] = cur;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = fn;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigfillset(&sa.sa_mask);
-	/* A fault inside the handler (a counter buffer unmapped under us) must
-	 * reach profil__on_fault, so synchronous signals stay unblocked. */
-	sigdelset(&sa.sa_mask, SIGSEGV);
-	sigdelset(&sa.sa_mask, SIGBUS);
-	sigdelset(&sa.sa_mask, SIGILL);
-	sigdelset(&sa.sa_mask, SIGFPE);
-	if (sigaction(sig, &sa, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
-static void release_signal(int sig, bool flush)
-{
-	struct sigaction cur;
-	if (sigaction(sig, NULL, &cur) < 0 || !is_ours(&cur))
-		return; /* the program installed its own since: leave it */
-	if (flush) {
-		struct sigaction ign;
-		memset(&ign, 0, sizeof ign);
-		ign.sa_handler = SIG_IGN;
-		sigaction(sig, &ign, NULL);
-	}
-	sigaction(sig, &profil__prev_action[sig], NULL);
-}
-
 static int set_guard(bool on)
 {
 	if (on == S.guard)
 		return 0;
 	if (on) {
-		int r = take_signal(SIGSEGV, profil__on_fault);
-		if (r == 0 && (r = take_signal(SIGBUS, profil__on_fault)) < 0)
-			release_signal(SIGSEGV, false);
+		int r = profil__sig_take(SIGSEGV, profil__on_fault);
+		if (r == 0 && (r = profil__sig_take(SIGBUS, profil__on_fault)) < 0)
+			profil__sig_release(SIGSEGV, false);
 		if (r < 0)
 			return r;
 	} else {
-		release_signal(SIGBUS, false);
-		release_signal(SIGSEGV, false);
+		profil__sig_release(SIGBUS, false);
+		profil__sig_release(SIGSEGV, false);
 	}
 	S.guard = on;
 	return 0;
@@ -249,6 +218,23 @@ static bool want_subtick(const struct profil_run *run)
 {
 	unsigned int khz = profil__kernel_hz();
 	return khz && run->hz > khz;
+}
+
+/* Append "SIGRTMAX", "SIGRTMAX-2", "SIGPROF"...: the names PROFIL_SIGNAL
+ * accepts. */
+static void signal_name(char *buf, size_t len, int sig)
+{
+	const char *abbrev = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
+	profil__strlcat(buf, len, "SIG");
+	if (abbrev) {
+		profil__strlcat(buf, len, abbrev);
+		return;
+	}
+	profil__strlcat(buf, len, "RTMAX");
+	if (sig < SIGRTMAX) {
+		profil__strlcat(buf, len, "-");
+		profil__strlcat_u(buf, len, (unsigned long)(SIGRTMAX - sig));
+	}
 }
 
 static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
@@ -279,21 +265,23 @@ static void reset_counters(void)
 	atomic_store(&profil__ctr.lost, 0);
 	atomic_store(&profil__ctr.owed, 0);
 	atomic_store(&profil__ctr.unsampled, 0);
-	profil__thread_attaches = 0;
-	profil__thread_errors = 0;
 }
 
-static int try_engine(const struct profil_engine *e, const struct profil_run *run)
+/* whole: every thread must be covered (see profil__threads_attach_all). */
+static int try_engine(const struct profil_engine *e, const struct profil_run *run, bool whole)
 {
 	int sig = e->signal(run), r = 0;
-	if (sig && (r = take_signal(sig, profil__on_signal)) < 0)
+	if (sig && (r = profil__sig_take(sig, profil__on_signal)) < 0)
 		return r;
+	if (sig)
+		profil__sig_reserve(sig, lock_saved);
 	profil__threads_block_creation();
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
 	profil__threads_set_period(1000000000u / run->hz);
 	profil__threads_user_time(e->user_only && e->user_only());
+	profil__threads_reset_counts();
 	r = e->start(run);
-	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq)) < 0) {
+	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq, whole)) < 0) {
 		profil__threads_detach_all(e);
 		e->stop();
 	}
@@ -302,10 +290,11 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	profil__threads_unblock_creation();
 	if (r < 0) {
 		if (sig)
-			release_signal(sig, true);
+			profil__sig_release(sig, true);
 		return r;
 	}
 	S.sig = sig;
+	S.last_sig = sig;
 	S.run = *run;
 	return 0;
 }
@@ -322,7 +311,9 @@ static int start_engine(const struct profil_run *run)
 		const struct profil_engine *e = order[i];
 		char reason[128] = "";
 		int r = e->probe(run, reason, sizeof reason);
-		if (r == 0 && (r = try_engine(e, run)) < 0 && !reason[0]) {
+		/* Threads beyond a resource limit's reserve are left unsampled
+		 * only by the last engine that can be tried. */
+		if (r == 0 && (r = try_engine(e, run, i + 1 < n)) < 0 && !reason[0]) {
 			profil__strlcat(reason, sizeof reason, "start failed: ");
 			profil__strlcat(reason, sizeof reason, profil__errname(-r));
 		}
@@ -343,6 +334,10 @@ static int start_engine(const struct profil_run *run)
 				profil__strlcat(text, sizeof text, " (");
 				profil__strlcat(text, sizeof text, e->variant());
 				profil__strlcat(text, sizeof text, ")");
+			}
+			if (S.sig) {
+				profil__strlcat(text, sizeof text, ", signal ");
+				signal_name(text, sizeof text, S.sig);
 			}
 			why_add(e->name, text);
 			for (size_t j = i + 1; j < n; j++)
@@ -373,7 +368,7 @@ static void stop_engine(void)
 	 * for good: it drops our late signals and passes every other
 	 * delivery to the saved disposition, as if it were still there. */
 	if (S.sig && !(e->lingers && e->lingers()))
-		release_signal(S.sig, true);
+		profil__sig_release(S.sig, true);
 	S.sig = 0;
 }
 
@@ -396,7 +391,7 @@ static void make_run(const struct profil_cfg *cfg, struct profil_run *run)
 	run->hz = cfg ? cfg->hz : profil__record_hz();
 	if (!run->hz)
 		run->hz = profil__base_hz();
-	run->signo = profil__env.signo ? profil__env.signo : SIGPROF;
+	run->signo = profil__env.signo ? profil__env.signo : profil__sig_choose(lock_saved);
 	run->distinct = cfg && cfg->kind == PROFIL_PCSAMPLE;
 	memcpy(run->perf_mode, profil__env.perf_mode, sizeof run->perf_mode);
 }
@@ -544,10 +539,12 @@ void profil__exec_failed(void)
 static void fork_prepare(void)
 {
 	profil__lock(&S.fork_mask);
+	profil__sig_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	profil__sig_fork_parent();
 	profil__unlock(&S.fork_mask);
 }
 
@@ -557,6 +554,7 @@ static void fork_parent(void)
  * timers; perf fds it inherited belong to the parent's events. */
 static void fork_child(void)
 {
+	profil__sig_fork_child();
 	profil__random_seed(); /* the child's phases must not repeat the parent's */
 	atomic_flag_clear(&ctl);
 	atomic_store(&profil__inflight, 0);
@@ -571,9 +569,9 @@ static void fork_child(void)
 		if (!S.cfg && !atomic_load(&profil__rec)) {
 			/* Only a recorder that does not follow children needed it. */
 			if (S.sig)
-				release_signal(S.sig, true);
+				profil__sig_release(S.sig, true);
 			S.sig = 0;
-		} else if (try_engine(e, &run) < 0 && start_engine(&run) < 0) {
+		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
 			 * usual order; if nothing can, the state is off. */
 			atomic_store(&profil__cur, NULL);
@@ -642,6 +640,9 @@ PROFIL_API int profil_overflow_policy(int policy)
 	return atomic_exchange(&S.policy, policy);
 }
 
+/* Fields come out of `reserved`: the size is the ABI. */
+_Static_assert(sizeof(struct profil_stats) == 408, "struct profil_stats changed size");
+
 PROFIL_API int profil_stats(struct profil_stats *st)
 {
 	if (!st)
@@ -659,12 +660,17 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	st->lost = atomic_load(&profil__ctr.lost);
 	st->owed = atomic_load(&profil__ctr.owed);
 	st->unsampled = atomic_load(&profil__ctr.unsampled);
+	st->signo = S.last_sig;
 	st->threads = profil__thread_attaches;
-	st->thread_errors = profil__thread_errors;
+	st->thread_errors = profil__threads_unsampled();
 	const struct profil_engine *shown = e ? e : S.last;
 	if (shown)
 		profil__strlcat(st->engine, sizeof st->engine, shown->name);
 	profil__strlcat(st->why, sizeof st->why, S.why);
+	profil__threads_loss_text(st->why, sizeof st->why);
+	if (!profil__threads_creation_seen())
+		profil__strlcat(st->why, sizeof st->why,
+				"; pthread_create not wrapped (static link without its flags)");
 	if (profil__env.bad[0]) {
 		profil__strlcat(st->why, sizeof st->why, "; ignored invalid ");
 		profil__strlcat(st->why, sizeof st->why, profil__env.bad);
@@ -680,7 +686,7 @@ PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
 	sigset_t saved;
 	profil__block_async(&saved);
 	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	profil__real_sigmask(SIG_SETMASK, &saved, NULL);
 	return active ? 0 : -1;
 }
 
@@ -730,6 +736,11 @@ static int parse_signal(const char *s)
 		return SIGRTMIN + (int)v;
 	if (strcmp(s, "RTMIN") == 0)
 		return SIGRTMIN;
+	if (strncmp(s, "RTMAX-", 6) == 0 && profil__parse_uint(s + 6, 64, &v) == 0 &&
+	    SIGRTMAX - (int)v >= SIGRTMIN)
+		return SIGRTMAX - (int)v;
+	if (strcmp(s, "RTMAX") == 0)
+		return SIGRTMAX;
 	if (profil__parse_uint(s, 64, &v) == 0 &&
 	    (v == SIGPROF || v == SIGVTALRM || v == SIGUSR1 || v == SIGUSR2 ||
 	     ((int)v >= SIGRTMIN && (int)v <= SIGRTMAX)))
@@ -743,6 +754,10 @@ static void read_env(void)
 	unsigned long v;
 
 	profil__env.overflow = -1;
+	/* A set-user-ID, set-group-ID or capable program takes no settings
+	 * from the environment of whoever runs it (rawfile.c: nor PCPROF_*). */
+	if (getauxval(AT_SECURE))
+		return;
 	if ((s = getenv("PROFIL_HZ"))) {
 		if (profil__parse_uint(s, 10000, &v) == 0 && v >= 1)
 			profil__env.hz = v;

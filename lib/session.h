@@ -6,6 +6,8 @@
 #ifndef PROFIL_SESSION_H
 #define PROFIL_SESSION_H
 
+#include <pthread.h>
+
 #include "engine.h"
 #include "sample.h"
 
@@ -57,12 +59,24 @@ PROFIL_HIDDEN extern _Atomic uint32_t profil__start_seq;
 
 /* threads.c, called with the control lock held */
 PROFIL_HIDDEN void profil__threads_init(void);
-PROFIL_HIDDEN int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq);
+/* Attach e to every thread.  whole: a thread refused for lack of resources
+ * fails the start with that error (another engine may cover them all);
+ * else it is left unsampled and counted. */
+PROFIL_HIDDEN int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq,
+					     bool whole);
 PROFIL_HIDDEN void profil__threads_detach_all(const struct profil_engine *e);
 PROFIL_HIDDEN void profil__threads_fork_child(void);
 PROFIL_HIDDEN void profil__threads_block_creation(void);
 PROFIL_HIDDEN void profil__threads_unblock_creation(void);
-PROFIL_HIDDEN extern unsigned long long profil__thread_attaches, profil__thread_errors;
+PROFIL_HIDDEN extern unsigned long long profil__thread_attaches;
+/* Threads the engine does not sample, wholly or in part: not attached, or
+ * their timer or event closed by the program (profil_stats' thread_errors). */
+PROFIL_HIDDEN unsigned long long profil__threads_unsampled(void);
+/* Append what was not sampled and why ("; not sampled: 3 threads (...)")
+ * to buf, nothing if all was.  */
+PROFIL_HIDDEN void profil__threads_loss_text(char *buf, size_t len);
+/* Zero the attach and loss counts (an engine is being started). */
+PROFIL_HIDDEN void profil__threads_reset_counts(void);
 /* Period of the engine being started, for the owed-tick schedule. */
 PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
 /* Whether the schedules of the engine being started run on user time. */
@@ -77,6 +91,18 @@ PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);
  * when it is armed), and those before its first signal go to the
  * program's entry point.  Takes the control lock.  Not AS-safe. */
 PROFIL_HIDDEN void profil__threads_image_start(uint64_t main_origin);
+
+/* pthread_create's work (pthread-create.c has the entry points): create
+ * the thread with `real` (libc's pthread_create) so that it registers, and
+ * is armed if an engine runs, before it calls fn.  Returns what
+ * pthread_create returns.  Control lock not held.  Not AS-safe (malloc). */
+typedef int profil__create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+PROFIL_HIDDEN int profil__thread_create(profil__create_fn *real, pthread_t *thr,
+					const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* Whether the program's pthread_create comes to profil__thread_create: not
+ * in a program linked with libprofil.a without the wrap flags of
+ * libprofil.pc.  AS-safe. */
+PROFIL_HIDDEN bool profil__threads_creation_seen(void);
 
 /* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
 PROFIL_HIDDEN void profil__exec_prepare(void);

@@ -11,8 +11,22 @@
  *     destructor disarms and frees its slot when it exits.
  *   - FOREIGN threads existed before the library was loaded, or were made
  *     without pthread_create.  start() finds them in /proc/self/task (read
- *     with raw getdents64, no allocation); a slot whose thread is gone is
- *     swept at the next start or registration.
+ *     with raw getdents64, no allocation).
+ *
+ * A thread that ends without its exit handlers (a raw SYS_exit, a thread
+ * made with raw clone) never frees its slot, nor the timer or descriptor
+ * armed for it.  So dead slots are swept: every max(16, slots in use / 2)
+ * slot allocations (amortised: at most two liveness checks per
+ * allocation, and fewer than that many dead slots at any time), when an
+ * attach is refused for lack of resources, at every engine start and
+ * stop, and when owed ticks are paid.  A thread is dead when
+ * tgkill(pid, tid, 0) says ESRCH.
+ *
+ * What the engine does not sample is counted (profil_stats(), pcprof run's
+ * summary, libprofil(7)): threads not attached because of a resource limit
+ * (reserve.c) or another error, threads whose timer or event the program
+ * closed or deleted, and threads that ended without exit handlers, whose
+ * CPU time after their last sample cannot be read once they are gone.
  *
  * A thread created while a start runs could be missed by both, or, with an
  * engine whose kernel object is inherited at clone (perf), be covered twice.
@@ -37,9 +51,6 @@
  * control lock held (profil__lock) and uses only syscalls and our own mmap'd
  * slots, so it is safe on pcsample()'s async-signal-safe path.
  */
-#include <dirent.h>
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -51,7 +62,10 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "record.h"
+#include "reserve.h"
 #include "session.h"
+#include "sigown.h"
 
 enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
 
@@ -83,7 +97,20 @@ static __thread bool ended __attribute__((tls_model("initial-exec")));
 /* Creation/engine-change handshake (Dekker style, sequentially consistent). */
 static _Atomic int creating, changing;
 
-unsigned long long profil__thread_attaches, profil__thread_errors;
+unsigned long long profil__thread_attaches;
+
+/* Threads the engine does not sample, wholly or in part, since it started. */
+enum { LIMIT_FD = 1, LIMIT_SIGQ = 2, LIMIT_MEM = 4 };
+static struct {
+	unsigned long long limited; /* not attached: a resource limit */
+	unsigned long long failed;  /* not attached: any other error */
+	unsigned long long taken;   /* the program closed or deleted their object */
+	unsigned long long unseen;  /* ended without exit handlers */
+	unsigned limits;            /* LIMIT_*: which limits refused */
+} loss;
+
+static unsigned used_slots;  /* slots with a thread */
+static unsigned since_sweep; /* slot allocations since the last sweep */
 
 /* ---- slots ---- */
 
@@ -109,8 +136,74 @@ static void set_tid(struct profil_thread *t, pid_t tid)
 	__atomic_store_n(&t->tid, tid, __ATOMIC_RELEASE);
 }
 
-static struct profil_thread *alloc_slot(pid_t tid, int kind)
+static bool limit_error(int r)
 {
+	return r == -EMFILE || r == -ENFILE || r == -EAGAIN || r == -ENOMEM;
+}
+
+/* A thread the engine could not attach (r from attach), or whose object the
+ * program took away (-EBADF from detach). */
+static void count_loss(int r)
+{
+	if (r == -EBADF)
+		loss.taken++;
+	else if (!limit_error(r))
+		loss.failed++;
+	else {
+		loss.limited++;
+		loss.limits |= r == -EAGAIN ? LIMIT_SIGQ : r == -ENOMEM ? LIMIT_MEM : LIMIT_FD;
+	}
+	profil__record_thread_loss(false);
+}
+
+static void release(struct profil_thread *t, const struct profil_engine *e)
+{
+	if (t->attached && e && e->detach) {
+		int r = e->detach(t);
+		if (r < 0)
+			count_loss(r);
+	}
+	t->attached = false;
+	atomic_store(&t->scheduled, false);
+	t->kind = THREAD_FREE;
+	if (t->tid)
+		used_slots--;
+	set_tid(t, 0);
+}
+
+static bool alive(pid_t tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
+}
+
+/* t's thread ended without thread_end.  Its timer or event is freed; what
+ * it was owed since its last sample cannot be paid (its CPU clock is gone
+ * with it), so it is counted instead. */
+static void drop_dead(struct profil_thread *t, const struct profil_engine *e)
+{
+	if (t->attached) {
+		loss.unseen++;
+		profil__record_thread_loss(true);
+	}
+	release(t, e);
+}
+
+static void sweep(const struct profil_engine *e)
+{
+	pid_t me = profil__gettid();
+	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++) {
+			struct profil_thread *t = &c->slot[i];
+			if (t->tid && t->tid != me && !alive(t->tid))
+				drop_dead(t, e);
+		}
+	since_sweep = 0;
+}
+
+static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil_engine *e)
+{
+	if (++since_sweep >= (used_slots / 2 > 16 ? used_slots / 2 : 16))
+		sweep(e);
 	struct profil_thread *t = find(0);
 	if (!t) {
 		struct chunk *c = profil__alloc(sizeof *c);
@@ -130,23 +223,9 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind)
 	t->start_origin = PROFIL_ORIGIN_NOW;
 	atomic_store(&t->scheduled, false);
 	t->unsampled = false;
+	used_slots++;
 	set_tid(t, tid);
 	return t;
-}
-
-static void release(struct profil_thread *t, const struct profil_engine *e)
-{
-	if (t->attached && e && e->detach)
-		e->detach(t);
-	t->attached = false;
-	atomic_store(&t->scheduled, false);
-	t->kind = THREAD_FREE;
-	set_tid(t, 0);
-}
-
-static bool alive(pid_t tid)
-{
-	return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
 }
 
 /* ---- the tick schedule (owed ticks) ---- */
@@ -161,15 +240,9 @@ static uint64_t proc_user_ns(pid_t tid)
 	char path[48] = "/proc/self/task/";
 	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
 	profil__strlcat(path, sizeof path, "/stat");
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	char buf[512];
-	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
+	if (profil__read_small(path, buf, sizeof buf) <= 0)
 		return 0;
-	buf[n] = '\0';
 	/* After "tid (comm) ": state is field 3, utime field 14. */
 	const char *p = strrchr(buf, ')');
 	for (int field = 2; p && field < 14; field++)
@@ -242,6 +315,14 @@ static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 		profil__sample_owed(cfg, t->tid, pc, (unsigned long)d);
 }
 
+/* How attach() treats a refusal for lack of resources (limit_error). */
+enum {
+	ATTACH_RETRY = 1, /* sweep dead threads' slots, which may hold them, and
+			     try once more */
+	ATTACH_WHOLE = 2, /* another engine will be tried: leave no trace (no
+			     schedule, nothing paid, the origin kept for it) */
+};
+
 /*
  * Start t's schedule and arm the engine for it.  The schedule starts at
  * t->start_origin when the library knows where t's CPU time began to be
@@ -249,23 +330,35 @@ static void pay(struct profil_thread *t, struct profil_cfg *cfg)
  * image: its CPU time at the exec; a fork child: 0), else now; whatever it
  * is due already (the time before the engine could signal) is paid at once
  * at t->entry_pc.  A thread the engine refuses keeps its schedule so that
- * its ticks are counted as lost.
+ * its ticks are counted as unsampled.
  */
-static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
+static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited,
+		  unsigned how)
 {
-	uint64_t now = cpu_of(t->tid);
+	uint64_t now = cpu_of(t->tid), origin = t->start_origin;
 	/* A CPU time handed over by an exec is no user time: from now. */
-	if (user_time && t->start_origin != 0)
-		t->start_origin = PROFIL_ORIGIN_NOW;
-	t->origin_ns = t->start_origin < now ? t->start_origin : now;
-	t->start_origin = PROFIL_ORIGIN_NOW;
+	if (user_time && origin != 0)
+		origin = PROFIL_ORIGIN_NOW;
+	t->origin_ns = origin < now ? origin : now;
 	t->period_ns = period_ns;
 	t->first_ns = 1 + profil__random_below(period_ns);
 	t->arm_ns = t->origin_ns + t->first_ns + due_by(t, now) * period_ns - now;
 	/* Signals this thread took before it had a slot are its own ticks. */
-	atomic_store(&t->taken, t->tid == profil__gettid() ? atomic_exchange(&early, 0) : 0);
+	bool mine = t->tid == profil__gettid();
+	unsigned long before = mine ? atomic_exchange(&early, 0) : 0;
+	atomic_store(&t->taken, before);
 	atomic_store(&t->last_pc, 0);
 	int r = e->attach(t, inherited);
+	if (limit_error(r) && (how & ATTACH_RETRY)) {
+		sweep(e);
+		r = e->attach(t, inherited);
+	}
+	if (limit_error(r) && (how & ATTACH_WHOLE)) {
+		if (mine)
+			atomic_fetch_add(&early, before);
+		return r;
+	}
+	t->start_origin = PROFIL_ORIGIN_NOW;
 	t->attached = r == 0;
 	t->unsampled = r < 0;
 	atomic_store(&t->scheduled, true);
@@ -296,10 +389,15 @@ unsigned long profil__threads_signal(uintptr_t pc, unsigned long weight)
 
 void profil__threads_pay_owed(struct profil_cfg *cfg)
 {
+	const struct profil_engine *e = profil__running_engine();
 	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++)
-			if (c->slot[i].tid)
-				pay(&c->slot[i], cfg);
+		for (int i = 0; i < CHUNK_SLOTS; i++) {
+			struct profil_thread *t = &c->slot[i];
+			if (t->tid && t->attached && !alive(t->tid))
+				drop_dead(t, e); /* cannot be paid: its clock is gone */
+			else if (t->tid)
+				pay(t, cfg); /* an unattached thread: its unsampled ticks */
+		}
 }
 
 void profil__threads_image_start(uint64_t main_origin)
@@ -311,7 +409,7 @@ void profil__threads_image_start(uint64_t main_origin)
 	profil__lock(&saved);
 	struct profil_thread *t = find(tid);
 	if (!t)
-		t = alloc_slot(tid, THREAD_FOREIGN);
+		t = alloc_slot(tid, THREAD_FOREIGN, profil__running_engine());
 	if (t)
 		t->start_origin = main_origin;
 	profil__unlock(&saved);
@@ -341,61 +439,62 @@ void profil__threads_unblock_creation(void)
 	atomic_store(&changing, 0);
 }
 
-/* Apply fn to every tid in /proc/self/task.  Returns 0, -ENOSYS without
- * /proc, or the first error fn returns. */
+struct task_walk {
+	int (*fn)(pid_t tid, void *ctx);
+	void *ctx;
+	bool listed; /* the directory could be read */
+};
+
+static int task_entry(const char *name, void *p)
+{
+	struct task_walk *w = p;
+	unsigned long tid;
+	w->listed = true;
+	if (profil__parse_uint(name, 0x7fffffff, &tid) < 0 || !tid)
+		return 0;
+	return w->fn((pid_t)tid, w->ctx);
+}
+
+/* Apply fn to every tid in /proc/self/task.  Returns 0, -ENOSYS if the
+ * list cannot be read, or the first error fn returns. */
 static int for_each_task(int (*fn)(pid_t tid, void *ctx), void *ctx)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
-			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOSYS;
-	char buf[2048] __attribute__((aligned(8)));
-	int result = 0;
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n && result == 0;) {
-			struct dirent64 *d = (struct dirent64 *)(buf + off);
-			off += d->d_reclen;
-			unsigned long tid;
-			if (profil__parse_uint(d->d_name, 0x7fffffff, &tid) == 0 && tid)
-				result = fn((pid_t)tid, ctx);
-		}
-		if (result)
-			break;
-	}
-	syscall(SYS_close, fd);
-	return result;
+	struct task_walk w = { fn, ctx, false };
+	int r = profil__each_dirent("/proc/self/task", task_entry, &w);
+	return r < 0 && !w.listed ? -ENOSYS : r;
 }
 
 struct attach_ctx {
 	const struct profil_engine *e;
 	uint32_t seq;
+	bool whole; /* every thread must be covered: a limit fails the start */
 };
 
 static int attach_task(pid_t tid, void *p)
 {
 	struct attach_ctx *ctx = p;
 	struct profil_thread *t = find(tid);
-	if (!t && !(t = alloc_slot(tid, THREAD_FOREIGN)))
+	if (!t && !(t = alloc_slot(tid, THREAD_FOREIGN, ctx->e)))
 		return -ENOMEM;
 	t->seen_seq = ctx->seq;
 	if (t->attached)
 		return 0;
-	int r = attach(ctx->e, t, false);
+	int r = attach(ctx->e, t, false, ctx->whole ? ATTACH_WHOLE : 0);
 	/* A thread that exited since we listed it cannot be armed; that is
 	 * not an engine failure. */
 	if (r == -ESRCH || (r == -EINVAL && !alive(tid)))
 		return 0;
+	if (r < 0 && limit_error(r) && ctx->whole)
+		return r; /* another engine may cover every thread */
 	if (r < 0)
-		profil__thread_errors++;
-	return r;
+		count_loss(r);
+	return limit_error(r) ? 0 : r;
 }
 
-int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq)
+int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq, bool whole)
 {
-	struct attach_ctx ctx = { e, seq };
+	struct attach_ctx ctx = { e, seq, whole };
+	sweep(e); /* dead threads' slots would hold resources */
 	int r = for_each_task(attach_task, &ctx);
 	if (r == -ENOSYS) {
 		/* No /proc: cover at least the caller and tracked threads. */
@@ -418,16 +517,70 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq)
 
 void profil__threads_detach_all(const struct profil_engine *e)
 {
-	/* Slots stay (a live thread's cached `self` must stay valid); a dead
-	 * foreign thread's slot is swept at the next start. */
+	/* A live thread's slot stays (its cached `self` must stay valid); a
+	 * dead thread's is freed. */
+	pid_t me = profil__gettid();
 	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct profil_thread *t = &c->slot[i];
-			if (t->attached && e->detach)
-				e->detach(t);
+			if (t->tid && t->tid != me && !alive(t->tid)) {
+				drop_dead(t, e);
+				continue;
+			}
+			if (t->attached && e->detach) {
+				int r = e->detach(t);
+				if (r < 0)
+					count_loss(r);
+			}
 			t->attached = false;
 			atomic_store(&t->scheduled, false);
 		}
+}
+
+unsigned long long profil__threads_unsampled(void)
+{
+	return loss.limited + loss.failed + loss.taken;
+}
+
+void profil__threads_reset_counts(void)
+{
+	profil__thread_attaches = 0;
+	memset(&loss, 0, sizeof loss);
+}
+
+static void loss_item(char *buf, size_t len, bool *first, unsigned long long n, const char *what)
+{
+	if (!n)
+		return;
+	profil__strlcat(buf, len, *first ? "; not sampled: " : ", ");
+	profil__strlcat_u(buf, len, (unsigned long)n);
+	profil__strlcat(buf, len, n == 1 ? " thread " : " threads ");
+	profil__strlcat(buf, len, what);
+	*first = false;
+}
+
+void profil__threads_loss_text(char *buf, size_t len)
+{
+	bool first = true;
+	char why[96] = "(resource limit: ";
+	const char *names[] = { "RLIMIT_NOFILE", "RLIMIT_SIGPENDING", "memory" };
+	for (int i = 0, n = 0; i < 3; i++)
+		if (loss.limits & (1u << i)) {
+			profil__strlcat(why, sizeof why, n++ ? ", " : "");
+			profil__strlcat(why, sizeof why, names[i]);
+		}
+	profil__strlcat(why, sizeof why, ")");
+	loss_item(buf, len, &first, loss.limited, why);
+	loss_item(buf, len, &first, loss.failed, "(attach failed)");
+	loss_item(buf, len, &first, loss.taken, "(timer or event closed by the program)");
+	if (loss.unseen) {
+		profil__strlcat(buf, len, "; ");
+		profil__strlcat_u(buf, len, (unsigned long)loss.unseen);
+		profil__strlcat(buf, len, loss.unseen == 1 ? " thread" : " threads");
+		profil__strlcat(
+			buf, len,
+			" ended without exit handlers (CPU after the last sample not counted)");
+	}
 }
 
 /* In the child after fork (control lock re-initialised, one thread). */
@@ -453,6 +606,8 @@ void profil__threads_fork_child(void)
 	}
 	self = me;
 	atomic_store(&early, 0);
+	since_sweep = 0;
+	profil__reserve_fork_child();
 	atomic_store(&creating, 0);
 	atomic_store(&changing, 0);
 }
@@ -473,17 +628,18 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 		t->kind = THREAD_TRACKED;
 		t->entry_pc = entry;
 	} else {
-		if (t) /* a dead thread's slot with our (reused) tid */
-			release(t, e);
-		t = alloc_slot(tid, THREAD_TRACKED);
+		if (t) /* the slot of a dead thread that had our tid */
+			drop_dead(t, e);
+		t = alloc_slot(tid, THREAD_TRACKED, e);
 		if (t)
 			t->entry_pc = entry;
 		if (t && e && e->attach) {
+			t->start_origin = 0; /* born while profiling: all its CPU counts */
 			bool inherited =
 				created_running && created_seq == atomic_load(&profil__start_seq);
-			t->start_origin = 0; /* born while profiling: all its CPU counts */
-			if (attach(e, t, inherited) < 0)
-				profil__thread_errors++;
+			int r = attach(e, t, inherited, ATTACH_RETRY);
+			if (r < 0)
+				count_loss(r);
 		}
 	}
 	profil__unlock(&saved);
@@ -491,20 +647,25 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 	/* attach() took what `early` held; a slot made by an engine start
 	 * found this thread later, and the start began its schedule then. */
 	atomic_store(&early, 0);
-	if (t && key_ok)
+	/* Even without a slot: a thread that ended with a raw SYS_exit left
+	 * its value in glibc's descriptor, which this thread may reuse. */
+	if (key_ok)
 		pthread_setspecific(exit_key, t);
 }
 
 static void thread_end(void *p)
 {
+	struct profil_thread *t = p;
 	sigset_t saved;
 	profil__lock(&saved);
-	self = NULL;  /* a late signal must not credit a slot being freed */
-	ended = true; /* nor count a tick its last payment already did */
-	const struct profil_engine *e = profil__running_engine();
-	if (e && e->attach)
-		pay(p, NULL);
-	release(p, e);
+	self = NULL;                      /* a late signal must not credit a slot being freed */
+	if (t->tid == profil__gettid()) { /* not swept and reused meanwhile */
+		ended = true;             /* nor count a tick its last payment already did */
+		const struct profil_engine *e = profil__running_engine();
+		if (e && e->attach)
+			pay(t, NULL);
+		release(t, e);
+	}
 	profil__unlock(&saved);
 }
 
@@ -513,7 +674,7 @@ struct start_arg {
 	void *arg;
 	uint32_t seq;
 	bool running;
-	sigset_t mask; /* the creator's signal mask, for the new thread */
+	sigset_t mask; /* the creator's mask as the program sees it */
 };
 
 static void *start_thread(void *p)
@@ -521,21 +682,15 @@ static void *start_thread(void *p)
 	struct start_arg a = *(struct start_arg *)p;
 	free(p);
 	thread_begin(a.seq, a.running, (uintptr_t)a.fn);
-	pthread_sigmask(SIG_SETMASK, &a.mask, NULL);
+	profil__sig_program_mask(SIG_SETMASK, &a.mask, NULL);
 	return a.fn(a.arg);
 }
 
-typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *(*fn)(void *),
-			      void *arg)
+/* The body of pthread_create; pthread-create.c holds the entry points
+ * and finds `real`, libc's function. */
+int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread_attr_t *attr,
+			  void *(*fn)(void *), void *arg)
 {
-	static create_fn *real;
-	if (!real) {
-		real = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
-		if (!real)
-			return EAGAIN;
-	}
 	struct start_arg *a = malloc(sizeof *a);
 	if (!a)
 		return real(thr, attr, fn, arg); /* untracked; found as foreign */
@@ -559,14 +714,32 @@ PROFIL_API int pthread_create(pthread_t *thr, const pthread_attr_t *attr, void *
 	}
 	a->seq = atomic_load(&profil__start_seq);
 	a->running = profil__running_engine() != NULL;
-	sigset_t mask = a->mask; /* a belongs to the new thread once it runs */
+	sigset_t mask = a->mask;         /* a belongs to the new thread once it runs */
+	profil__sig_view_mask(&a->mask); /* the creator's mask as the program set it */
 	int rc = real(thr, attr, start_thread, a);
 	atomic_fetch_sub(&creating, 1);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	profil__real_sigmask(SIG_SETMASK, &mask, NULL);
 	if (rc)
 		free(a);
 	return rc;
 }
+
+#ifdef PROFIL_STATIC_ARCHIVE
+/* Defined only when the program was linked with --wrap=pthread_create and
+ * pulled pthread-create.o in (see that file): a weak reference does not
+ * pull it. */
+extern profil__create_fn __wrap_pthread_create __attribute__((weak));
+
+bool profil__threads_creation_seen(void)
+{
+	return __wrap_pthread_create != NULL;
+}
+#else
+bool profil__threads_creation_seen(void)
+{
+	return true;
+}
+#endif
 
 void profil__threads_init(void)
 {

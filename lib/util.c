@@ -3,6 +3,7 @@
  * raw system calls and no libc state, so all of it is async-signal-safe
  * (pcsample() must be, and it shares the control path).
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -251,4 +252,66 @@ int profil__check_writable(const void *p, size_t len)
 int profil__check_readable(const void *p, size_t len)
 {
 	return check_access(p, len, 'r');
+}
+
+int profil__each_dirent(const char *path, int (*fn)(const char *name, void *ctx), void *ctx)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char buf[2048] __attribute__((aligned(8)));
+	int result = 0;
+	long n;
+	while (result == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < n && result == 0;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+				result = fn(d->d_name, ctx);
+		}
+	}
+	syscall(SYS_close, fd);
+	return result;
+}
+
+long profil__read_small(const char *path, char *buf, size_t len)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t have = 0;
+	while (have + 1 < len) {
+		long n = syscall(SYS_read, fd, buf + have, len - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	syscall(SYS_close, fd);
+	buf[have] = '\0';
+	return (long)have;
+}
+
+long profil__status_number(const char *key)
+{
+	char buf[4096];
+	long r = profil__read_small("/proc/self/status", buf, sizeof buf);
+	if (r < 0)
+		return r;
+	/* Fields are "Name:\tvalue" lines. */
+	size_t klen = strlen(key);
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, klen) != 0 || p[klen] != ':')
+			continue;
+		for (p += klen + 1; *p == ' ' || *p == '\t'; p++)
+			;
+		long v = 0;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		for (; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (*p - '0');
+		return v;
+	}
+	return -ENOENT;
 }

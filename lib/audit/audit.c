@@ -50,21 +50,25 @@ static bool current(void)
 		return map.h != NULL;
 	profil__raw_unmap(&map);
 	map_pid = pid;
-	int seq = profil__raw_last_seq(env.dir, pid);
-	if (seq < 0 || profil__raw_attach(env.dir, pid, seq, &map) < 0)
-		return false;
-	return true;
+	struct raw_latest last;
+	profil__raw_latest(env.dir, pid, &last);
+	return last.seq >= 0 && !last.lost &&
+	       profil__raw_attach(env.dir, pid, last.seq, profil__raw_token(pid), &map) == 0;
 }
 
+/* A file that cannot be made, or whose space cannot be reserved, leaves the
+ * image unrecorded (and, in the second case, a marker saying why): the
+ * library sees the marker and does not try again. */
 EXPORT unsigned int la_version(unsigned int version)
 {
 	if (version < 1)
 		return 0;
 	if (profil__raw_env(&env)) {
 		pid_t pid = getpid();
-		uint32_t seq = (uint32_t)(profil__raw_last_seq(env.dir, pid) + 1);
-		if (profil__raw_wanted(&env, pid, seq) &&
-		    profil__raw_create(&env, pid, &map) == 0) {
+		struct raw_latest last;
+		profil__raw_latest(env.dir, pid, &last);
+		if (profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)) &&
+		    profil__raw_create(&env, pid, 0, &map) == 0) {
 			map.h->flags |= PCPROF_RAW_F_AUDIT;
 			map_pid = pid;
 			enabled = true;
@@ -90,7 +94,7 @@ EXPORT unsigned int la_objopen(struct link_map *lm, Lmid_t lmid, uintptr_t *cook
 		if (!mem)
 			return 0;
 	}
-	int idx = profil__raw_add_module(map.h, path, lm->l_addr, mem);
+	int idx = profil__raw_add_module(&map, path, lm->l_addr, mem);
 	if (idx >= 0)
 		*cookie = (uintptr_t)idx | (started ? 0 : STARTUP_BIT);
 	return 0; /* no LA_FLG_BIND*: no symbol-binding audit, no PLT cost */
@@ -109,6 +113,6 @@ EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	/* A plugin still loaded at exit is closed by the exit itself. */
 	if (atomic_load((_Atomic uint32_t *)&map.h->end) != PCPROF_END_RUNNING)
 		return 0;
-	profil__raw_unload_module(map.h, (uint32_t)*cookie);
+	profil__raw_unload_module(&map, (uint32_t)*cookie);
 	return 0;
 }

@@ -5,6 +5,9 @@
 #   skip MSG     print "SKIP: MSG" and exit 77
 #   expect NAME  the fixture's expected count for NAME (mkfixture counts)
 #   row FILE FUNCTION   the report row whose function column (5th) is FUNCTION
+#   try STATUS PATTERN CMD...   CMD exits STATUS, with one message on stderr
+#                (besides symbolization notes and warnings) matching PATTERN
+#                (grep -E); its output in $T/o, $T/e
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -29,6 +32,16 @@ done
 "$FIX" counts >"$T/counts" || fail "mkfixture counts"
 expect() {
 	awk -v k="$1" '$1 == k { print $2 }' "$T/counts"
+}
+try() {
+	want=$1 pat=$2
+	shift 2
+	rc=0
+	"$@" >"$T/o" 2>"$T/e" || rc=$?
+	[ "$rc" = "$want" ] || fail "$*: exit $rc, want $want; stderr: $(cat "$T/e")"
+	grep -Ev '^(note|warning): ' "$T/e" >"$T/msg" || true
+	[ "$(wc -l <"$T/msg")" = 1 ] || fail "$*: not one message: $(cat "$T/e")"
+	grep -Eq -e "$pat" "$T/msg" || fail "$*: stderr '$(cat "$T/e")' does not match '$pat'"
 }
 row() {
 	awk -v f="$2" '$5 == f' "$1"

@@ -2,7 +2,7 @@
  * mkfixture.c - the known profile of the report/export tests (not a test
  * itself; the t-*.sh scripts run it).
  *
- *   mkfixture write FILE [--changed] [--missing] [--odd] [--huge]
+ *   mkfixture write FILE [--changed] [--missing] [--odd] [--huge] [--hostile]
  *       Write a pcprof.data whose samples sit, with exact counts, at this
  *       program's own functions, at libhot.so's (exported and static), at
  *       the stripped libcold.so's, libdbg.so's (stripped, with a debuglink
@@ -15,9 +15,30 @@
  *       still names it);
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each;
- *       --huge gives fix_hot 20000000 samples instead of 70000.
+ *       --huge gives fix_hot 20000000 samples instead of 70000;
+ *       --plt ADDR (repeatable, up to 64) adds 250 samples in the PLT stub
+ *       at link-time address ADDR of this program (the test finds them
+ *       with objdump);
+ *       --multirow adds 300 samples at the entry of libcold.so's unnamed
+ *       cold_lib_multi and 200 in its body, several unwind rows apart;
+ *       --hostile gives names that try to drive a terminal (see hostile()):
+ *       escape sequences, BEL, newlines, invalid UTF-8 and a bidi override
+ *       in thread names, command lines, the engine name and a module path
+ *       (10 samples at its address 0x1100, in thread HOSTILE_THREAD).
+ *   mkfixture many FILE N [--distinct]
+ *       Write a profile of N short processes (a shell loop's children):
+ *       each maps the executable, libhot.so and libc, has two threads and
+ *       samples in fix_hot, fix_warm and hot_lib_spin; for the scaling
+ *       test (t-scale.sh) and bench/report-scale.  --distinct names each
+ *       process's executable differently (a test suite's binaries; the
+ *       files do not exist), so that there are N+2 modules.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
+ *   mkfixture multi
+ *       Print cold_lib_multi's label, and the link-time addresses of the
+ *       two pcs --multirow samples, "name value", one per line.
+ *   mkfixture pltspin SECONDS
+ *       Burn SECONDS of CPU calling getpagesize through the PLT.
  *   mkfixture spin SECONDS
  *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
  *       (libhot.so), 10% in fix_warm; for `pcprof run`.
@@ -233,8 +254,7 @@ static struct pp_module *copy_modules(const struct modlist *l)
 	return m;
 }
 
-static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe,
-			 const char *cmd)
+static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe, const char *cmd)
 {
 	p->pid = pid;
 	p->ppid = ppid;
@@ -249,7 +269,54 @@ static void fill_process(struct pp_process *p, int pid, int ppid, const char *ex
 	p->lost = 3;
 }
 
-static int write_fixture(const char *file, int changed, int missing, int odd, int huge)
+/* The link-time address of a runtime address in a loaded module. */
+static uint64_t link_addr(const void *p)
+{
+	Dl_info di;
+	struct link_map *lm;
+	if (!dladdr1(p, &di, (void **)&lm, RTLD_DL_LINKMAP)) {
+		fprintf(stderr, "mkfixture: no module at %p\n", p);
+		exit(1);
+	}
+	return (uint64_t)(uintptr_t)p - lm->l_addr;
+}
+
+static void multi_pcs(void **start, void **mid)
+{
+	void (*pcs)(void **, void **) = (void (*)(void **, void **))cold_sym("cold_lib_multi_pcs");
+	pcs(start, mid);
+}
+
+/* Names as a hostile program or file could make them (t-names.sh). */
+#define HOSTILE_THREAD  "\033[2J\a"            /* clear the screen, ring */
+#define HOSTILE_THREAD0 "bad\xff\xfe\xc3"       /* not UTF-8 */
+#define HOSTILE_CMD     "mkfixture\nspin\033]0;pwned\a" /* newline, set title */
+#define HOSTILE_CHILD   "child \xe2\x80\xae evil"   /* U+202E, right-to-left */
+#define HOSTILE_COMMAND "mkfixture \033[31mred\nline"
+#define HOSTILE_ENGINE  "thread\033[5m\x9b"
+#define HOSTILE_MODULE  "/nonexistent/lib\033[2J\n.so"
+
+static void hostile(struct pp_profile *prof, struct hit *h, size_t *n)
+{
+	free(prof->command);
+	prof->command = strdup(HOSTILE_COMMAND);
+	struct pp_process *p = &prof->procs[0];
+	strcpy(p->threads[0].name, HOSTILE_THREAD0);
+	strcpy(p->threads[1].name, HOSTILE_THREAD);
+	free(p->cmdline);
+	p->cmdline = strdup(HOSTILE_CMD);
+	strcpy(p->engine, HOSTILE_ENGINE);
+	struct pp_module *m = &p->modules[p->nmodules++];
+	memset(m, 0, sizeof *m);
+	m->path = strdup(HOSTILE_MODULE);
+	m->bias = 0x7f0000000000ull;
+	m->nsegs = 1;
+	m->seg[0] = (struct pp_segment){ 0x1000, 0x1000, 0x1000, PF_R | PF_X };
+	h[(*n)++] = (struct hit){ "", 0x7f0000001100ull, 1, 10 };
+}
+
+static int write_fixture(const char *file, int changed, int missing, int odd, int huge,
+			 const uint64_t *plt, size_t nplt, int multirow, int hostile_names)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -279,7 +346,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	p->nthreads = 2;
 	p->threads[0] = (struct pp_thread){ .tid = pid, .name = "mkfixture", .ticks = 0 };
 	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
-	struct hit h[32];
+	struct hit h[128];
 	size_t n = hits(h);
 	if (odd) {
 		/* paths that must not be opened as ELF files, or hang the report:
@@ -322,12 +389,23 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 			*m = l.m[i];
 			m->path = strdup("/nonexistent/libc.so.6");
 			m->bias += shift;
-			h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1 + shift, 0, 40 };
+			h[n++] = (struct hit){ "getppid", (uint64_t)(uintptr_t)getppid + 1 + shift,
+					       0, 40 };
 			break;
 		}
 	}
+	for (size_t i = 0; i < nplt; i++)
+		h[n++] = (struct hit){ "", l.m[0].bias + plt[i] + 2, 0, 250 };
+	if (multirow) {
+		void *start, *mid;
+		multi_pcs(&start, &mid);
+		h[n++] = (struct hit){ "", (uint64_t)(uintptr_t)start, 0, 300 };
+		h[n++] = (struct hit){ "", (uint64_t)(uintptr_t)mid, 0, 200 };
+	}
 	if (huge) /* beyond what 256 copies of a 16-bit counter hold */
 		h[0].count = 20000000;
+	if (hostile_names)
+		hostile(&prof, h, &n);
 	set_samples(p, h, n);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
@@ -338,7 +416,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 
 	/* process 2: a child with libhot.so mapped elsewhere (ASLR) */
 	struct pp_process *c = &prof.procs[1];
-	fill_process(c, pid + 1000, pid, exe, "mkfixture child");
+	fill_process(c, pid + 1000, pid, exe, hostile_names ? HOSTILE_CHILD : "mkfixture child");
 	c->modules = copy_modules(&l);
 	c->nmodules = l.n;
 	const uint64_t shift = 0x10000000;
@@ -370,14 +448,73 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	return 0;
 }
 
+/* N processes like those of `pcprof run -- sh -c 'for ...; do prog; done'`:
+ * every one maps the same few files, and most have their own pid. */
+static int write_many(const char *file, size_t nprocs, int distinct)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	struct modlist few = { calloc(3, sizeof *few.m), 0 };
+	for (size_t i = 0; i < l.n; i++)
+		if (i == 0 || strstr(l.m[i].path, "libhot.so") || strstr(l.m[i].path, "/libc.so.6"))
+			few.m[few.n++] = l.m[i];
+	const char *exe = l.m[0].path;
+	struct pp_profile prof = { 0 };
+	prof.command = strdup("sh -c 'for i in $(seq N); do mkfixture; done'");
+	prof.start_ns = 1700000000000000000ull;
+	prof.end_ns = prof.start_ns + 2000000000ull;
+	prof.nprocs = nprocs;
+	prof.procs = calloc(nprocs, sizeof *prof.procs);
+	if (!prof.procs || !few.m)
+		return 1;
+	int base = 100000;
+	for (size_t i = 0; i < nprocs; i++) {
+		struct pp_process *p = &prof.procs[i];
+		char cmd[64];
+		snprintf(cmd, sizeof cmd, "mkfixture %zu", i);
+		fill_process(p, base + (int)i, base - 1, exe, cmd);
+		p->modules = copy_modules(&few);
+		p->nmodules = few.n;
+		if (distinct) {
+			free(p->modules[0].path);
+			if (asprintf(&p->modules[0].path, "/nonexistent/test-%zu", i) < 0)
+				return 1;
+			p->modules[0].build_id_len = 0;
+		}
+		p->threads = calloc(2, sizeof *p->threads);
+		p->nthreads = 2;
+		p->threads[0] = (struct pp_thread){ .tid = p->pid, .name = "mkfixture" };
+		p->threads[1] = (struct pp_thread){ .tid = p->pid + 1, .name = "worker" };
+		struct hit h[3] = {
+			{ "fix_hot", (uint64_t)(uintptr_t)fix_hot + 4, 0, 5 + i % 7 },
+			{ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 1, 1 + i % 3 },
+			{ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 1, 2 },
+		};
+		set_samples(p, h, 3);
+		for (size_t k = 0; k < p->nsamples; k++)
+			p->threads[p->samples[k].thread].ticks += p->samples[k].count;
+	}
+	char err[256];
+	if (pp_write(file, &prof, err, sizeof err) != 0) {
+		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
+		return 1;
+	}
+	pp_free(&prof);
+	free(few.m);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.m[i].path);
+	free(l.m);
+	return 0;
+}
+
 /* Expected totals per label, both processes together. */
 static int print_counts(void)
 {
 	struct hit h[32];
 	size_t n = hits(h);
-	const char *names[] = { "fix_hot", "hot_lib_spin", "hot_lib_inner", "fix_warm",
-				"fix_cold", "cold_lib_spin", "dbg_lib_inner", "getppid", "crc32",
-				"__vdso_clock_gettime" };
+	const char *names[] = { "fix_hot",  "hot_lib_spin",        "hot_lib_inner", "fix_warm",
+				"fix_cold", "cold_lib_spin",       "dbg_lib_inner", "getppid",
+				"crc32",    "__vdso_clock_gettime" };
 	uint64_t total = 3000;
 	for (size_t i = 0; i < n; i++)
 		total += h[i].count;
@@ -400,13 +537,17 @@ static int print_counts(void)
 	printf("functions %zu\nmodules %d\n", sizeof names / sizeof names[0] + 1 + vdso, 6 + vdso);
 	/* the unnamed function's label: libcold.so+0x(link-time address) */
 	void *(*cold_inner)(void) = (void *(*)(void))cold_sym("cold_lib_inner_addr");
-	void *inner = cold_inner();
-	Dl_info di;
-	struct link_map *lm;
-	if (!dladdr1(inner, &di, (void **)&lm, RTLD_DL_LINKMAP))
-		return 1;
-	printf("cold_inner_label libcold.so+0x%llx\n",
-	       (unsigned long long)((uintptr_t)inner - lm->l_addr));
+	printf("cold_inner_label libcold.so+0x%llx\n", (unsigned long long)link_addr(cold_inner()));
+	return 0;
+}
+
+static int print_multi(void)
+{
+	void *start, *mid;
+	multi_pcs(&start, &mid);
+	printf("multi_label libcold.so+0x%llx\nmulti_start 0x%llx\nmulti_mid 0x%llx\n",
+	       (unsigned long long)link_addr(start), (unsigned long long)link_addr(start),
+	       (unsigned long long)link_addr(mid));
 	return 0;
 }
 
@@ -429,10 +570,30 @@ static int spin(double seconds)
 	return 0;
 }
 
+/* getpagesize is almost free (a load and a return), so the PLT stub in
+ * front of it takes a large share of each call.  It is declared const:
+ * the wrapper, opaque to the optimizer, keeps the calls in the loop. */
+__attribute__((noipa)) static int page_size(void)
+{
+	return getpagesize();
+}
+
+static int pltspin(double seconds)
+{
+	double end = cpu_now() + seconds;
+	long n = 0;
+	while (cpu_now() < end)
+		for (int i = 0; i < 1000000; i++)
+			n += page_size();
+	return n == 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
-		int changed = 0, missing = 0, odd = 0, huge = 0;
+		int changed = 0, missing = 0, odd = 0, huge = 0, multirow = 0, hostile_names = 0;
+		uint64_t plt[64];
+		size_t nplt = 0;
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
 				changed = 1;
@@ -442,14 +603,29 @@ int main(int argc, char **argv)
 				odd = 1;
 			else if (strcmp(argv[i], "--huge") == 0)
 				huge = 1;
+			else if (strcmp(argv[i], "--multirow") == 0)
+				multirow = 1;
+			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 64)
+				plt[nplt++] = strtoull(argv[++i], NULL, 16);
+			else if (strcmp(argv[i], "--hostile") == 0)
+				hostile_names = 1;
 		}
-		return write_fixture(argv[2], changed, missing, odd, huge);
+		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow,
+				     hostile_names);
 	}
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0)
+		return write_many(argv[2], strtoul(argv[3], NULL, 10),
+				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
+	if (argc == 2 && strcmp(argv[1], "multi") == 0)
+		return print_multi();
 	if (argc == 3 && strcmp(argv[1], "spin") == 0)
 		return spin(atof(argv[2]));
-	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] | "
-			"counts | spin SECONDS\n");
+	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
+		return pltspin(atof(argv[2]));
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
+			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | counts | "
+			"multi | spin SECONDS | pltspin SECONDS\n");
 	return 2;
 }

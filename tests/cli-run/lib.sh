@@ -5,9 +5,9 @@
 # pcprof's own reader and nm (see ppdump.c for its lines).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-PCPROF=$PWD/build/pcprof
-HOT=$PWD/build/tests/targets/hot
-DUMP=$PWD/build/tests/cli-run/ppdump
+PCPROF=$PWD/${B:-build}/pcprof
+HOT=$PWD/${B:-build}/tests/targets/hot
+DUMP=$PWD/${B:-build}/tests/cli-run/ppdump
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export TMPDIR="$T"
@@ -69,13 +69,27 @@ no_raw_dirs()
 	return 0
 }
 
-# wait_file FILE: wait (up to 20 s) until FILE exists and is not empty
+# wait_file FILE: wait (up to 60 s: the program burns CPU first, which a
+# loaded machine or a sanitizer build makes slow) until FILE exists and is
+# not empty
 wait_file()
 {
 	i=0
 	while [ ! -s "$1" ]; do
 		i=$((i + 1))
-		[ $i -le 400 ] || fail "$1 never appeared"
+		[ $i -le 1200 ] || fail "$1 never appeared"
 		sleep 0.05
 	done
+}
+
+# near VALUE EXPECT WHAT: VALUE, a count of ticks whose expectation is
+# EXPECT (CPU time x rate), is within 5 standard deviations (sqrt(EXPECT))
+# plus 2 ticks, the rule of T_COUNT in tests/test.h; EXPECT must be at
+# least 50 for the check to mean something.
+near()
+{
+	awk -v v="$1" -v e="$2" 'BEGIN { d = 5 * sqrt(e) + 2
+		if (e < 50) { printf "expected count %g is below 50: burn longer\n", e; exit 1 }
+		if (v < e - d || v > e + d) { printf "%g, expected %g within %g: [%g, %g]\n", v, e, d, e - d, e + d; exit 1 } }' >"$T/near" ||
+		fail "$3: $(cat "$T/near")"
 }

@@ -23,8 +23,8 @@ attempt()
 	wait $pid
 }
 
-# SIGXFSZ ignored: write() fails with EFBIG; pcprof says so, exits 125 and
-# removes its temporary file.
+# SIGXFSZ ignored: write() fails with EFBIG; pcprof says so, exits 125,
+# removes its temporary file and keeps the recordings.
 trap '' XFSZ
 attempt
 rc=$?
@@ -32,6 +32,14 @@ rc=$?
 grep -q "p.data: write failed: File too large" "$T/err" || fail "message: $(cat "$T/err")"
 cmp -s "$T/good" "$T/p.data" || fail "the previous data file changed"
 [ -z "$(find "$T" -name '.p.data.*')" ] || fail "temporary file left behind"
+# ... and keeps the recordings (in TMPDIR: the message itself is cut at 100
+# bytes by the limit), which --from turns into the data file
+kept=$(ls -d "$T"/pcprof.*)
+[ -n "$kept" ] && ls "$kept"/*.raw >/dev/null 2>&1 || fail "recordings not kept: $(cat "$T/err")"
+"$PCPROF" run -q --from "$kept" -o "$T/later.data" 2>"$T/err2" || fail "--from: $(cat "$T/err2")"
+[ ! -e "$kept" ] || fail "--from left $kept"
+dump "$T/later.data"
+[ "$(field "$(procs)" exe)" = "$HOT" ] || fail "--from: $(grep '^proc' "$T/dump")"
 
 # SIGXFSZ at its default: pcprof is killed in the middle of the write.
 trap - XFSZ

@@ -14,17 +14,7 @@
 # (clock()) while still failing if ticks were misplaced or lost.
 set -eu
 cd "$(dirname "$0")/../.."
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
-
-if ! make -s install DESTDIR="$stage" PREFIX=/usr >"$stage/install.log" 2>&1; then
-	echo "make install DESTDIR=$stage PREFIX=/usr failed:"
-	cat "$stage/install.log"
-	exit 1
-fi
-PKG_CONFIG_SYSROOT_DIR=$stage
-PKG_CONFIG_PATH=$stage/usr/lib/pkgconfig
-export PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH
+. tests/helpers/stage.sh
 flags=$(pkg-config --cflags --libs libprofil)
 case " $flags " in
 *" -I$stage/usr/include/libprofil "*"-L$stage/usr/lib "*) ;;

@@ -6,15 +6,17 @@
  * throughout: two malloc/free loops (small sizes and sizes above glibc's
  * mmap threshold) and one that creates and joins threads which themselves
  * allocate.  The main thread switches profiling
- *   1. as fast as it can for 0.5 s (hunting for a deadlock); at this rate
- *      the switching thread holds the control lock nearly all the time, and
- *      thread creation may be starved while it lasts (the lock and the
- *      creation handshake spin with sched_yield and are not fair), so
- *      progress is required only once the switching stops: every worker
+ *   1. as fast as it can for 0.5 s of its CPU (hunting for a deadlock); at
+ *      this rate the switching thread holds the control lock nearly all the
+ *      time, and thread creation may be starved while it lasts (the lock
+ *      and the creation handshake spin with sched_yield and are not fair),
+ *      so progress is required only once the switching stops: every worker
  *      must then go on;
- *   2. with 0.5 ms of its own CPU between switches for 0.5 s: every worker
- *      must make progress meanwhile.
- * A watchdog thread fails the test if it is not done within 60 s (a
+ *   2. with 0.5 ms of its own CPU between switches for 0.5 s of its CPU:
+ *      every worker must make progress meanwhile.
+ * Durations are the main thread's CPU time, not wall time, so a loaded
+ * machine only makes the test slower.  A watchdog thread fails the test if
+ * neither the switching nor the thread creation moved for 60 s (a
  * deadlock), rather than leaving it to the runner's timeout.
  */
 #include <pthread.h>
@@ -24,7 +26,7 @@
 #include "helpers/tprof.h"
 
 static _Atomic int stop, done;
-static _Atomic long allocs, creates;
+static _Atomic long allocs, creates, cycles;
 
 static void *allocator(void *arg)
 {
@@ -66,46 +68,50 @@ static void *spawner(void *arg)
 	return NULL;
 }
 
+/* The lock-taking work: switches and thread creations. */
+static long moves(void)
+{
+	return cycles + creates;
+}
+
 static void *watchdog(void *arg)
 {
 	(void)arg;
-	for (int i = 0; i < 600 && !done; i++) {
+	long last = moves();
+	for (int still = 0; !done; still++) {
 		struct timespec ts = { 0, 100000000L };
 		nanosleep(&ts, NULL);
-	}
-	if (!done) {
-		static const char msg[] = "t-onoff-stress: no progress for 60 s: deadlock\n";
-		(void)!write(2, msg, sizeof msg - 1);
-		_exit(1);
+		if (moves() != last)
+			last = moves(), still = 0;
+		if (still == 600) {
+			static const char msg[] = "t-onoff-stress: no progress for 60 s: deadlock\n";
+			(void)!write(2, msg, sizeof msg - 1);
+			_exit(1);
+		}
 	}
 	return NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static unsigned short a[64], b[64];
 
-/* Switch profiling for `sec` seconds of wall time, spinning `gap` seconds
- * of CPU between switches; returns the number of on/replace/off cycles. */
+/* Switch profiling for `sec` seconds of this thread's CPU time, spinning
+ * `gap` seconds of CPU between switches; returns the number of
+ * on/replace/off cycles. */
 static long switching(double sec, double gap)
 {
-	long cycles = 0;
-	double end = now() + sec;
-	while (now() < end) {
+	long n = 0;
+	double end = t_thread_cpu() + sec;
+	while (t_thread_cpu() < end) {
 		tp_profil_on(a, sizeof a, 0, 2);
 		tp_burn_thread(gap);
 		tp_profil_on(b, sizeof b, 0, 2); /* replace while on */
 		tp_burn_thread(gap);
 		T_EQ(tp_profil_off(), 0);
 		tp_burn_thread(gap);
+		n++;
 		cycles++;
 	}
-	return cycles;
+	return n;
 }
 
 /* Wait (the watchdog bounds it) until every worker went on. */

@@ -1,12 +1,19 @@
 /*
- * SIGPROF is not the only profiling signal: with PROFIL_SIGNAL=SIGRTMIN+2
- * (read at library start-up, so checked in a re-executed child) profiling
- * counts at its rate, while SIGPROF stays entirely the program's: its
- * handler is never replaced and never called.  The timer engines, and perf
- * in its fasync variant, take the chosen signal while profiling runs; perf's
- * sigtrap variant takes SIGTRAP instead (so for perf the child runs once
- * per variant, PROFIL_PERF_MODE=sigtrap and =fasync).  Every disposition is
- * restored after.  An unknown PROFIL_SIGNAL value is ignored and named by
+ * Which signal profiling uses.  By default the timer engines and perf's
+ * fasync variant sample with the highest real-time signal the program left
+ * alone: SIGRTMAX in a fresh process; SIGRTMAX-1 when the program gave
+ * SIGRTMAX a handler, blocked it, or ignored it while SIGRTMAX-1 is free;
+ * SIGRTMAX again when every real-time signal is ignored (an ignored signal
+ * is the next best).  profil_stats() reports it (signo, and by name in
+ * why).  SIGPROF stays entirely the program's: its handler is never
+ * replaced in the kernel and never called.
+ *
+ * PROFIL_SIGNAL forces one (SIGRTMIN+2, RTMAX-3; read at start-up, so each
+ * case runs in a re-executed child): profiling counts at its rate and the
+ * library holds that signal while it runs.  perf's sigtrap variant takes
+ * SIGTRAP instead (so for perf the child runs once per variant,
+ * PROFIL_PERF_MODE=sigtrap and =fasync).  Every disposition the kernel holds
+ * is restored after.  An unknown PROFIL_SIGNAL value is ignored and named by
  * profil_stats().
  */
 #include <unistd.h>
@@ -21,7 +28,15 @@ static void app_handler(int sig)
 	sigprofs++;
 }
 
-static int child(void)
+static int sigtrap_variant(void)
+{
+	const char *mode = getenv("PROFIL_PERF_MODE");
+	return tp_engine_is("perf") && mode && strcmp(mode, "sigtrap") == 0;
+}
+
+/* Profile `sec` of CPU; the engine must sample with `want`, hold it in the
+ * kernel, and count at the rate. */
+static int profile(int want, double sec)
 {
 	static unsigned short buf[4];
 	struct sigaction sa, now;
@@ -35,36 +50,107 @@ static int child(void)
 
 	double t0 = t_proc_cpu();
 	tp_profil_on(buf, sizeof buf, 0, 2);
-	T_OK(sigaction(SIGPROF, NULL, &now) == 0);
-	T_OK(now.sa_handler == app_handler);
-	const char *mode = getenv("PROFIL_PERF_MODE");
-	int sig = tp_engine_is("perf") && strcmp(mode, "sigtrap") == 0 ? SIGTRAP : SIGRTMIN + 2;
-	T_OK(sigaction(sig, NULL, &now) == 0);
-	T_OK(now.sa_handler != SIG_DFL && (now.sa_flags & SA_SIGINFO));
-	tp_burn(0.5);
+	int sig = tp_sampling_signal();
+	if (sigtrap_variant())
+		T_EQ(sig, SIGTRAP);
+	else
+		T_EQ(sig, want);
+	T_OK(tp_kernel_has_ours(sig, (void *)app_handler));
+	struct tp_kaction k;
+	tp_kernel_action(SIGPROF, &k);
+	T_OK(k.handler == (void *)app_handler);
+	tp_burn(sec);
 	T_OK(sigaction(SIGPROF, NULL, &now) == 0);
 	T_OK(now.sa_handler == app_handler);
 	T_EQ(tp_profil_off(), 0);
-	TP_NEAR(buf[0], (t_proc_cpu() - t0) * profil_hz(), 0.25);
+	T_COUNT(buf[0], (t_proc_cpu() - t0) * profil_hz());
 	T_EQ(sigprofs, 0);
 	tp_save_dispositions(&after);
 	tp_same_dispositions(&before, &after);
+
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	T_EQ(st.signo, sig);
+	char name[32];
+	if (sig == SIGTRAP)
+		snprintf(name, sizeof name, "signal SIGTRAP");
+	else if (sig == SIGRTMAX)
+		snprintf(name, sizeof name, "signal SIGRTMAX");
+	else if (sig > SIGRTMAX - 10)
+		snprintf(name, sizeof name, "signal SIGRTMAX-%d", SIGRTMAX - sig);
+	else
+		name[0] = '\0';
+	if (!strstr(st.why, name))
+		T_FAIL("why does not say \"%s\": %s", name, st.why);
 	return 0;
+}
+
+static void set_all_rt(void (*fn)(int))
+{
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		T_OK(signal(s, fn) != SIG_ERR);
+}
+
+/* The default choice, in a fresh process image (it is kept once made). */
+static int choice(const char *how)
+{
+	if (tp_engine_is("perf")) {
+		/* The choice is made for fasync; sigtrap uses SIGTRAP. */
+		if (!getenv("PROFIL_PERF_MODE"))
+			T_SKIP("run with PROFIL_PERF_MODE");
+	}
+	if (strcmp(how, "fresh") == 0)
+		return profile(SIGRTMAX, 0.2);
+	if (strcmp(how, "handler") == 0) {
+		T_OK(signal(SIGRTMAX, app_handler) != SIG_ERR);
+		return profile(SIGRTMAX - 1, 0.2);
+	}
+	if (strcmp(how, "blocked") == 0) {
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGRTMAX);
+		T_OK(sigprocmask(SIG_BLOCK, &set, NULL) == 0);
+		profile(SIGRTMAX - 1, 0.2);
+		/* Still blocked for the program, and really. */
+		T_OK(sigprocmask(SIG_BLOCK, NULL, &set) == 0 && sigismember(&set, SIGRTMAX));
+		T_OK(tp_kernel_mask() & TP_BIT(SIGRTMAX));
+		return 0;
+	}
+	if (strcmp(how, "ignored") == 0) {
+		T_OK(signal(SIGRTMAX, SIG_IGN) != SIG_ERR);
+		return profile(SIGRTMAX - 1, 0.2);
+	}
+	if (strcmp(how, "all-ignored") == 0) {
+		set_all_rt(SIG_IGN);
+		return profile(SIGRTMAX, 0.2);
+	}
+	T_FAIL("unknown case %s", how);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "child") == 0)
-		return child();
+	if (argc > 1 && strcmp(argv[1], "rtmin2") == 0)
+		return profile(SIGRTMIN + 2, 0.5);
+	if (argc > 1 && strcmp(argv[1], "rtmax3") == 0)
+		return profile(SIGRTMAX - 3, 0.5);
 	if (argc > 1 && strcmp(argv[1], "junk") == 0)
 		return tp_env_was_rejected("PROFIL_SIGNAL");
+	if (argc > 1)
+		return choice(argv[1]);
 
-	const char *env[][3] = {
-		{ "PROFIL_SIGNAL=SIGRTMIN+2", "PROFIL_PERF_MODE=sigtrap", NULL },
-		{ "PROFIL_SIGNAL=SIGRTMIN+2", "PROFIL_PERF_MODE=fasync", NULL },
-	};
-	for (int i = 0; i < (tp_engine_is("perf") ? 2 : 1); i++) {
-		tp_rerun_ok("child", env[i]);
+	int variants = tp_engine_is("perf") ? 2 : 1;
+	const char *modes[] = { "PROFIL_PERF_MODE=fasync", "PROFIL_PERF_MODE=sigtrap" };
+	const char *cases[] = { "fresh", "handler", "blocked", "ignored", "all-ignored" };
+	for (int v = 0; v < variants; v++) {
+		const char *env[][3] = {
+			{ "PROFIL_SIGNAL=SIGRTMIN+2", modes[v], NULL },
+			{ "PROFIL_SIGNAL=RTMAX-3", modes[v], NULL },
+		};
+		tp_rerun_ok("rtmin2", env[0]);
+		tp_rerun_ok("rtmax3", env[1]);
+		const char *dflt[] = { modes[v], NULL };
+		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+			tp_rerun_ok(cases[c], dflt);
 	}
 	const char *junk[] = { "PROFIL_SIGNAL=SIGSEGV", NULL };
 	tp_rerun_ok("junk", junk);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +45,78 @@ TP_FN void tp_burn_on(clockid_t clk, double sec)
 }
 #define tp_burn(sec)        tp_burn_on(CLOCK_PROCESS_CPUTIME_ID, sec)
 #define tp_burn_thread(sec) tp_burn_on(CLOCK_THREAD_CPUTIME_ID, sec)
+
+/*
+ * Spin until done(arg) is true, or `max` seconds of CPU time on clock clk
+ * have passed; returns the CPU seconds spent.  For properties that need
+ * some event to have happened ("profiling counts", "the handler ran 200
+ * times"): a fixed short burn assumes the kernel delivered in time, which
+ * a loaded machine does not promise, while `max` stays a bound in CPU
+ * time, far above what the event needs.  done is polled every ~1 ms.
+ */
+TP_FN double tp_burn_until(clockid_t clk, double max, int (*done)(void *), void *arg)
+{
+	double t0 = t_cpu(clk), now = t0;
+	while (now - t0 < max && !done(arg)) {
+		for (int i = 0; i < 50; i++)
+			tp_spin(20000);
+		now = t_cpu(clk);
+	}
+	return now - t0;
+}
+
+/* Conditions for tp_burn_until: the counter `*(unsigned short *)arg` is not
+ * zero; profiling is off (it stopped itself). */
+TP_FN int tp_nonzero(void *arg)
+{
+	return *(volatile unsigned short *)arg != 0;
+}
+
+TP_FN int tp_is_off(void *arg)
+{
+	(void)arg;
+	return profil_state() == PROFIL_OFF;
+}
+
+/* Add the library's statistics to what a failure prints (T_NOTE). */
+TP_FN void tp_note_stats(void)
+{
+	struct profil_stats st;
+	if (profil_stats(&st) != 0)
+		return;
+	T_NOTE("engine %s at %u Hz: signals %llu ticks %llu counted %llu outside %llu lost %llu "
+	       "owed %llu threads %llu",
+	       st.engine, st.hz, (unsigned long long)st.signals, (unsigned long long)st.ticks,
+	       (unsigned long long)st.counted, (unsigned long long)st.outside,
+	       (unsigned long long)st.lost, (unsigned long long)st.owed,
+	       (unsigned long long)st.threads);
+}
+
+/* The longest a test burns waiting for an event (tp_burn_until) before it
+ * calls it missing: at 100 Hz, 1000 ticks' worth of CPU. */
+#define TP_EVENT_CPU 10.0
+
+/* Burn process CPU until buf[0] counts (profiling works); fails after
+ * TP_EVENT_CPU seconds without a count. */
+TP_FN void tp_burn_until_counted(unsigned short *buf)
+{
+	double cpu = tp_burn_until(CLOCK_PROCESS_CPUTIME_ID, TP_EVENT_CPU, tp_nonzero, buf);
+	if (!buf[0]) {
+		tp_note_stats();
+		T_FAIL("no count after %.3f s of CPU", cpu);
+	}
+}
+
+/* Burn process CPU until profiling has turned itself off (a fault, a full
+ * buffer); fails after TP_EVENT_CPU seconds. */
+TP_FN void tp_burn_until_off(void)
+{
+	double cpu = tp_burn_until(CLOCK_PROCESS_CPUTIME_ID, TP_EVENT_CPU, tp_is_off, NULL);
+	if (profil_state() != PROFIL_OFF) {
+		tp_note_stats();
+		T_FAIL("profiling still on (state %d) after %.3f s of CPU", profil_state(), cpu);
+	}
+}
 
 /* The engine the runner asked for (tests/run-one), or "auto". */
 TP_FN const char *tp_engine(void)
@@ -98,8 +171,6 @@ TP_FN void tp_profil_on(unsigned short *buf, size_t size, size_t off, unsigned i
 	       scale, strerror(e), tp_engine(), st.why);
 }
 
-/* [lo, hi] that `expect` ticks may give under a relative tolerance. */
-#define TP_NEAR(v, expect, tol) T_RANGE(v, (expect) * (1.0 - (tol)), (expect) * (1.0 + (tol)))
 
 /*
  * Run /proc/self/exe again with argv[1] = arg and the environment plus the
@@ -164,13 +235,12 @@ TP_FN unsigned short *tp_page(size_t *size)
 }
 
 /* A page that profiling (scale 2, every pc in counter 0) is counting into,
- * once 0.1 s of CPU has shown that counts arrive. */
+ * once a count has arrived. */
 TP_FN unsigned short *tp_counting_page(size_t *size)
 {
 	unsigned short *buf = tp_page(size);
 	tp_profil_on(buf, *size, 0, 2);
-	tp_burn(0.1);
-	T_OK(buf[0] > 0);
+	tp_burn_until_counted(buf);
 	return buf;
 }
 
@@ -217,22 +287,78 @@ TP_FN int tp_count_timers(void)
 	return n;
 }
 
-/* Every signal disposition of the process, to compare before and after.
- * SA_RESTORER (the kernel's flag for libc's return trampoline, not in the
- * libc headers) is not compared. */
+/*
+ * The kernel's disposition of a signal and the calling thread's real mask,
+ * read with raw system calls: what libc's sigaction and sigprocmask return
+ * is the program's view, which the library keeps as the program set it
+ * while it holds a signal (libprofil(7), SIGNALS).
+ */
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
 #endif
+struct tp_kaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+TP_FN void tp_kernel_action(int sig, struct tp_kaction *k)
+{
+	memset(k, 0, sizeof *k);
+	T_OK(syscall(SYS_rt_sigaction, sig, NULL, k, sizeof k->mask) == 0);
+}
+
+TP_FN uint64_t tp_kernel_mask(void)
+{
+	uint64_t m;
+	T_OK(syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &m, sizeof m) == 0);
+	return m;
+}
+
+#define TP_BIT(sig) (UINT64_C(1) << ((sig) - 1))
+
+/* Our handler is the kernel's for sig: a SA_SIGINFO handler that is not
+ * the program's `theirs` (NULL: any). */
+TP_FN int tp_kernel_has_ours(int sig, void *theirs)
+{
+	struct tp_kaction k;
+	tp_kernel_action(sig, &k);
+	return (k.flags & SA_SIGINFO) && k.handler != SIG_DFL && k.handler != SIG_IGN &&
+	       k.handler != theirs;
+}
+
+/* The signal the library samples with now (or last), from profil_stats. */
+TP_FN int tp_sampling_signal(void)
+{
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	return st.signo;
+}
+
+/* Install fn for sig with SA_SIGINFO | flags, blocking `masked` while it
+ * runs. */
+TP_FN void tp_handle(int sig, void (*fn)(int, siginfo_t *, void *), int flags, int masked)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | flags;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, masked);
+	T_OK(sigaction(sig, &sa, NULL) == 0);
+}
+
+/* Every signal disposition the kernel holds, to compare before and after. */
 struct tp_dispositions {
-	struct sigaction sa[NSIG];
+	struct tp_kaction k[NSIG];
 };
 
 TP_FN void tp_save_dispositions(struct tp_dispositions *d)
 {
 	memset(d, 0, sizeof *d);
 	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s > 33)) /* 32, 33: glibc's */
-			T_OK(sigaction(s, NULL, &d->sa[s]) == 0);
+		tp_kernel_action(s, &d->k[s]);
 }
 
 /*
@@ -242,9 +368,9 @@ TP_FN void tp_save_dispositions(struct tp_dispositions *d)
  * SIGTRAP must still *behave* as the saved SIG_DFL: a raised SIGTRAP kills
  * (a child) with SIGTRAP.
  */
-TP_FN int tp_trap_behaves_default(const struct sigaction *was, const struct sigaction *now)
+TP_FN int tp_trap_behaves_default(const struct tp_kaction *was, const struct tp_kaction *now)
 {
-	if (was->sa_handler != SIG_DFL || !(now->sa_flags & SA_SIGINFO))
+	if (was->handler != SIG_DFL || !(now->flags & SA_SIGINFO))
 		return 0;
 	pid_t pid = fork();
 	T_OK(pid >= 0);
@@ -257,26 +383,20 @@ TP_FN int tp_trap_behaves_default(const struct sigaction *was, const struct siga
 	return WIFSIGNALED(st) && WTERMSIG(st) == SIGTRAP;
 }
 
-/* The same handler, flags and mask as saved, for every signal. */
+/* The same handler, flags and mask in the kernel, for every signal. */
 TP_FN void tp_same_dispositions(const struct tp_dispositions *a,
 				const struct tp_dispositions *b)
 {
 	for (int s = 1; s < NSIG; s++) {
-		const struct sigaction *x = &a->sa[s], *y = &b->sa[s];
-		if (s == SIGTRAP && (void *)x->sa_handler != (void *)y->sa_handler &&
-		    tp_trap_behaves_default(x, y))
+		const struct tp_kaction *x = &a->k[s], *y = &b->k[s];
+		if (s == SIGTRAP && x->handler != y->handler && tp_trap_behaves_default(x, y))
 			continue;
-		if ((void *)x->sa_handler != (void *)y->sa_handler ||
-		    (x->sa_flags & ~SA_RESTORER) != (y->sa_flags & ~SA_RESTORER))
-			T_FAIL("signal %d (%s): handler %p flags %#x, was %p flags %#x", s,
-			       strsignal(s), (void *)y->sa_handler, (unsigned)y->sa_flags,
-			       (void *)x->sa_handler, (unsigned)x->sa_flags);
-		for (int m = 1; m < NSIG; m++)
-			if (m < 32 || m > 33) {
-				if (sigismember(&x->sa_mask, m) != sigismember(&y->sa_mask, m))
-					T_FAIL("signal %d (%s): sa_mask changed at %d", s,
-					       strsignal(s), m);
-			}
+		if (x->handler != y->handler ||
+		    (x->flags & ~SA_RESTORER) != (y->flags & ~SA_RESTORER) || x->mask != y->mask)
+			T_FAIL("signal %d (%s): kernel has handler %p flags %#lx mask %#llx, "
+			       "had %p flags %#lx mask %#llx",
+			       s, strsignal(s), y->handler, y->flags, (unsigned long long)y->mask,
+			       x->handler, x->flags, (unsigned long long)x->mask);
 	}
 }
 

@@ -1,0 +1,903 @@
+/*
+ * sampler.c - the external sampler of sampler.h.
+ *
+ * One perf event per thread found in /proc/PID/task (cpu == -1: it follows
+ * the thread across CPUs), each with its own ring buffer, because the
+ * kernel lets per-thread events share a buffer only within one thread.
+ * Events are inherited, so a thread created later is sampled from its
+ * first instruction and its samples go to its creator's buffer; the kernel
+ * also reports the creation (PERF_RECORD_FORK), which is how the opening
+ * rounds know a thread that appeared meanwhile needs no event of its own.
+ *
+ * A thread can still end up under two events: one inherited and one
+ * opened directly when it showed in /proc just before its creation was
+ * reported, and then every thread it creates inherits both.  Each thread
+ * therefore belongs to the first buffer its samples came from; its samples
+ * in any other buffer are counted as duplicates and dropped.
+ *
+ * User space only (exclude_kernel): perf_event_paranoid 2, the common
+ * default, allows nothing else to a user without CAP_PERFMON, and the
+ * preloaded library samples user pcs too, so the two modes agree.  A tick
+ * that falls in the kernel is not a sample; the CPU time (the events'
+ * counts) still includes system time.
+ *
+ * Modules come from /proc/PID/maps when the sampling starts and from the
+ * PERF_RECORD_MMAP2 records of executable mappings after (dlopen, exec);
+ * each file's load segments and build id are read from the file (through
+ * /proc/PID/root, so a process in another mount namespace works), the
+ * vDSO's from pcprof's own, which is the same kernel's image.  Samples are
+ * given their module as they arrive, against the modules live then.
+ */
+#include "sampler.h"
+
+#include <dirent.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "data.h"
+#include "util.h"
+
+#define MAX_PAGES  16 /* data pages per buffer to start with (64 KiB) */
+#define MAX_ROUNDS 64 /* passes over /proc/PID/task while opening */
+#define RECORD_MAX 65536
+
+/* One event per thread found and CPU; its samples and those of the
+ * threads it is inherited by go to the CPU's buffer. */
+struct event {
+	int fd;
+	int32_t tid;
+	uint64_t id; /* PERF_EVENT_IOC_ID: what its samples carry */
+};
+
+struct buffer {
+	int cpu;
+	int fd;        /* the event that owns the mapping; -1: none yet */
+	uint8_t *base; /* the control page, then the data pages */
+	size_t pages;
+	bool hup; /* its event's thread and all it created have ended */
+};
+
+struct key {
+	uint64_t pc;
+	uint32_t module, thread;
+	uint64_t count; /* 0: empty slot */
+};
+
+struct thr {
+	int32_t tid;
+	int32_t root; /* thread whose events this one's samples come from; 0: none yet */
+	bool covered; /* has an event: opened directly, or inherited (FORK record) */
+};
+
+struct sampler {
+	pid_t pid;
+	unsigned hz;
+	size_t pagesize, pages;
+	struct event *ev; /* in the order opened, so by increasing id */
+	size_t nev, evcap;
+	struct buffer *buf;
+	size_t nbuf;
+	uint64_t closed_ns; /* counts of events already closed */
+
+	struct thr *thr; /* parallel to proc.threads */
+	size_t thrcap;
+
+	struct key *tab;
+	size_t tabcap, tabn;
+
+	uint32_t epoch;
+	size_t modcap;
+	struct pp_process proc; /* modules and threads grow here */
+
+	struct sampler_info info;
+	uint8_t rec[RECORD_MAX];
+};
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- threads ---- */
+
+static uint32_t thread_of(struct sampler *s, int32_t tid)
+{
+	struct pp_process *pr = &s->proc;
+	for (size_t i = pr->nthreads; i-- > 0;)
+		if (pr->threads[i].tid == tid)
+			return (uint32_t)i;
+	if (pr->nthreads == s->thrcap) {
+		s->thrcap = s->thrcap ? 2 * s->thrcap : 64;
+		pr->threads = xrealloc(pr->threads, s->thrcap * sizeof *pr->threads);
+		s->thr = xrealloc(s->thr, s->thrcap * sizeof *s->thr);
+	}
+	struct pp_thread *t = &pr->threads[pr->nthreads];
+	memset(t, 0, sizeof *t);
+	t->tid = tid;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)s->pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(t->name, sizeof t->name, f))
+			t->name[strcspn(t->name, "\n")] = 0;
+		fclose(f);
+	}
+	s->thr[pr->nthreads] = (struct thr){ .tid = tid };
+	return (uint32_t)pr->nthreads++;
+}
+
+/* ---- modules ---- */
+
+/* Load segments and build id of an ELF image, from a file or memory. */
+static bool describe(Elf *elf, struct pp_module *m)
+{
+	size_t n;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0)
+		return false;
+	m->nsegs = 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    m->nsegs == sizeof m->seg / sizeof m->seg[0])
+			continue;
+		m->seg[m->nsegs++] =
+			(struct pp_segment){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_flags };
+	}
+	const void *id;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+	if (len > 0 && (size_t)len <= sizeof m->build_id) {
+		memcpy(m->build_id, id, (size_t)len);
+		m->build_id_len = (uint32_t)len;
+	}
+	return m->nsegs > 0;
+}
+
+/* pcprof's own vDSO: the kernel maps one image into every process. */
+static bool describe_vdso(struct pp_module *m)
+{
+	const char *ehdr = (const char *)getauxval(AT_SYSINFO_EHDR);
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long lo = 0, hi = 0;
+	char line[512];
+	bool found = false;
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			found = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (!ehdr || !found || (unsigned long)ehdr != lo)
+		return false;
+	Elf *elf = elf_memory((char *)ehdr, hi - lo);
+	bool ok = describe(elf, m);
+	elf_end(elf);
+	return ok;
+}
+
+static void add_module(struct sampler *s, const char *path, uint64_t start, uint64_t len,
+		       uint64_t pgoff)
+{
+	struct pp_process *pr = &s->proc;
+	struct pp_module m = { .path = NULL };
+	bool known = false;
+	if (strcmp(path, "[vdso]") == 0) {
+		known = describe_vdso(&m);
+	} else if (path[0] == '/') {
+		char where[PATH_MAX + 64];
+		snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
+		int fd = open(where, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+			known = describe(elf, &m);
+			elf_end(elf);
+			close(fd);
+		}
+	} else {
+		return; /* anonymous code (a JIT): no module */
+	}
+	/* The bias maps file offset pgoff to start: find the load segment
+	 * holding that offset.  Not an ELF file: the mapping alone. */
+	const struct pp_segment *seg = NULL;
+	for (uint32_t i = 0; known && i < m.nsegs; i++) {
+		uint64_t first = m.seg[i].offset & ~(uint64_t)(s->pagesize - 1);
+		if (pgoff >= first &&
+		    pgoff < m.seg[i].offset + (m.seg[i].memsz ? m.seg[i].memsz : 1)) {
+			seg = &m.seg[i];
+			break;
+		}
+	}
+	if (!seg) {
+		memset(&m, 0, sizeof m);
+		m.nsegs = 1;
+		m.seg[0] = (struct pp_segment){ pgoff, len, pgoff, 5 /* PF_R | PF_X */ };
+		m.bias = start - pgoff;
+	} else if (strcmp(path, "[vdso]") == 0) {
+		m.bias = start - (seg->vaddr & ~(uint64_t)(s->pagesize - 1));
+	} else {
+		m.bias = start - pgoff - (seg->vaddr - seg->offset);
+	}
+
+	for (size_t i = 0; i < pr->nmodules; i++) {
+		struct pp_module *o = &pr->modules[i];
+		if (o->epoch_unloaded)
+			continue;
+		if (o->bias == m.bias && strcmp(o->path, path) == 0)
+			return;
+		/* A new mapping over a live module's code replaces it. */
+		if (pp_module_holds(o, start) || pp_module_holds(o, start + len - 1))
+			o->epoch_unloaded = s->epoch + 1;
+	}
+	for (size_t i = 0; i < pr->nmodules; i++)
+		if (pr->modules[i].epoch_unloaded == s->epoch + 1) {
+			s->epoch++;
+			break;
+		}
+	if (pr->nmodules == s->modcap) {
+		s->modcap = s->modcap ? 2 * s->modcap : 32;
+		pr->modules = xrealloc(pr->modules, s->modcap * sizeof *pr->modules);
+	}
+	m.path = xstrdup(path);
+	m.epoch_loaded = s->epoch;
+	pr->modules[pr->nmodules++] = m;
+}
+
+/* Every executable file mapping now in the process. */
+static void read_maps(struct sampler *s)
+{
+	char path[64], line[PATH_MAX + 128];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi, off;
+		char perms[8];
+		int at = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &at) < 4 ||
+		    !at || !strchr(perms, 'x'))
+			continue;
+		add_module(s, line + at, lo, hi - lo, off);
+	}
+	fclose(f);
+}
+
+static uint32_t module_at(const struct sampler *s, uint64_t pc)
+{
+	const struct pp_process *pr = &s->proc;
+	for (size_t i = pr->nmodules; i-- > 0;)
+		if (!pr->modules[i].epoch_unloaded && pp_module_holds(&pr->modules[i], pc))
+			return (uint32_t)i;
+	return PP_NO_MODULE;
+}
+
+/* ---- samples ---- */
+
+static size_t hash(uint64_t pc, uint32_t thread)
+{
+	uint64_t h = (pc ^ ((uint64_t)thread << 40)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 17);
+}
+
+static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t thread)
+{
+	if (2 * (s->tabn + 1) > s->tabcap) {
+		size_t oldcap = s->tabcap;
+		struct key *old = s->tab;
+		s->tabcap = oldcap ? 2 * oldcap : 4096;
+		s->tab = xcalloc(s->tabcap, sizeof *s->tab);
+		s->tabn = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].count) {
+				size_t j = hash(old[i].pc, old[i].thread) & (s->tabcap - 1);
+				while (s->tab[j].count)
+					j = (j + 1) & (s->tabcap - 1);
+				s->tab[j] = old[i];
+				s->tabn++;
+			}
+		free(old);
+	}
+	size_t j = hash(pc, thread) & (s->tabcap - 1);
+	for (; s->tab[j].count; j = (j + 1) & (s->tabcap - 1))
+		if (s->tab[j].pc == pc && s->tab[j].thread == thread &&
+		    s->tab[j].module == module) {
+			s->tab[j].count++;
+			return;
+		}
+	s->tab[j] = (struct key){ pc, module, thread, 1 };
+	s->tabn++;
+}
+
+/* ---- records ---- */
+
+/* The thread whose directly opened event sample id came from (its own or
+ * one inherited from it); 0 if unknown. */
+static int32_t root_of(const struct sampler *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->nev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ev[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nev && s->ev[lo].id == id ? s->ev[lo].tid : 0;
+}
+
+static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
+{
+	struct {
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint64_t id;
+	} v;
+	if (len < sizeof(struct perf_event_header) + sizeof v)
+		return;
+	memcpy(&v, r + sizeof(struct perf_event_header), sizeof v);
+	if ((pid_t)v.pid != s->pid) {
+		s->info.child_samples++;
+		return;
+	}
+	uint32_t t = thread_of(s, (int32_t)v.tid);
+	int32_t root = root_of(s, v.id);
+	if (!s->thr[t].root)
+		s->thr[t].root = root;
+	else if (root && s->thr[t].root != root) {
+		s->info.duplicates++;
+		return;
+	}
+	s->proc.threads[t].ticks++;
+	s->proc.ticks++;
+	add_sample(s, v.ip, module_at(s, v.ip), t);
+}
+
+static void read_identity(struct sampler *s);
+
+static void on_record(struct sampler *s, const uint8_t *r, size_t len)
+{
+	struct perf_event_header h;
+	memcpy(&h, r, sizeof h);
+	const uint8_t *p = r + sizeof h;
+	size_t n = len - sizeof h;
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(s, r, len);
+		break;
+	case PERF_RECORD_LOST:
+		if (n >= 16) {
+			uint64_t lost;
+			memcpy(&lost, p + 8, sizeof lost);
+			s->info.lost += lost;
+		}
+		break;
+	case PERF_RECORD_FORK:
+		if (n >= 16) {
+			uint32_t v[4]; /* pid, ppid, tid, ptid */
+			memcpy(v, p, sizeof v);
+			if ((pid_t)v[0] == s->pid) {
+				uint32_t t = thread_of(s, (int32_t)v[2]);
+				s->thr[t].covered = true;
+			} else if (v[0] == v[2])
+				s->info.children++;
+		}
+		break;
+	case PERF_RECORD_COMM:
+		if (n > 8) {
+			uint32_t v[2];
+			memcpy(v, p, sizeof v);
+			if ((pid_t)v[0] != s->pid)
+				break;
+			struct pp_thread *t = &s->proc.threads[thread_of(s, (int32_t)v[1])];
+			snprintf(t->name, sizeof t->name, "%.*s",
+				 (int)strnlen((const char *)p + 8, n - 8), (const char *)p + 8);
+			if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
+				/* A new image: the old one's modules are gone. */
+				s->info.execs++;
+				read_identity(s);
+				s->epoch++;
+				for (size_t i = 0; i < s->proc.nmodules; i++)
+					if (!s->proc.modules[i].epoch_unloaded)
+						s->proc.modules[i].epoch_unloaded = s->epoch;
+			}
+		}
+		break;
+	case PERF_RECORD_MMAP2: {
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint8_t id[24]; /* maj, min, ino, generation; or a build id */
+			uint32_t prot, flags;
+		} m;
+		if (n <= sizeof m)
+			break;
+		memcpy(&m, p, sizeof m);
+		const char *file = (const char *)p + sizeof m;
+		if ((pid_t)m.pid != s->pid || !(m.prot & PROT_EXEC) ||
+		    strnlen(file, n - sizeof m) == n - sizeof m)
+			break;
+		add_module(s, file, m.addr, m.len, m.pgoff);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Read every complete record in one buffer. */
+static void drain(struct sampler *s, const struct buffer *b)
+{
+	if (!b->base)
+		return;
+	struct perf_event_mmap_page *mp = (struct perf_event_mmap_page *)b->base;
+	const uint8_t *data = b->base + s->pagesize;
+	uint64_t size = (uint64_t)b->pages * s->pagesize;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = mp->data_tail;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		/* Records are 8-byte aligned: a header never wraps. */
+		memcpy(&h, data + (tail % size), sizeof h);
+		if (h.size < sizeof h || h.size > head - tail)
+			break;
+		uint64_t at = tail % size, first = size - at < h.size ? size - at : h.size;
+		memcpy(s->rec, data + at, first);
+		memcpy(s->rec + first, data, h.size - first);
+		on_record(s, s->rec, h.size);
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* ---- events ---- */
+
+static long perf_event_open(struct perf_event_attr *a, pid_t tid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int read_int_file(const char *path, int dflt)
+{
+	FILE *f = fopen(path, "re");
+	int v = dflt;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Why perf_event_open refused: the settings and rights that decide it. */
+static void explain_denied(const struct sampler *s, int err, char *msg, size_t len)
+{
+	int paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", 2);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d", (int)s->pid);
+	if (paranoid > 2)
+		snprintf(msg, len,
+			 "perf_event_open: %s: kernel.perf_event_paranoid is %d, which "
+			 "refuses perf events to users without CAP_PERFMON (set it to 2 or "
+			 "lower, or run pcprof with CAP_PERFMON)",
+			 strerror(err), paranoid);
+	else
+		snprintf(msg, len,
+			 "perf_event_open on process %d: %s: profiling another process needs "
+			 "the same user as the target (and a target that is not set-user-ID "
+			 "or otherwise undumpable), or CAP_PERFMON or CAP_SYS_PTRACE "
+			 "(kernel.perf_event_paranoid is %d)",
+			 (int)s->pid, strerror(err), paranoid);
+}
+
+static void open_failed(struct sampler *s, int e, int32_t tid, char *err, size_t errlen)
+{
+	if (e == EACCES || e == EPERM)
+		explain_denied(s, e, err, errlen);
+	else if (e == EMFILE || e == ENFILE)
+		snprintf(err, errlen,
+			 "perf_event_open: %s: one descriptor per thread and CPU is needed "
+			 "(raise the limit with ulimit -n)",
+			 strerror(e));
+	else if (e == ENOENT || e == ENOSYS || e == EOPNOTSUPP)
+		snprintf(err, errlen,
+			 "perf_event_open: %s: this kernel has no software cpu-clock perf events",
+			 strerror(e));
+	else
+		snprintf(err, errlen, "perf_event_open on thread %d: %s", (int)tid, strerror(e));
+}
+
+/* Map the first event of a CPU as that CPU's buffer.  Buffers are locked
+ * memory: past perf_event_mlock_kb they count against RLIMIT_MEMLOCK, so
+ * smaller ones are tried before giving up. */
+static int map_buffer(struct sampler *s, struct buffer *b, int fd, char *err, size_t errlen)
+{
+	void *base;
+	for (;;) {
+		base = mmap(NULL, (s->pages + 1) * s->pagesize, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, 0);
+		if (base != MAP_FAILED || s->pages == 1 || (errno != EPERM && errno != ENOMEM))
+			break;
+		s->pages /= 2;
+	}
+	if (base == MAP_FAILED) {
+		snprintf(err, errlen,
+			 "mapping a perf buffer for CPU %d: %s (kernel.perf_event_mlock_kb and "
+			 "RLIMIT_MEMLOCK bound the buffers)",
+			 b->cpu, strerror(errno));
+		return -1;
+	}
+	b->fd = fd;
+	b->base = base;
+	b->pages = s->pages;
+	return 0;
+}
+
+/* Events on thread tid, one per CPU, output to the CPU's buffer: per-CPU
+ * events are the ones the kernel lets both inherit and be mapped.
+ * Returns 1, 0 if the thread has ended, -1 with err set. */
+static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
+{
+	struct perf_event_attr a = {
+		.size = sizeof a,
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000000u / s->hz,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID,
+		.inherit = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.watermark = 1, /* wakeup_watermark 0: half the buffer wakes us */
+	};
+	for (size_t i = 0; i < s->nbuf; i++) {
+		struct buffer *b = &s->buf[i];
+		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		if (fd < 0) {
+			if (errno == ESRCH)
+				return 0; /* the thread ended meanwhile */
+			open_failed(s, errno, tid, err, errlen);
+			return -1;
+		}
+		uint64_t id = 0;
+		if (s->nev == s->evcap) {
+			s->evcap = s->evcap ? 2 * s->evcap : 64;
+			s->ev = xrealloc(s->ev, s->evcap * sizeof *s->ev);
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+		    (b->fd < 0 ? map_buffer(s, b, fd, err, errlen)
+			       : ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, b->fd)) < 0) {
+			if (b->fd != fd)
+				snprintf(err, errlen, "perf event on thread %d, CPU %d: %s",
+					 (int)tid, b->cpu, strerror(errno));
+			if (b->fd == fd)
+				b->fd = -1;
+			close(fd);
+			return -1;
+		}
+		s->ev[s->nev++] = (struct event){ fd, tid, id };
+	}
+	uint32_t t = thread_of(s, tid);
+	s->thr[t].covered = true;
+	s->info.events++;
+	return 1;
+}
+
+/* The CPUs events can be opened on: /sys's online list, else all. */
+static void find_cpus(struct sampler *s)
+{
+	char line[4096] = "";
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	if (f) {
+		if (!fgets(line, sizeof line, f))
+			line[0] = 0;
+		fclose(f);
+	}
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	s->buf = xcalloc(conf > 0 ? (size_t)conf + 4096 : 4096, sizeof *s->buf);
+	for (char *p = line; *p && *p != '\n';) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi && s->nbuf < 4096; c++)
+			s->buf[s->nbuf++] = (struct buffer){ .cpu = (int)c, .fd = -1 };
+		p = *end == ',' ? end + 1 : end;
+	}
+	for (long c = 0; !s->nbuf && c < (conf > 0 ? conf : 1); c++)
+		s->buf[s->nbuf++] = (struct buffer){ .cpu = (int)c, .fd = -1 };
+}
+
+/* Stop every event, read what is buffered and the CPU time counted, then
+ * close and unmap everything. */
+static void close_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nev; i++)
+		ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = 0; i < s->nbuf; i++)
+		drain(s, &s->buf[i]);
+	for (size_t i = 0; i < s->nev; i++) {
+		uint64_t count;
+		if (read(s->ev[i].fd, &count, sizeof count) == (ssize_t)sizeof count)
+			s->closed_ns += count;
+		close(s->ev[i].fd);
+	}
+	s->nev = 0;
+	for (size_t i = 0; i < s->nbuf; i++) {
+		if (s->buf[i].base)
+			munmap(s->buf[i].base, (s->buf[i].pages + 1) * s->pagesize);
+		s->buf[i].base = NULL;
+		s->buf[i].fd = -1;
+	}
+}
+
+/* The ids in /proc/PID/task. */
+static size_t list_tasks(pid_t pid, int32_t **out)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[n++] = (int32_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Process state from /proc/PID/stat ('Z' zombie, 'X' dead; 0 gone), and
+ * the exit code a zombie left (-1 if not readable). */
+static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	if (!p || !p[1])
+		return 0;
+	char state = p[2];
+	/* Fields after the command: state is field 3, ppid 4, exit_code 52. */
+	int field = 3;
+	if (exit_code)
+		*exit_code = -1;
+	for (char *t = p + 2; *t; field++) {
+		if (field == 4 && ppid)
+			*ppid = (int32_t)atoi(t);
+		if (field == 52 && exit_code)
+			*exit_code = atoi(t);
+		t = strchr(t, ' ');
+		if (!t)
+			break;
+		t++;
+	}
+	return state;
+}
+
+/* The program and its arguments, read while the process is alive (a
+ * zombie has neither) and again after an exec. */
+static void read_identity(struct sampler *s)
+{
+	free(s->proc.exe);
+	free(s->proc.cmdline);
+	char path[64], buf[PATH_MAX];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)s->pid);
+	ssize_t k = readlink(path, buf, sizeof buf - 1);
+	buf[k > 0 ? k : 0] = 0;
+	s->proc.exe = xstrdup(buf);
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)s->pid);
+	FILE *f = fopen(path, "re");
+	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	while (len && buf[len - 1] == 0)
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[len] = 0;
+	s->proc.cmdline = xstrdup(buf);
+	if (!s->proc.exe[0]) {
+		free(s->proc.exe);
+		s->proc.exe = xstrdup(s->proc.cmdline);
+	}
+}
+
+static bool ended(const struct sampler *s)
+{
+	char st = proc_state(s->pid, NULL, NULL);
+	return st == 0 || st == 'Z' || st == 'X';
+}
+
+static void drain_all(struct sampler *s)
+{
+	for (size_t i = 0; i < s->nbuf; i++)
+		drain(s, &s->buf[i]);
+}
+
+static void free_sampler(struct sampler *s)
+{
+	close_all(s);
+	pp_process_free(&s->proc);
+	free(s->ev);
+	free(s->buf);
+	free(s->thr);
+	free(s->tab);
+	free(s);
+}
+
+struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen)
+{
+	if (pid <= 0 || hz == 0 || hz > 1000000) {
+		snprintf(err, errlen, "bad process id or rate");
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	struct sampler *s = xcalloc(1, sizeof *s);
+	s->pid = pid;
+	s->hz = hz;
+	s->pagesize = (size_t)sysconf(_SC_PAGESIZE);
+	s->pages = MAX_PAGES;
+	s->proc.pid = pid;
+	s->proc.exit_status = -1;
+	find_cpus(s);
+	char st = proc_state(pid, NULL, &s->proc.ppid);
+	if (st == 0 || st == 'Z' || st == 'X') {
+		snprintf(err, errlen, "no process %d%s", (int)pid, st ? " (it has ended)" : "");
+		free_sampler(s);
+		return NULL;
+	}
+
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	s->proc.start_ns = clock_ns(CLOCK_REALTIME);
+	/* Open an event on every thread not yet covered, until a pass over
+	 * /proc/PID/task finds none: the threads created meanwhile by a
+	 * thread already sampled were reported by FORK records, read before
+	 * each pass decides. */
+	for (int round = 0; round < MAX_ROUNDS; round++) {
+		int32_t *tids;
+		size_t n = list_tasks(pid, &tids), opened = 0;
+		drain_all(s);
+		for (size_t i = 0; i < n; i++) {
+			uint32_t t = thread_of(s, tids[i]);
+			if (s->thr[t].covered)
+				continue;
+			int r = open_thread(s, tids[i], err, errlen);
+			if (r < 0) {
+				free(tids);
+				free_sampler(s);
+				return NULL;
+			}
+			opened += (size_t)r;
+		}
+		free(tids);
+		if (!opened)
+			break;
+	}
+	s->info.attach_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	if (s->nev == 0) {
+		snprintf(err, errlen, "no process %d (it has ended)", (int)pid);
+		free_sampler(s);
+		return NULL;
+	}
+	/* After the events: a module mapped between the two is in the maps,
+	 * one mapped later in an MMAP2 record. */
+	read_maps(s);
+	read_identity(s);
+	return s;
+}
+
+int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask)
+{
+	struct pollfd *pfd = xcalloc(s->nbuf, sizeof *pfd);
+	size_t n = 0;
+	for (size_t i = 0; i < s->nbuf; i++)
+		if (s->buf[i].fd >= 0 && !s->buf[i].hup)
+			pfd[n++] = (struct pollfd){ .fd = s->buf[i].fd, .events = POLLIN };
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000 };
+	int r = n ? ppoll(pfd, n, &ts, sigmask) : 0;
+	if (!n)
+		pselect(0, NULL, NULL, NULL, &ts, sigmask);
+	/* A buffer whose owner thread has ended stays readable as a hang-up;
+	 * the threads that inherited its event may still be writing to it,
+	 * so it is still drained, only no longer waited for. */
+	for (size_t k = 0; r > 0 && k < n; k++)
+		if (pfd[k].revents & POLLHUP)
+			for (size_t i = 0; i < s->nbuf; i++)
+				if (s->buf[i].fd == pfd[k].fd)
+					s->buf[i].hup = true;
+	free(pfd);
+	drain_all(s);
+	return ended(s);
+}
+
+void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_info *info)
+{
+	uint64_t end = clock_ns(CLOCK_REALTIME);
+	close_all(s);
+	struct pp_process *pr = &s->proc;
+	pr->end_ns = end;
+	pr->cpu_ns = s->closed_ns;
+	pr->hz = s->hz;
+	snprintf(pr->engine, sizeof pr->engine, "external");
+	char why[160];
+	snprintf(why, sizeof why,
+		 "pcprof sampled from outside: perf cpu-clock every %u us of thread CPU time, "
+		 "user space only",
+		 1000000u / s->hz);
+	pr->why = xstrdup(why);
+	/* Ended: a zombie still tells how (exit_code of /proc/PID/stat is
+	 * wait's status); a process already reaped does not. */
+	int code;
+	char st = proc_state(s->pid, &code, NULL);
+	s->info.exited = st == 0 || st == 'Z' || st == 'X';
+	pr->end = PP_END_UNKNOWN;
+	if (st == 'Z' && code >= 0) {
+		if ((code & 0x7f) == 0) {
+			pr->end = PP_END_EXIT;
+			pr->exit_status = (code >> 8) & 0xff;
+		} else {
+			pr->end = PP_END_SIGNAL;
+			pr->exit_status = code & 0x7f;
+		}
+	}
+	pr->signals = pr->ticks;
+	pr->lost = s->info.lost;
+
+	pr->samples = xcalloc(s->tabn ? s->tabn : 1, sizeof *pr->samples);
+	for (size_t i = 0; i < s->tabcap; i++)
+		if (s->tab[i].count)
+			pr->samples[pr->nsamples++] =
+				(struct pp_sample){ s->tab[i].pc, s->tab[i].module,
+						    s->tab[i].thread, s->tab[i].count };
+	pp_sort_samples(pr);
+
+	*info = s->info;
+	info->pages = s->pages;
+	*out = *pr;
+	memset(pr, 0, sizeof *pr);
+	free_sampler(s);
+}

@@ -1,0 +1,60 @@
+/*
+ * sampler.h - the external sampler: pcprof samples another process's
+ * threads with perf_event_open (software cpu-clock, user space only) and
+ * reads the ring buffers itself, so the target runs unmodified: nothing is
+ * injected, nothing is mapped or opened in it, and nothing stops it.
+ *
+ * The result is one pp_process (profile.h), the same model the preloaded
+ * library's recordings become, so report and every export read it as they
+ * read any other.  Not thread-safe; never exits: every problem comes back
+ * as a message.
+ */
+#ifndef PCPROF_SAMPLER_H
+#define PCPROF_SAMPLER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+struct sampler;
+
+/* What the sampler saw beyond the profile model, for the summary line. */
+struct sampler_info {
+	size_t events;          /* perf events opened directly (one per thread found) */
+	size_t pages;           /* ring-buffer data pages per event */
+	uint64_t lost;          /* samples the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t duplicates;    /* samples of a thread seen in a second buffer */
+	uint64_t child_samples; /* samples of child processes (not followed) */
+	size_t children;        /* processes the target forked while attached */
+	size_t execs;           /* times the target exec'd while attached */
+	uint64_t attach_ns;     /* time to open every event */
+	int exited;             /* the target ended while attached */
+};
+
+/*
+ * Start sampling every thread of process pid at hz samples per CPU second.
+ * Threads the process creates later are followed (the events are
+ * inherited).  Returns NULL with a message in err: no such process,
+ * permission refused (the message says which setting or capability is
+ * missing), or a resource limit.
+ */
+struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen);
+
+/*
+ * Wait up to timeout_ms for data (ppoll with sigmask, which may be NULL)
+ * and read every buffer.  Returns 1 once the process has ended (or is a
+ * zombie), else 0; a signal ends the wait early and returns 0.
+ */
+int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask);
+
+/*
+ * Stop sampling, read what is left, close every event and unmap every
+ * buffer, and fill *out (free with pp_process_free) and *info.  s is
+ * freed.  The target is as it was before sampler_open.
+ */
+void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_info *info);
+
+#endif

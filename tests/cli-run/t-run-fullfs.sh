@@ -1,0 +1,144 @@
+#!/bin/sh
+# A full file system never kills the program and never loses a run (issue 8,
+# item 5), on real small file systems: tmpfs mounts of a few pages (root;
+# SKIP otherwise), always unmounted.
+#   1. TMPDIR with 3 free pages (a recording reserves 5 at first): python3
+#      and hot run as without pcprof (output, exit status: no SIGBUS), and
+#      the summary says that 1 image was not recorded, why, and its pid.
+#   2. TMPDIR with room for 3 recordings under a shell that starts 12
+#      programs: each image is recorded or named unrecorded, as many in all
+#      as a run with room records.
+#   3. TMPDIR with room for a first reservation only, python3 at 1000 Hz:
+#      its pc table cannot grow; it runs as always and the samples lost for
+#      want of room are counted and said.
+#   4. -o on a full file system: pcprof exits 125, keeps the recordings and
+#      says where and how to finish; pcprof run --from writes the data file,
+#      with the program's exit status, and removes them; without the run's
+#      own file it still does, saying what is unknown.
+#   5. --from leaves alone what pcprof did not make.
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3) || { echo "SKIP: python3 not installed"; exit 77; }
+
+MNTS=
+cleanup()
+{
+	for m in $MNTS; do umount "$m" 2>/dev/null || umount -l "$m"; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# fs SIZE: mount a new tmpfs of SIZE; its path in $FS
+fs()
+{
+	FS=$(mktemp -d "$T/fs.XXXXXX")
+	if ! mount -t tmpfs -o "size=$1" pcprof-test "$FS" 2>"$T/mount.err"; then
+		echo "SKIP: cannot mount a tmpfs: $(cat "$T/mount.err")"
+		exit 77
+	fi
+	MNTS="$MNTS $FS"
+}
+
+# unrecorded FILE: the N of "N process image(s) not recorded" in FILE, or 0
+unrecorded()
+{
+	n=$(sed -n 's/.*lost: \([0-9]*\) process images\{0,1\} not recorded.*/\1/p' "$1")
+	echo "${n:-0}"
+}
+
+cat >"$T/work.py" <<'EOF'
+import json, re, random, sys, time, zlib, hashlib, decimal, fractions, collections
+random.seed(1)
+while time.process_time() < float(sys.argv[1]):
+    d = {str(k): [random.random() for _ in range(20)] for k in range(100)}
+    s = json.dumps(d)
+    json.loads(s)
+    re.findall(r"[0-9]+\.[0-9]{3}", s)
+    zlib.compress(s.encode())
+    hashlib.sha256(s.encode()).hexdigest()
+    sorted(d.items(), key=lambda kv: kv[1][0])
+    decimal.Decimal(len(s)) / decimal.Decimal(7)
+    fractions.Fraction(len(s), 7) + fractions.Fraction(1, 3)
+    collections.Counter(s)
+print("done")
+EOF
+
+# 1. no room at all
+fs 12k
+want=$("$PY" -c 'print(sum(i * i for i in range(300000)))')
+TMPDIR=$FS "$PCPROF" run -o "$T/p.data" -- "$PY" -c 'print(sum(i * i for i in range(300000)))' \
+	>"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] || fail "python3 with a full TMPDIR: exit $rc: $(cat "$T/err")"
+[ "$(cat "$T/out")" = "$want" ] || fail "python3 printed '$(cat "$T/out")', want '$want'"
+grep -q "lost: 1 process image not recorded (no room for its recording in $FS: No space left on device; pid [0-9]*)" \
+	"$T/err" || fail "summary: $(cat "$T/err")"
+grep -q "statically linked" "$T/err" && fail "blames static linking: $(cat "$T/err")"
+dump "$T/p.data"
+[ -z "$(procs)" ] || fail "recorded processes with no room: $(procs)"
+TMPDIR=$FS "$PCPROF" run -q -o "$T/p.data" -- "$HOT" exit 0.05 2>"$T/err"
+rc=$?
+[ $rc = 7 ] || fail "hot exit with a full TMPDIR: exit $rc, want 7: $(cat "$T/err")"
+[ -z "$(ls -A "$FS")" ] || fail "left in TMPDIR: $(ls -A "$FS")"
+
+# 2. room for some
+cmd='for i in 1 2 3 4 5 6 7 8 9 10 11 12; do /bin/true; done'
+"$PCPROF" run -o "$T/all.data" -- sh -c "$cmd" 2>"$T/err" || fail "with room: $(cat "$T/err")"
+dump "$T/all.data"
+images=$(procs | wc -l)
+[ "$(unrecorded "$T/err")" = 0 ] || fail "with room, unrecorded images: $(cat "$T/err")"
+fs 60k
+TMPDIR=$FS "$PCPROF" run -o "$T/p.data" -- sh -c "$cmd" 2>"$T/err" || fail "60k: $(cat "$T/err")"
+dump "$T/p.data"
+recorded=$(procs | wc -l)
+lost=$(unrecorded "$T/err")
+[ "$recorded" -ge 1 ] && [ "$lost" -ge 1 ] && [ $((recorded + lost)) = "$images" ] ||
+	fail "60k: $recorded recorded + $lost unrecorded, want $images in all: $(cat "$T/err")"
+
+# 3. room for the first level only
+fs 20k
+TMPDIR=$FS "$PCPROF" run -o "$T/p.data" --hz 1000 -- "$PY" "$T/work.py" 1 >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] && [ "$(cat "$T/out")" = done ] || fail "tables that cannot grow: exit $rc: $(cat "$T/err")"
+grep -q "[1-9][0-9]* samples (the pc table could not grow in $FS: No space left on device)" \
+	"$T/err" || fail "no samples lost to a full TMPDIR: $(cat "$T/err")"
+dump "$T/p.data"
+id=$(procs)
+[ "$(field "$id" lost)" -ge 1 ] || fail "lost=$(field "$id" lost) in the data file"
+
+# 4. the data file cannot be written
+fs 4k
+dd if=/dev/zero of="$FS/fill" bs=4k count=1 2>/dev/null
+"$PCPROF" run -o "$FS/p.data" -- "$HOT" exit 0.3 2>"$T/err"
+rc=$?
+[ $rc = 125 ] || fail "data file on a full file system: exit $rc, want 125: $(cat "$T/err")"
+grep -q "p.data: write failed: No space left on device" "$T/err" || fail "message: $(cat "$T/err")"
+kept=$(sed -n 's/.*the recordings are kept in \(.*\): pcprof run --from .* -o FILE writes the data file from them$/\1/p' "$T/err")
+[ -d "$kept" ] || fail "no kept directory named: $(cat "$T/err")"
+ls "$kept"/*.raw >/dev/null 2>&1 && [ -f "$kept/pcprof-run" ] || fail "kept: $(ls -A "$kept")"
+cp -R "$kept" "$T/copy"
+cp -R "$kept" "$T/mixed"
+"$PCPROF" run --from "$kept" -o "$T/later.data" 2>"$T/err" || fail "--from: $(cat "$T/err")"
+[ ! -e "$kept" ] || fail "--from left $kept"
+grep -q -- "-> $T/later.data" "$T/err" || fail "--from summary: $(cat "$T/err")"
+dump "$T/later.data"
+id=$(procs | head -1)
+[ "$(field "$id" status)" = 7 ] && [ "$(field "$id" end)" = exit ] ||
+	fail "--from lost the exit status: $(grep '^proc' "$T/dump")"
+grep -q "^profile 1 command=$HOT exit 0.3$" "$T/dump" || fail "--from: $(head -1 "$T/dump")"
+expect_hot "$id" hot_main 70
+rm "$T/copy/pcprof-run"
+"$PCPROF" run -q --from "$T/copy" -o "$T/later.data" 2>"$T/err" || fail "--from, no run file"
+grep -q "the command and exit statuses are unknown" "$T/err" || fail "no warning: $(cat "$T/err")"
+dump "$T/later.data"
+[ "$(field "$(procs | head -1)" status)" = -1 ] || fail "status without the run file"
+
+# 5. only ours is removed
+echo keep >"$T/mixed/notes.txt"
+"$PCPROF" run -q --from "$T/mixed" -o "$T/x.data" 2>"$T/err" || fail "--from mixed: $(cat "$T/err")"
+[ "$(ls -A "$T/mixed")" = notes.txt ] || fail "--from mixed left: $(ls -A "$T/mixed")"
+grep -q "cannot remove $T/mixed" "$T/err" || fail "no word on the directory kept: $(cat "$T/err")"
+mkdir "$T/empty"
+"$PCPROF" run --from "$T/empty" -o "$T/x.data" 2>"$T/err" && fail "--from an empty directory"
+grep -q "no recordings of pcprof run there" "$T/err" || fail "message: $(cat "$T/err")"
+exit 0

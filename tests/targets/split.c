@@ -1,0 +1,108 @@
+/*
+ * split - a target for pcprof attach (tests/cli-attach): a running program
+ * with a heartbeat and a known CPU split.  Built without libprofil.
+ *
+ *   split SECONDS BEATFILE [STATUS [THREADS]]
+ *
+ * For SECONDS of wall time the main thread repeats split_a (two units of
+ * work) then split_b (one unit of the same loop), so split_a holds 2/3 of
+ * the time spent in the two; between cycles it reads the monotonic clock
+ * and every 20 ms writes the number of beats so far to BEATFILE (written
+ * in place: one descriptor, opened at start).  THREADS extra threads (0)
+ * sleep until the end.  At exit it prints "beats=N maxgap_ms=G" on stdout,
+ * G being the longest wall-clock time between two cycles (a stopped or
+ * stalled process shows there), and exits with STATUS (0).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT 20000 /* iterations: about 30 us */
+
+static volatile double sink;
+static volatile int done;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double work(int units)
+{
+	double x = sink;
+	for (int i = 0; i < units * UNIT; i++)
+		x = x * 1.0000001 + 1e-9;
+	return x;
+}
+
+__attribute__((noinline)) void split_a(void)
+{
+	sink = work(2);
+}
+
+__attribute__((noinline)) void split_b(void)
+{
+	sink = work(1);
+}
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	while (!done)
+		usleep(10000);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: split SECONDS BEATFILE [STATUS [THREADS]]\n");
+		return 2;
+	}
+	double secs = atof(argv[1]);
+	int status = argc > 3 ? atoi(argv[3]) : 0;
+	int nthreads = argc > 4 ? atoi(argv[4]) : 0;
+	int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		perror(argv[2]);
+		return 2;
+	}
+	pthread_t *t = calloc((size_t)nthreads + 1, sizeof *t);
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, sleeper, NULL) != 0) {
+			fprintf(stderr, "split: pthread_create failed\n");
+			return 2;
+		}
+	double t0 = now(), last = t0, next_beat = t0, maxgap = 0;
+	long beats = 0;
+	for (;;) {
+		split_a();
+		split_b();
+		double t = now();
+		if (t - last > maxgap)
+			maxgap = t - last;
+		last = t;
+		if (t >= next_beat) {
+			char buf[32];
+			int n = snprintf(buf, sizeof buf, "%ld\n", ++beats);
+			if (pwrite(fd, buf, (size_t)n, 0) != n) {
+				perror("split: heartbeat");
+				return 2;
+			}
+			next_beat = t + 0.02;
+		}
+		if (t - t0 >= secs)
+			break;
+	}
+	done = 1;
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf("beats=%ld maxgap_ms=%.1f\n", beats, maxgap * 1e3);
+	return status;
+}

@@ -1,0 +1,380 @@
+/*
+ * t-rawfile - which raw recordings the library trusts and how it makes them
+ * (lib/rawfile.c), in an ordinary (not set-user-ID) process:
+ *   - a file it made attaches; the same file with any one layout field made
+ *     hostile (an offset or count outside the file, inside the header, tables
+ *     overlapping, a level size that is not a power of two, more levels open
+ *     than exist, a size that is not the file's, another magic or version)
+ *     is refused with -EINVAL, another image's token or pid with -ESTALE;
+ *   - a symbolic link in place of a recording (to a good one) is refused, and
+ *     so are a FIFO, a directory, a file with two links, another mode, and
+ *     (as root) another owner;
+ *   - creation never follows a symbolic link planted at the name it would
+ *     take, dangling or not, and makes the file 0600 whatever the umask;
+ *   - a file size limit (RLIMIT_FSIZE) smaller than a recording gives a
+ *     smaller pc table, or a ".lost" marker, never SIGXFSZ;
+ *   - on a tmpfs with no room (as root; SKIP when mounting is not allowed,
+ *     after everything else has passed): creation leaves a marker naming
+ *     ENOSPC and nothing mapped; a reservation fails with -ENOSPC, no SIGBUS;
+ *   - the newest file of a pid is found among markers and junk names.
+ */
+#include "rawfile.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers/scratch.h"
+#include "test.h"
+
+static struct raw_env env;
+
+static void name(char *buf, size_t len, const char *leaf)
+{
+	snprintf(buf, len, "%s/%s", scratch, leaf);
+}
+
+static int attach(pid_t pid, int seq)
+{
+	struct raw_map m;
+	int r = profil__raw_attach(scratch, pid, seq, profil__raw_token(pid), &m);
+	if (r == 0)
+		profil__raw_unmap(&m);
+	return r;
+}
+
+#define EXPECT_ATTACH(pid, seq, want, what)                                                        \
+	do {                                                                                       \
+		int r_ = attach(pid, seq);                                                         \
+		if (r_ != (want))                                                                  \
+			T_FAIL("%s: attach gave %d (%s), want %d", what, r_, strerror(-r_), want); \
+	} while (0)
+
+static const char *hostile(int i, struct pcprof_raw_header *h)
+{
+	switch (i) {
+	case 0:
+		h->mod_off = UINT64_MAX - 100;
+		return "module table past the end of memory";
+	case 1:
+		h->mod_cap = 1u << 31;
+		return "huge module count";
+	case 2:
+		h->mod_reserved = h->mod_cap + 1;
+		return "more modules reserved than room";
+	case 3:
+		h->thr.base = 48;
+		return "thread level not a power of two";
+	case 4:
+		h->thr.base = 0;
+		return "empty thread level";
+	case 5:
+		h->thr.max = PCPROF_RAW_LEVELS + 1;
+		return "too many thread levels";
+	case 6:
+		h->thr.open = h->thr.max + 1;
+		return "more thread levels open than exist";
+	case 7:
+		h->thr.open = 0;
+		return "no thread level open";
+	case 8:
+		h->slot.off = h->file_size - 24;
+		return "pc table past the end of the file";
+	case 9:
+		h->slot.base = 1u << 31;
+		return "huge pc level";
+	case 10:
+		h->slot.off = 0;
+		return "pc table over the header";
+	case 11:
+		h->slot.off = h->thr.off;
+		return "pc table over the thread table";
+	case 12:
+		h->mod_off = h->slot.off;
+		return "module table over the pc table";
+	case 13:
+		h->file_size *= 2;
+		return "file size larger than the file";
+	case 14:
+		h->file_size = 0;
+		return "file size 0";
+	case 15:
+		h->version = 1;
+		return "old version";
+	case 16:
+		h->header_size = 100;
+		return "other header size";
+	case 17:
+		h->magic[0] ^= 1;
+		return "bad magic";
+	case 18:
+		h->slot.base = PCPROF_RAW_MAX_BASE;
+		h->slot.max = PCPROF_RAW_LEVELS;
+		return "largest levels: far past the file";
+	case 19:
+		h->thr.off = UINT64_MAX & ~(uint64_t)63;
+		return "thread table at 2^64";
+	case 20:
+		h->token ^= 2;
+		return "another image's token";
+	case 21:
+		h->pid++;
+		return "another pid";
+	}
+	return NULL;
+}
+
+/* Every field check of the header, one hostile field at a time. */
+static void layouts(void)
+{
+	struct raw_map m;
+	T_EQ(profil__raw_create(&env, 4000, 0, &m), 0);
+	T_EQ(m.h->seq, 0);
+	T_EQ(m.h->token, profil__raw_token(4000));
+	T_OK(m.h->token != profil__raw_token(4001));
+	struct pcprof_raw_header good = *m.h;
+	profil__raw_unmap(&m);
+	EXPECT_ATTACH(4000, 0, 0, "the file as made");
+	EXPECT_ATTACH(4000, 0, 0, "the file as made");
+
+	char path[256];
+	name(path, sizeof path, "4000.0.raw");
+	int fd = open(path, O_RDWR);
+	T_OK(fd >= 0);
+	for (int i = 0;; i++) {
+		struct pcprof_raw_header h = good;
+		const char *what = hostile(i, &h);
+		if (!what)
+			break;
+		T_EQ(pwrite(fd, &h, sizeof h, 0), sizeof h);
+		EXPECT_ATTACH(4000, 0, i >= 20 ? -ESTALE : -EINVAL, what);
+	}
+	T_EQ(pwrite(fd, &good, sizeof good, 0), sizeof good);
+	EXPECT_ATTACH(4000, 0, 0, "the file restored");
+
+	/* the file around the header */
+	T_OK(fchmod(fd, 0644) == 0);
+	EXPECT_ATTACH(4000, 0, -EPERM, "mode 0644");
+	T_OK(fchmod(fd, 0400) == 0);
+	EXPECT_ATTACH(4000, 0, -EPERM, "mode 0400");
+	T_OK(fchmod(fd, 0600) == 0);
+	char other[256];
+	name(other, sizeof other, "hardlink");
+	T_OK(link(path, other) == 0);
+	EXPECT_ATTACH(4000, 0, -EPERM, "two links");
+	T_OK(unlink(other) == 0);
+	if (geteuid() == 0) {
+		T_OK(fchown(fd, 65534, 65534) == 0);
+		EXPECT_ATTACH(4000, 0, -EPERM, "owned by nobody");
+		T_OK(fchown(fd, 0, 0) == 0);
+	}
+	struct stat st;
+	T_OK(fstat(fd, &st) == 0);
+	T_OK(ftruncate(fd, st.st_size - 4096) == 0);
+	EXPECT_ATTACH(4000, 0, -EINVAL, "a page shorter");
+	T_OK(ftruncate(fd, 100) == 0);
+	EXPECT_ATTACH(4000, 0, -EINVAL, "shorter than a header");
+	close(fd);
+	EXPECT_ATTACH(4000, 7, -ENOENT, "missing");
+}
+
+/* Files that are not regular files of ours, where a recording should be. */
+static void impostors(void)
+{
+	struct raw_map m;
+	char path[256], real[256];
+	T_EQ(profil__raw_create(&env, 4002, 0, &m), 0);
+	profil__raw_unmap(&m);
+	name(path, sizeof path, "4002.0.raw");
+	name(real, sizeof real, "real");
+	T_OK(rename(path, real) == 0);
+	T_OK(symlink(real, path) == 0);
+	EXPECT_ATTACH(4002, 0, -ELOOP, "symbolic link to a good recording");
+	T_OK(unlink(path) == 0);
+	T_OK(rename(real, path) == 0);
+	EXPECT_ATTACH(4002, 0, 0, "the same recording, no link");
+
+	name(path, sizeof path, "4003.0.raw");
+	T_OK(mkfifo(path, 0600) == 0);
+	EXPECT_ATTACH(4003, 0, -EPERM, "FIFO");
+	name(path, sizeof path, "4004.0.raw");
+	T_OK(mkdir(path, 0700) == 0);
+	EXPECT_ATTACH(4004, 0, -EISDIR, "directory");
+}
+
+/* Creation next to planted links: never through them. */
+static void planted_links(void)
+{
+	char victim[256], path[256];
+	name(victim, sizeof victim, "victim");
+	FILE *f = fopen(victim, "w");
+	T_OK(f && fputs("precious\n", f) >= 0 && fclose(f) == 0);
+	name(path, sizeof path, "4010.0.raw");
+	T_OK(symlink(victim, path) == 0);
+	name(path, sizeof path, "4011.0.raw");
+	T_OK(symlink("/nonexistent/t-rawfile", path) == 0);
+
+	struct raw_map m;
+	mode_t old = umask(0777);
+	T_EQ(profil__raw_create(&env, 4010, 0, &m), 0);
+	umask(old);
+	T_EQ(m.h->seq, 1);
+	profil__raw_unmap(&m);
+	struct stat st;
+	T_OK(stat(victim, &st) == 0);
+	T_EQ(st.st_size, 9);
+	name(path, sizeof path, "4010.1.raw");
+	T_OK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	T_EQ(st.st_mode & 07777, 0600);
+	EXPECT_ATTACH(4010, 0, -ELOOP, "the planted link");
+	EXPECT_ATTACH(4010, 1, 0, "the file made beside it");
+
+	T_EQ(profil__raw_create(&env, 4011, 0, &m), 0);
+	T_EQ(m.h->seq, 1);
+	profil__raw_unmap(&m);
+	T_OK(access("/nonexistent/t-rawfile", F_OK) < 0);
+}
+
+/* In a child: create under RLIMIT_FSIZE = limit; report seq or -errno. */
+static int create_limited(rlim_t limit, pid_t pid, uint32_t *levels)
+{
+	int pfd[2];
+	T_OK(pipe(pfd) == 0);
+	pid_t c = fork();
+	T_OK(c >= 0);
+	if (c == 0) {
+		struct rlimit rl = { limit, limit };
+		struct raw_map m;
+		int out[2] = { -1, 0 };
+		if (setrlimit(RLIMIT_FSIZE, &rl) == 0) {
+			out[0] = profil__raw_create(&env, pid, 0, &m);
+			if (out[0] == 0) {
+				out[1] = (int)m.h->slot.max;
+				if (m.h->file_size > limit)
+					out[0] = -E2BIG;
+			}
+		}
+		_exit(write(pfd[1], out, sizeof out) == sizeof out ? 0 : 1);
+	}
+	close(pfd[1]);
+	int out[2] = { 1, 0 }, st;
+	T_OK(read(pfd[0], out, sizeof out) == sizeof out);
+	close(pfd[0]);
+	T_OK(waitpid(c, &st, 0) == c);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		T_FAIL("creating under RLIMIT_FSIZE %llu: child status %#x",
+		       (unsigned long long)limit, st);
+	*levels = (uint32_t)out[1];
+	return out[0];
+}
+
+static void file_size_limit(void)
+{
+	struct raw_map m;
+	T_EQ(profil__raw_create(&env, 4020, 0, &m), 0);
+	uint32_t full = m.h->slot.max;
+	profil__raw_unmap(&m);
+	uint32_t levels;
+	T_EQ(create_limited(8u << 20, 4021, &levels), 0);
+	T_OK(levels >= 1 && levels < full);
+	T_EQ(create_limited(64u << 10, 4022, &levels), -EFBIG);
+	struct raw_latest last;
+	profil__raw_latest(scratch, 4022, &last);
+	T_EQ(last.seq, 0);
+	T_OK(last.lost);
+	T_EQ(last.token, profil__raw_token(4022));
+	char path[256];
+	snprintf(path, sizeof path, "%s/4022.0.%d.%016llx.lost", scratch, EFBIG,
+		 (unsigned long long)profil__raw_token(4022));
+	struct stat st;
+	T_OK(stat(path, &st) == 0);
+	T_EQ(st.st_size, 0);
+}
+
+static void latest(void)
+{
+	static const char *const names[] = {
+		"4030.0.28.0123456789abcdef.lost",
+		"4030.1.raw",
+		"4030.2.28.00000000000000ff.lost",
+		"4030.3.raw~",
+		"4030.9x.raw",
+		"4030.-4.raw",
+		"40300.5.raw",
+		"4030.6.28.ff.lost",
+		"4030.7.28.0123456789abcdefa.lost",
+		"4030.+8.raw",
+		"4030. 9.raw",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char path[256];
+		name(path, sizeof path, names[i]);
+		int fd = open(path, O_CREAT | O_WRONLY, 0600);
+		T_OK(fd >= 0);
+		close(fd);
+	}
+	struct raw_latest last;
+	profil__raw_latest(scratch, 4030, &last);
+	T_EQ(last.seq, 2);
+	T_OK(last.lost);
+	T_EQ(last.token, 0xff);
+	profil__raw_latest(scratch, 4031, &last);
+	T_EQ(last.seq, -1);
+}
+
+/* Returns false if no tmpfs could be mounted. */
+static bool full_tmpfs(void)
+{
+	/* Five pages: what a recording reserves at first (header, one page;
+	 * pc table, two; module table, two). */
+	const char *mnt = scratch_tmpfs("20k");
+	if (!mnt)
+		return false;
+	struct raw_env small = env;
+	snprintf(small.dir, sizeof small.dir, "%s", mnt);
+	struct raw_map m;
+	T_EQ(profil__raw_create(&small, 4040, 0, &m), 0);
+	profil__raw_unmap(&m);
+	T_EQ(profil__raw_create(&small, 4041, 0, &m), -ENOSPC);
+	T_OK(m.h == NULL);
+	struct raw_latest last;
+	profil__raw_latest(mnt, 4041, &last);
+	T_OK(last.seq == 0 && last.lost);
+	char path[256];
+	snprintf(path, sizeof path, "%s/4041.0.raw", mnt);
+	T_OK(access(path, F_OK) < 0);
+
+	T_EQ(profil__raw_attach(mnt, 4040, 0, profil__raw_token(4040), &m), 0);
+	/* the next pc level: no room, an error and not a SIGBUS */
+	T_EQ(profil__raw_reserve(&m, m.slot.off + m.slot.base * sizeof(struct pcprof_raw_slot),
+				 2 * m.slot.base * sizeof(struct pcprof_raw_slot)),
+	     -ENOSPC);
+	T_EQ(profil__raw_reserve(&m, m.size, 1), -EINVAL);
+	/* what was reserved is there to write */
+	memset((char *)m.h + m.slot.off, 0xff, m.slot.base * sizeof(struct pcprof_raw_slot));
+	profil__raw_unmap(&m);
+	scratch_umount();
+	return true;
+}
+
+int main(void)
+{
+	scratch_init("t-rawfile");
+	snprintf(env.dir, sizeof env.dir, "%s", scratch);
+	env.follow = true;
+	env.slots = 1u << 20;
+	layouts();
+	impostors();
+	planted_links();
+	file_size_limit();
+	latest();
+	if (!full_tmpfs())
+		T_SKIP("cannot mount a tmpfs (%s): the full file system was not tried (the rest "
+		       "passed)",
+		       strerror(errno));
+	return 0;
+}

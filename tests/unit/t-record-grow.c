@@ -1,0 +1,242 @@
+/*
+ * t-record-grow - the recorder's growing tables (lib/record.c), fed
+ * exactly through the injection engine: this program runs itself with the
+ * PCPROF_* environment and PROFIL_ENGINE=manual, the copy injects N distinct
+ * pcs from T threads (__profil_inject: the path a signal takes), and the
+ * recording is read back here.
+ *   - Room: every tick is in a slot (no loss), every key once, every thread
+ *     in the thread table; each level below the top holds exactly half its
+ *     slots (one thread: the level opens at half), and the memory reserved
+ *     is at most 4 slots per key plus the first reservation (one sparse
+ *     table of the old layout touched a page per key: 20000 keys, 6 MiB).
+ *   - RLIMIT_FSIZE of 6 MiB: a smaller table; what does not fit is counted
+ *     as lost (stored + lost = ticks), no SIGXFSZ.
+ *   - A tmpfs with room for the first level only (root; SKIP otherwise):
+ *     the next level cannot be reserved, the copy exits normally (no SIGBUS),
+ *     the table says ENOSPC and stored + lost = ticks.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profil_ext.h"
+#include "record-format.h"
+#include "helpers/scratch.h"
+#include "test.h"
+
+
+/* ---- the copy that records ---- */
+
+/* The threads start one at a time and then inject one key each per round:
+ * a level opens (the injecting call reserves it before it returns) within
+ * the round that fills its predecessor to half, so no burst can fill a
+ * level while the next one is being reserved.  (Bursts of new keys faster
+ * than the kernel reserves pages lose ticks, counted as lost; signals come
+ * far too slowly for that.) */
+static unsigned long per_thread;
+static pthread_barrier_t round_start;
+static sem_t registered;
+
+static void inject(unsigned id, unsigned long i)
+{
+	if (__profil_inject(0x400000 + ((uintptr_t)id << 24) + 16 * i, 1) < 0)
+		_exit(3);
+}
+
+static void rounds(unsigned id)
+{
+	for (unsigned long i = 1; i < per_thread; i++) {
+		pthread_barrier_wait(&round_start);
+		inject(id, i);
+	}
+}
+
+static void *worker(void *arg)
+{
+	unsigned id = (unsigned)(uintptr_t)arg;
+	inject(id, 0);
+	sem_post(&registered);
+	rounds(id);
+	return NULL;
+}
+
+static int injector(unsigned long n, unsigned threads)
+{
+	per_thread = n / threads;
+	pthread_t t[64];
+	if (threads > 64 || pthread_barrier_init(&round_start, NULL, threads) != 0 ||
+	    sem_init(&registered, 0, 0) != 0)
+		return 4;
+	inject(0, 0);
+	for (unsigned i = 1; i < threads; i++) {
+		if (pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)i) != 0)
+			return 4;
+		sem_wait(&registered);
+	}
+	rounds(0);
+	for (unsigned i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+/* ---- reading it back ---- */
+
+struct result {
+	struct pcprof_raw_header h;
+	uint64_t stored, keys, threads, blocks;
+};
+
+static void read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	T_EQ(pread(fd, buf, n, (off_t)off), (long long)n);
+}
+
+static void read_recording(const char *where, pid_t pid, struct result *r)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%d.0.raw", where, (int)pid);
+	int fd = open(path, O_RDONLY);
+	T_OK(fd >= 0);
+	struct stat st;
+	T_OK(fstat(fd, &st) == 0);
+	memset(r, 0, sizeof *r);
+	r->blocks = (uint64_t)st.st_blocks * 512;
+	read_at(fd, &r->h, sizeof r->h, 0);
+	const char *bad = pcprof_raw_header_error(&r->h, (uint64_t)st.st_size);
+	if (bad)
+		T_FAIL("%s: %s", path, bad);
+	uint64_t n = pcprof_raw_level_first(&r->h.slot, r->h.slot.open);
+	struct pcprof_raw_slot *s = malloc(n * sizeof *s);
+	T_OK(s != NULL);
+	read_at(fd, s, n * sizeof *s, r->h.slot.off);
+	for (uint64_t i = 0; i < n; i++)
+		if (s[i].key) {
+			r->keys++;
+			r->stored += s[i].count;
+		}
+	free(s);
+	n = pcprof_raw_level_first(&r->h.thr, r->h.thr.open);
+	struct pcprof_raw_thread *t = malloc(n * sizeof *t);
+	T_OK(t != NULL);
+	read_at(fd, t, n * sizeof *t, r->h.thr.off);
+	for (uint64_t i = 0; i < n; i++)
+		r->threads += t[i].tid != 0;
+	free(t);
+	close(fd);
+}
+
+/* Run the injecting copy with its recording in `where`; returns its pid. */
+static pid_t run_copy(const char *where, unsigned long n, unsigned threads, rlim_t fsize)
+{
+	pid_t c = fork();
+	T_OK(c >= 0);
+	if (c == 0) {
+		char num[32], nthr[16], root[32];
+		snprintf(num, sizeof num, "%lu", n);
+		snprintf(nthr, sizeof nthr, "%u", threads);
+		snprintf(root, sizeof root, "%d", (int)getpid());
+		setenv("PCPROF_DIR", where, 1);
+		setenv("PCPROF_ROOT", root, 1);
+		setenv("PCPROF_FOLLOW", "1", 1);
+		setenv("PROFIL_ENGINE", "manual", 1);
+		unsetenv("PCPROF_SLOTS");
+		struct rlimit rl = { fsize, fsize };
+		if (fsize != RLIM_INFINITY && setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(5);
+		execl("/proc/self/exe", "t-record-grow", "inject", num, nthr, (char *)NULL);
+		_exit(6);
+	}
+	int st;
+	T_OK(waitpid(c, &st, 0) == c);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		T_FAIL("the injecting copy (%lu pcs, %u threads) ended with status %#x%s", n,
+		       threads, st, WIFSIGNALED(st) ? " (a signal)" : "");
+	return c;
+}
+
+static void room(void)
+{
+	const unsigned long n = 20000;
+	const unsigned threads = 40;
+	struct result r;
+	read_recording(scratch, run_copy(scratch, n, 1, RLIM_INFINITY), &r);
+	const struct pcprof_raw_levels *l = &r.h.slot;
+	if (r.h.ticks != n || r.h.lost || r.stored != n || r.keys != n)
+		T_FAIL("one thread: ticks %llu, lost %llu, stored %llu in %llu keys; want %lu "
+		       "each, "
+		       "no loss",
+		       (unsigned long long)r.h.ticks, (unsigned long long)r.h.lost,
+		       (unsigned long long)r.stored, (unsigned long long)r.keys, n);
+	uint64_t sum = 0;
+	for (uint32_t k = 0; k < l->open; k++) {
+		uint64_t half = ((uint64_t)l->base << k) / 2;
+		if (k + 1 < l->open && l->used[k] != half)
+			T_FAIL("level %u of %u holds %llu, want %llu (half)", k, l->open,
+			       (unsigned long long)l->used[k], (unsigned long long)half);
+		sum += l->used[k];
+	}
+	T_EQ(sum, n);
+	T_EQ(l->error, 0);
+	uint64_t bound = 4 * n * sizeof(struct pcprof_raw_slot) + (64u << 10);
+	if (r.blocks > bound)
+		T_FAIL("%lu keys reserve %llu bytes, more than %llu", n,
+		       (unsigned long long)r.blocks, (unsigned long long)bound);
+	printf("# %lu keys: %u levels, %llu KiB reserved\n", n, l->open,
+	       (unsigned long long)r.blocks >> 10);
+
+	read_recording(scratch, run_copy(scratch, n, threads, RLIM_INFINITY), &r);
+	if (r.h.ticks != n || r.h.lost || r.stored != n || r.keys != n || r.h.lost_threads ||
+	    r.threads != threads)
+		T_FAIL("%u threads: ticks %llu, lost %llu, stored %llu in %llu keys, %llu threads "
+		       "(%llu ticks without one); want %lu, none lost, %u threads",
+		       threads, (unsigned long long)r.h.ticks, (unsigned long long)r.h.lost,
+		       (unsigned long long)r.stored, (unsigned long long)r.keys,
+		       (unsigned long long)r.threads, (unsigned long long)r.h.lost_threads, n,
+		       threads);
+	T_OK(r.h.thr.open >= 2);
+}
+
+static void file_size_limit(void)
+{
+	const unsigned long n = 200000;
+	struct result r;
+	read_recording(scratch, run_copy(scratch, n, 1, 6u << 20), &r);
+	if (r.h.file_size > (6u << 20) || r.h.slot.max >= 12 || r.stored + r.h.lost != n ||
+	    !r.h.lost || r.h.slot.error)
+		T_FAIL("under a 6 MiB file size limit: %llu bytes, %u levels, stored %llu + lost "
+		       "%llu of %lu, error %d",
+		       (unsigned long long)r.h.file_size, r.h.slot.max,
+		       (unsigned long long)r.stored, (unsigned long long)r.h.lost, n,
+		       r.h.slot.error);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "inject") == 0)
+		return injector(strtoul(argv[2], NULL, 10), (unsigned)atoi(argv[3]));
+	scratch_init("t-record-grow");
+	room();
+	file_size_limit();
+
+	/* The first reservation (five pages) and one page more: not the three
+	 * new pages the second pc level needs. */
+	const char *mnt = scratch_tmpfs("24k");
+	if (!mnt)
+		T_SKIP("cannot mount a tmpfs (%s): the full file system was not tried (the rest "
+		       "passed)",
+		       strerror(errno));
+	const unsigned long n = 2000;
+	struct result r;
+	read_recording(mnt, run_copy(mnt, n, 1, RLIM_INFINITY), &r);
+	if (r.h.slot.error != ENOSPC || r.h.slot.open != 1 || r.stored + r.h.lost != n || !r.h.lost)
+		T_FAIL("full tmpfs: error %d, %u levels open, stored %llu + lost %llu of %lu",
+		       r.h.slot.error, r.h.slot.open, (unsigned long long)r.stored,
+		       (unsigned long long)r.h.lost, n);
+	return 0;
+}
