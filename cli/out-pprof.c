@@ -27,10 +27,32 @@
 struct pb {
 	uint8_t *p;
 	size_t n, cap;
+	z_stream *z; /* the whole profile only: compressed into f as it grows */
+	FILE *f;
 };
+
+/* Compress what b holds into b->f; mode Z_FINISH ends the stream. */
+static void pb_flush(struct pb *b, int mode)
+{
+	uint8_t chunk[1 << 16];
+	b->z->next_in = b->p;
+	b->z->avail_in = (uInt)b->n;
+	int zr;
+	do {
+		b->z->next_out = chunk;
+		b->z->avail_out = sizeof chunk;
+		zr = deflate(b->z, mode);
+		if (zr == Z_STREAM_ERROR)
+			die(2, "zlib: deflate failed");
+		fwrite(chunk, 1, sizeof chunk - b->z->avail_out, b->f);
+	} while (b->z->avail_out == 0 || (mode == Z_FINISH && zr != Z_STREAM_END));
+	b->n = 0;
+}
 
 static void pb_raw(struct pb *b, const void *d, size_t n)
 {
+	if (b->z && b->n >= (1 << 20))
+		pb_flush(b, Z_NO_FLUSH);
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 64;
 		b->p = xrealloc(b->p, b->cap);
@@ -55,6 +77,16 @@ enum { WT_VARINT = 0, WT_LEN = 2 };
 static void pb_key(struct pb *b, int field, int wt)
 {
 	pb_varint(b, (uint64_t)field << 3 | (uint64_t)wt);
+}
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
 }
 
 /* A varint field; zero is the default and is left out. */
@@ -211,6 +243,38 @@ static struct mapping *place_mappings(const struct flat *f, uint32_t **by_id, si
 	return mp;
 }
 
+/* One label: key = str, or key = num when str is NULL. */
+static void label(struct pb *blob, struct strtab *t, const char *key, const char *s, int64_t num)
+{
+	struct pb l = { 0 };
+	pb_uint(&l, 1, str(t, key));
+	if (s)
+		pb_uint(&l, 2, str(t, s));
+	else
+		pb_uint(&l, 3, (uint64_t)num);
+	pb_msg(blob, 3, &l);
+	free(l.p);
+}
+
+/* The encoded labels of a sample of process p, thread th (or NULL): the
+ * numeric pid and tid, the process's program name and the thread's name,
+ * for pprof's -tagfocus and -tags and for the fleet profilers that read
+ * pprof.  The same for every sample of one thread, so made once. */
+static void thread_labels(struct pb *blob, struct strtab *t, const struct pp_process *p,
+			  const struct pp_thread *th)
+{
+	label(blob, t, "pid", NULL, p->pid);
+	const char *exe = strrchr(p->exe, '/');
+	label(blob, t, "process", exe ? exe + 1 : p->exe, 0);
+	if (th) {
+		label(blob, t, "tid", NULL, th->tid);
+		char name[17];
+		snprintf(name, sizeof name, "%.16s", th->name);
+		if (name[0])
+			label(blob, t, "thread", name, 0);
+	}
+}
+
 static void hexid(char *out, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -230,38 +294,38 @@ static void encode(const struct flat *f, struct pb *out)
 	value_type(out, P_SAMPLE_TYPE, &t, "cpu", "nanoseconds");
 
 	/* Samples: (location, value = [count, count * period]) with the
-	 * process and thread as labels, for pprof's -tagfocus and -tags. */
-	uint64_t k_pid = str(&t, "pid"), k_tid = str(&t, "tid"), k_thread = str(&t, "thread");
+	 * labels of their thread.  Written straight into out: with ten
+	 * million samples, copying each through nested buffers cost more
+	 * than compressing them. */
+	struct pb **labels = xcalloc(f->nprocs, sizeof *labels);
 	for (size_t i = 0; i < f->nhits; i++) {
 		const struct flat_hit *h = &f->hits[i];
 		const struct pp_process *p = f->procs[h->proc].p;
-		const struct pp_thread *th =
-			h->thread < p->nthreads ? &p->threads[h->thread] : NULL;
+		uint32_t ti = h->thread < p->nthreads ? h->thread : (uint32_t)p->nthreads;
+		if (!labels[h->proc])
+			labels[h->proc] = xcalloc(p->nthreads + 1, sizeof **labels);
+		struct pb *lab = &labels[h->proc][ti];
+		if (!lab->n)
+			thread_labels(lab, &t, p, ti < p->nthreads ? &p->threads[ti] : NULL);
 		uint64_t per = p->hz ? 1000000000ull / p->hz : 0;
-		pb_uint(&m, 1, h->pc + 1); /* location_id */
+		uint64_t loc = h->pc + 1; /* location_id */
+		size_t vlen = varint_size(h->count) + varint_size(h->count * per);
+		pb_key(out, P_SAMPLE, WT_LEN);
+		pb_varint(out, 1 + varint_size(loc) + 1 + varint_size(vlen) + vlen + lab->n);
+		pb_uint(out, 1, loc);
 		/* value: packed repeated int64 */
-		pb_varint(&sub, h->count);
-		pb_varint(&sub, h->count * per);
-		pb_msg(&m, 2, &sub);
-		struct pb l = { 0 };
-		pb_uint(&l, 1, k_pid);
-		pb_uint(&l, 3, (uint64_t)(int64_t)p->pid);
-		pb_msg(&m, 3, &l);
-		if (th) {
-			pb_uint(&l, 1, k_tid);
-			pb_uint(&l, 3, (uint64_t)(int64_t)th->tid);
-			pb_msg(&m, 3, &l);
-			char name[17];
-			snprintf(name, sizeof name, "%.16s", th->name);
-			if (name[0]) {
-				pb_uint(&l, 1, k_thread);
-				pb_uint(&l, 2, str(&t, name));
-				pb_msg(&m, 3, &l);
-			}
-		}
-		free(l.p);
-		pb_msg(out, P_SAMPLE, &m);
+		pb_key(out, 2, WT_LEN);
+		pb_varint(out, vlen);
+		pb_varint(out, h->count);
+		pb_varint(out, h->count * per);
+		pb_raw(out, lab->p, lab->n);
 	}
+	for (size_t i = 0; i < f->nprocs; i++)
+		for (size_t j = 0; labels[i] && j <= f->procs[i].p->nthreads; j++)
+			free(labels[i][j].p);
+	for (size_t i = 0; i < f->nprocs; i++)
+		free(labels[i]);
+	free(labels);
 
 	/* Mappings, in id order (the main executable's is id 1). */
 	uint32_t *by_id;
@@ -338,40 +402,30 @@ static void encode(const struct flat *f, struct pb *out)
 	free(sub.p);
 }
 
+/* zlib's level: PCPROF_GZIP_LEVEL (1-9) for the benchmarks, else the
+ * level chosen by them (docs/benchmarks.md, "pprof export"). */
+static int gzip_level(void)
+{
+	const char *e = getenv("PCPROF_GZIP_LEVEL");
+	if (e && e[0] >= '1' && e[0] <= '9' && !e[1])
+		return e[0] - '0';
+	return 1;
+}
+
 static int write_pprof(const struct flat *f, const char *out, char *err, size_t errlen)
 {
-	struct pb b = { 0 };
-	encode(f, &b);
-
+	struct ofile *o = ofile_open(out, err, errlen);
+	if (!o)
+		return -1;
 	/* gzip: deflate with a gzip wrapper (windowBits 15 + 16) */
 	z_stream z = { 0 };
-	if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(b.p);
-		snprintf(err, errlen, "zlib: cannot initialize deflate");
-		return -1;
-	}
-	size_t cap = deflateBound(&z, b.n);
-	uint8_t *gz = xmalloc(cap);
-	z.next_in = b.p;
-	z.avail_in = (uInt)b.n;
-	z.next_out = gz;
-	z.avail_out = (uInt)cap;
-	int zr = deflate(&z, Z_FINISH);
-	size_t gzn = cap - z.avail_out;
+	if (deflateInit2(&z, gzip_level(), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		die(2, "zlib: cannot initialize deflate");
+	struct pb b = { .z = &z, .f = ofile_stream(o) };
+	encode(f, &b);
+	pb_flush(&b, Z_FINISH);
 	deflateEnd(&z);
 	free(b.p);
-	if (zr != Z_STREAM_END) {
-		free(gz);
-		snprintf(err, errlen, "zlib: deflate failed");
-		return -1;
-	}
-	struct ofile *o = ofile_open(out, err, errlen);
-	if (!o) {
-		free(gz);
-		return -1;
-	}
-	fwrite(gz, 1, gzn, ofile_stream(o));
-	free(gz);
 	return ofile_close(o, err, errlen);
 }
 

@@ -16,7 +16,7 @@
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each;
  *       --huge gives fix_hot 20000000 samples instead of 70000;
- *       --plt ADDR (repeatable, up to 64) adds 250 samples in the PLT stub
+ *       --plt ADDR (repeatable, up to 128) adds 250 samples in the PLT stub
  *       at link-time address ADDR of this program (the test finds them
  *       with objdump);
  *       --multirow adds 300 samples at the entry of libcold.so's unnamed
@@ -32,6 +32,10 @@
  *       test (t-scale.sh) and bench/report-scale.  --distinct names each
  *       process's executable differently (a test suite's binaries; the
  *       files do not exist), so that there are N+2 modules.
+ *   mkfixture samples FILE N
+ *       Write a pcprof.data of one process with N sample records (distinct
+ *       pc and thread pairs, one sample each): N/100 pcs spread over libc's
+ *       code, in each of 100 named threads; for the export benchmarks.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture multi
@@ -254,6 +258,16 @@ static struct pp_module *copy_modules(const struct modlist *l)
 	return m;
 }
 
+static void fill_profile(struct pp_profile *prof, const char *command, size_t nprocs)
+{
+	*prof = (struct pp_profile){ 0 };
+	prof->command = strdup(command);
+	prof->start_ns = 1700000000000000000ull;
+	prof->end_ns = prof->start_ns + 2000000000ull;
+	prof->nprocs = nprocs;
+	prof->procs = calloc(nprocs, sizeof *prof->procs);
+}
+
 static void fill_process(struct pp_process *p, int pid, int ppid, const char *exe, const char *cmd)
 {
 	p->pid = pid;
@@ -329,12 +343,8 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	dl_iterate_phdr(add_module, &l);
 	const char *exe = l.m[0].path;
 
-	struct pp_profile prof = { 0 };
-	prof.command = strdup("mkfixture spin 100");
-	prof.start_ns = 1700000000000000000ull;
-	prof.end_ns = prof.start_ns + 2000000000ull;
-	prof.nprocs = 2;
-	prof.procs = calloc(2, sizeof *prof.procs);
+	struct pp_profile prof;
+	fill_profile(&prof, "mkfixture spin 100", 2);
 
 	/* process 1: this one */
 	struct pp_process *p = &prof.procs[0];
@@ -346,7 +356,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	p->nthreads = 2;
 	p->threads[0] = (struct pp_thread){ .tid = pid, .name = "mkfixture", .ticks = 0 };
 	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
-	struct hit h[128];
+	struct hit h[256];
 	size_t n = hits(h);
 	if (odd) {
 		/* paths that must not be opened as ELF files, or hang the report:
@@ -507,6 +517,55 @@ static int write_many(const char *file, size_t nprocs, int distinct)
 	return 0;
 }
 
+static int write_samples(const char *file, size_t n)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	struct pp_profile prof;
+	fill_profile(&prof, "mkfixture samples", 1);
+	struct pp_process *p = &prof.procs[0];
+	int pid = getpid();
+	fill_process(p, pid, getppid(), l.m[0].path, "mkfixture samples");
+	p->modules = copy_modules(&l);
+	p->nmodules = l.n;
+	const size_t nthreads = 100;
+	p->threads = calloc(nthreads, sizeof *p->threads);
+	p->nthreads = nthreads;
+	for (size_t t = 0; t < nthreads; t++) {
+		p->threads[t].tid = pid + (int)t;
+		snprintf(p->threads[t].name, sizeof p->threads[t].name, "worker-%zu", t);
+	}
+	uint32_t libc = pp_find_module(p, (uint64_t)(uintptr_t)getppid, 0);
+	const struct pp_segment *text = NULL;
+	for (uint32_t i = 0; libc != PP_NO_MODULE && i < p->modules[libc].nsegs; i++)
+		if (p->modules[libc].seg[i].flags & PF_X)
+			text = &p->modules[libc].seg[i];
+	if (!text) {
+		fprintf(stderr, "mkfixture: no libc code segment\n");
+		return 1;
+	}
+	size_t npcs = (n + nthreads - 1) / nthreads;
+	p->samples = calloc(n, sizeof *p->samples);
+	p->nsamples = n;
+	for (size_t i = 0; i < n; i++) {
+		/* pcs a few bytes apart, in order, across all of libc's code */
+		uint64_t off = (i / nthreads) * (text->memsz / npcs);
+		p->samples[i] = (struct pp_sample){ p->modules[libc].bias + text->vaddr + off, libc,
+						    (uint32_t)(i % nthreads), 1 };
+		p->threads[i % nthreads].ticks++;
+	}
+	p->ticks = n;
+	p->signals = n;
+	p->cpu_ns = n * 1000000ull;
+	char err[256];
+	if (pp_write(file, &prof, err, sizeof err) != 0) {
+		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
+		return 1;
+	}
+	pp_free(&prof);
+	return 0;
+}
+
 /* Expected totals per label, both processes together. */
 static int print_counts(void)
 {
@@ -592,7 +651,7 @@ int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
 		int changed = 0, missing = 0, odd = 0, huge = 0, multirow = 0, hostile_names = 0;
-		uint64_t plt[64];
+		uint64_t plt[128];
 		size_t nplt = 0;
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
@@ -605,7 +664,7 @@ int main(int argc, char **argv)
 				huge = 1;
 			else if (strcmp(argv[i], "--multirow") == 0)
 				multirow = 1;
-			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 64)
+			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 128)
 				plt[nplt++] = strtoull(argv[++i], NULL, 16);
 			else if (strcmp(argv[i], "--hostile") == 0)
 				hostile_names = 1;
@@ -616,6 +675,8 @@ int main(int argc, char **argv)
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0)
 		return write_many(argv[2], strtoul(argv[3], NULL, 10),
 				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
+	if (argc == 4 && strcmp(argv[1], "samples") == 0)
+		return write_samples(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
@@ -625,7 +686,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
-			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | counts | "
-			"multi | spin SECONDS | pltspin SECONDS\n");
+			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
+			"samples FILE N | counts | multi | spin SECONDS | pltspin SECONDS\n");
 	return 2;
 }

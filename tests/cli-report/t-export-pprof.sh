@@ -1,8 +1,9 @@
 #!/bin/sh
 # pcprof export --format pprof: a gzipped profile.proto that `go tool pprof`
 # reads without the binaries (pre-symbolized): the executable's mapping
-# first, the fixture's exact times per function, source lines, and the pid
-# and thread labels.  No network: go runs offline with its caches in $T.
+# first, the fixture's exact times per function, source lines, and the
+# thread labels (pid and tid numbers, process and thread names; -tagfocus
+# slices by them).  No network: go runs offline with its caches in $T.
 . "$(dirname "$0")/lib.sh"
 command -v go >/dev/null || skip "go not installed (golang-go), needed for go tool pprof"
 export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS= GOPROXY=off GOTOOLCHAIN=local
@@ -44,4 +45,15 @@ go tool pprof -tags "$T/p.pb.gz" >"$T/tags" 2>"$T/perr" || fail "pprof -tags"
 grep -Eq '^ *pid: Total ' "$T/tags" && grep -Eq '^ +3\.0s \( *[0-9.]+%\): [0-9]+$' "$T/tags" &&
 	grep -Eq '^ *thread: Total ' "$T/tags" && grep -Eq '\): worker$' "$T/tags" ||
 	fail "labels: $(cat "$T/tags")"
+grep -Eq '^ *process: Total ' "$T/tags" && grep -Eq '\): mkfixture$' "$T/tags" ||
+	fail "no process label: $(cat "$T/tags")"
+# -tagfocus on the worker thread keeps only its samples: 14 s of the
+# first process's (hot_lib_spin 6 s, hot_lib_inner 5 s, fix_warm 3 s)
+go tool pprof -top -nodefraction=0 -tagfocus=thread=worker "$T/p.pb.gz" >"$T/top" 2>"$T/perr" ||
+	fail "pprof -tagfocus: $(cat "$T/perr")"
+grep -q 'Showing nodes accounting for 14s, ' "$T/top" || fail "tagfocus thread: $(cat "$T/top")"
+flat hot_lib_spin 6s
+flat hot_lib_inner 5s
+flat fix_warm 3s
+! grep -q ' fix_hot$' "$T/top" || fail "fix_hot (main thread) kept: $(cat "$T/top")"
 exit 0

@@ -100,17 +100,17 @@ static int choice(const char *how)
 			T_SKIP("run with PROFIL_PERF_MODE");
 	}
 	if (strcmp(how, "fresh") == 0)
-		return profile(SIGRTMAX, 0.2);
+		return profile(SIGRTMAX, 0.6);
 	if (strcmp(how, "handler") == 0) {
 		T_OK(signal(SIGRTMAX, app_handler) != SIG_ERR);
-		return profile(SIGRTMAX - 1, 0.2);
+		return profile(SIGRTMAX - 1, 0.6);
 	}
 	if (strcmp(how, "blocked") == 0) {
 		sigset_t set;
 		sigemptyset(&set);
 		sigaddset(&set, SIGRTMAX);
 		T_OK(sigprocmask(SIG_BLOCK, &set, NULL) == 0);
-		profile(SIGRTMAX - 1, 0.2);
+		profile(SIGRTMAX - 1, 0.6);
 		/* Still blocked for the program, and really. */
 		T_OK(sigprocmask(SIG_BLOCK, NULL, &set) == 0 && sigismember(&set, SIGRTMAX));
 		T_OK(tp_kernel_mask() & TP_BIT(SIGRTMAX));
@@ -118,11 +118,11 @@ static int choice(const char *how)
 	}
 	if (strcmp(how, "ignored") == 0) {
 		T_OK(signal(SIGRTMAX, SIG_IGN) != SIG_ERR);
-		return profile(SIGRTMAX - 1, 0.2);
+		return profile(SIGRTMAX - 1, 0.6);
 	}
 	if (strcmp(how, "all-ignored") == 0) {
 		set_all_rt(SIG_IGN);
-		return profile(SIGRTMAX, 0.2);
+		return profile(SIGRTMAX, 0.6);
 	}
 	T_FAIL("unknown case %s", how);
 }
@@ -130,9 +130,9 @@ static int choice(const char *how)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "rtmin2") == 0)
-		return profile(SIGRTMIN + 2, 0.5);
+		return profile(SIGRTMIN + 2, 0.6);
 	if (argc > 1 && strcmp(argv[1], "rtmax3") == 0)
-		return profile(SIGRTMAX - 3, 0.5);
+		return profile(SIGRTMAX - 3, 0.6);
 	if (argc > 1 && strcmp(argv[1], "junk") == 0)
 		return tp_env_was_rejected("PROFIL_SIGNAL");
 	if (argc > 1)
