@@ -800,9 +800,10 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		    const struct opts *o)
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
-		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0;
+		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0, owed = 0,
+		 unsampled_ticks = 0;
 	int room_err = 0, mod_err = 0;
-	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0;
+	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
 	for (size_t i = 0; i < set->n; i++) {
@@ -823,6 +824,9 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		lost_threads += in->lost_threads;
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
+		owed += in->owed;
+		unsampled_ticks += in->unsampled;
+		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
 		unsampled += in->threads_unsampled;
 		unseen += in->threads_unseen;
 		if (in->mod_error && !mod_err)
@@ -849,7 +853,12 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 
 	struct text t = { .len = 0 };
 	double secs = (double)cpu * 1e-9;
-	add(&t, "%llu samples, %.2f s CPU", (unsigned long long)ticks, secs);
+	add(&t, "%llu samples", (unsigned long long)ticks);
+	/* Owed: CPU time that no signal of the engine reported, accounted
+	 * from the threads' CPU clocks (libprofil(7)). */
+	if (owed)
+		add(&t, " (%llu owed)", (unsigned long long)owed);
+	add(&t, ", %.2f s CPU", secs);
 	/* Achieved: samples (weighted ticks) per CPU second, as pcprof report
 	 * computes it.  The signals per CPU second tell the resolution: the
 	 * kernel checks CPU timers at its tick, so above that rate one signal
@@ -882,11 +891,23 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			 mod_err == ENOSPC ? "module table full" : strerror(mod_err));
 	if (set->nunrecorded)
 		add_unrecorded(&lost, set, dir);
-	if (unsampled)
+	/* Threads counts the threads (the library's thread_errors); the ticks
+	 * are their CPU time x rate where it could be read (libprofil(7)). */
+	if (unsampled && unsampled_ticks)
+		add_item(&lost,
+			 "%llu samples of %llu thread%s not sampled, wholly or in part "
+			 "(resource limits, or the program closed their timer or event: "
+			 "libprofil(7))",
+			 (unsigned long long)unsampled_ticks, (unsigned long long)unsampled,
+			 unsampled == 1 ? "" : "s");
+	else if (unsampled)
 		add_item(&lost,
 			 "%llu thread%s not sampled, wholly or in part (resource limits, or "
 			 "the program closed their timer or event: libprofil(7))",
 			 (unsigned long long)unsampled, unsampled == 1 ? "" : "s");
+	else if (unsampled_ticks)
+		add_item(&lost, "%llu samples of threads that could not be sampled",
+			 (unsigned long long)unsampled_ticks);
 	if (unseen)
 		add_item(&lost,
 			 "the CPU after the last sample of %llu thread%s that ended without "
@@ -895,6 +916,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (set->nbad)
 		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
 			 set->nbad == 1 ? "" : "s", set->first_bad);
+	if (unstarted)
+		add_item(&lost, "%zu process%s not sampled (libprofil never started in them)",
+			 unstarted, unstarted == 1 ? "" : "es");
+	if (user_time)
+		add_item(&lost, "system time (perf could sample user time only)");
 	add(&t, "; lost: %s", lost.len ? lost.s : "none");
 	if (abrupt)
 		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
@@ -903,8 +929,6 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (lost_threads)
 		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
 		    (unsigned long long)lost_threads);
-	if (unstarted)
-		add(&t, "; %zu not sampled (libprofil never started in them)", unstarted);
 	if (unaudited)
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);

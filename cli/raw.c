@@ -283,6 +283,8 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->mod_error = h.mod_error;
 	info->mapped = h.file_size;
 	info->cpu_start_ns = h.cpu_start_ns;
+	info->owed = h.owed;
+	info->unsampled = h.unsampled;
 
 	struct threads t;
 	convert_modules(fd, &h, pr, info);

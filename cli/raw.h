@@ -24,6 +24,8 @@ struct raw_info {
 	int32_t mod_error;     /* errno: the module table could not grow */
 	uint64_t mapped;       /* bytes the recording mapped in the target */
 	uint64_t cpu_start_ns; /* process CPU time when the image started */
+	uint64_t owed;         /* ticks of pr->ticks no signal brought */
+	uint64_t unsampled;    /* ticks of CPU time that could not be sampled */
 
 	/* Threads the library did not sample, wholly or in part, and threads
 	 * that ended without exit handlers (see record-format.h). */

@@ -67,28 +67,32 @@ int profil_set_engine(const char *name);
 const char *profil_engine_name(void);
 
 struct profil_stats {
-	unsigned int hz;               /* rate of the running engine, Hz; 0 if off */
-	unsigned int base_hz;          /* profil_hz() */
-	unsigned long long signals;    /* profiling signals taken (distinct samples) */
-	unsigned long long ticks;      /* weighted ticks: signals plus overruns */
-	unsigned long long counted;    /* ticks that reached a counter or pc slot */
-	unsigned long long outside;    /* ticks whose pc matched no histogram */
-	unsigned long long lost;       /* ticks dropped: fault, stop policy, full */
-	unsigned long long threads;    /* threads attached since the engine started */
+	unsigned int hz;                  /* rate of the running engine, Hz; 0 if off */
+	unsigned int base_hz;             /* profil_hz() */
+	unsigned long long signals;       /* profiling signals taken (distinct samples) */
+	unsigned long long ticks;         /* weighted ticks: signals plus overruns */
+	unsigned long long counted;       /* ticks that reached a counter or pc slot */
+	unsigned long long outside;       /* ticks whose pc matched no histogram */
+	unsigned long long lost;          /* ticks dropped: fault, stop policy, full */
+	unsigned long long threads;       /* threads attached since the engine started */
 	unsigned long long thread_errors; /* threads not sampled, wholly or in part:
 					     not attached (resource limits, errors),
 					     or their timer or event closed by the
 					     program; `why` says which */
-	char engine[24];               /* as profil_engine_name(), "" if none */
-	char why[256];                 /* why this engine; why others were skipped */
-	unsigned long long owed;       /* ticks included in `ticks` that no signal
-					  brought: CPU time a thread used past its
-					  last signal, credited when it exited or
-					  profiling stopped (libprofil(7)) */
-	int signo;                     /* signal the engine samples with (the
-					  last run's if off; 0 if none) */
+	char engine[24];                  /* as profil_engine_name(), "" if none */
+	char why[256];                    /* why this engine; why others were skipped */
+	unsigned long long owed;          /* ticks included in `ticks` that no signal
+					     brought: CPU time of a thread before its
+					     first signal or after its last, credited
+					     from its CPU clock (libprofil(7)) */
+	int signo;                        /* signal the engine samples with (the
+					     last run's if off; 0 if none) */
 	int reserved_int;
-	unsigned long long reserved[6];
+	unsigned long long unsampled; /* ticks NOT in `ticks`: CPU time x rate
+					 of threads the engine could not attach
+					 to (thread_errors), or whose pc was never
+					 known (libprofil(7)) */
+	unsigned long long reserved[5];
 };
 
 /*

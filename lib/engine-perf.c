@@ -17,7 +17,11 @@
  *            nothing to do at pthread_create.  The kernel sends SIGTRAP
  *            (si_code TRAP_PERF, si_perf_data = our cookie) to the thread
  *            itself.  Measured in the survey at 1.17x wall at 10 kHz versus
- *            1.31x for fasync, and it needs no fd per thread.
+ *            1.31x for fasync, and it needs no fd per thread.  Inherited
+ *            only where the kernel keeps each copy with its thread (6.12,
+ *            see fill_attr); before that, one event per thread, opened as
+ *            each registers (then threads made without pthread_create
+ *            while it runs are not sampled, as with fasync).
  *   fasync   one fd per thread with O_ASYNC, F_SETOWN_EX(F_OWNER_TID) and
  *            F_SETSIG to the profiling signal (si_code POLL_IN, si_fd ours).
  *            Works on older kernels and never raises SIGTRAP.
@@ -35,9 +39,14 @@
  *
  * Kernel time: exclude_kernel is left clear when permitted, so CPU spent in
  * system calls is sampled and charged to the user pc where the kernel
- * returns, like the timer engines; with perf_event_paranoid >= 2 an
- * unprivileged process must exclude the kernel, and then only user time is
- * sampled (the "why" text says so).
+ * returns, like the timer engines (the overflow's signal is delivered on
+ * the way back to user mode; overflows the kernel folded while a SIGTRAP
+ * was pending are due at the same signal, threads.c).  With
+ * perf_event_paranoid >= 2 an unprivileged process must exclude the
+ * kernel: overflows in the kernel are then dropped, so system time cannot
+ * be placed at all, and the tick schedules run on user time only
+ * (user_only; the "why" text says so): system time is not profiled rather
+ * than charged to whatever user pc comes next.
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -70,6 +79,10 @@ enum mode { MODE_SIGTRAP, MODE_FASYNC };
 
 static enum mode mode;
 static bool exclude_kernel;
+/* sigtrap: new threads inherit their creator's event.  Only where the
+ * kernel keeps an inherited event with its thread (see fill_attr); else
+ * each thread gets its own event, opened when it registers. */
+static bool inherit;
 static int signo;
 static uint64_t period_ns;
 static char variant_text[96];
@@ -184,8 +197,21 @@ static void fill_attr(struct perf_event_attr *a, enum mode m, bool excl, bool li
 	a->exclude_kernel = excl;
 	a->exclude_hv = 1;
 	if (m == MODE_SIGTRAP) {
-		a->inherit = 1;
-		a->inherit_thread = 1;
+		/* Threads whose events are inherited copies of one event have
+		 * "equivalent" contexts, and the scheduler then swaps the
+		 * contexts instead of switching events when it goes from one
+		 * such thread to another on a CPU: the running period moves to
+		 * the next thread.  A thread that creates short threads hands
+		 * its partial period to each child and gets the child's fresh
+		 * one back, so it is never signalled, and its children are
+		 * signalled for its time.  An event that also asks for
+		 * PERF_SAMPLE_READ (with PERF_SAMPLE_TID) is switched the slow
+		 * way, one event per thread (Linux 6.12); older kernels refuse
+		 * it with inherit, and then nothing is inherited. */
+		a->inherit = inherit;
+		a->inherit_thread = inherit;
+		if (inherit)
+			a->sample_type = PERF_SAMPLE_READ | PERF_SAMPLE_TID;
 		a->remove_on_exec = 1;
 		a->sigtrap = 1;
 		a->sig_data = (uint64_t)(uintptr_t)profil__cookie;
@@ -296,7 +322,15 @@ static int probe(const struct profil_run *run, char *why, size_t len)
 		mode = MODE_SIGTRAP;
 		reason = "sigtrap, inherited by new threads";
 	}
+	inherit = true;
 	r = try_mode(mode);
+	if (r == -EINVAL && mode == MODE_SIGTRAP) {
+		inherit = false;
+		r = try_mode(mode);
+		if (r == 0 && !run->perf_mode[0])
+			reason = "sigtrap, an event per thread (this kernel would move "
+				 "inherited events between threads)";
+	}
 	if (r < 0 && mode == MODE_SIGTRAP && !run->perf_mode[0]) {
 		/* A kernel before 5.13 rejects the sigtrap attributes. */
 		mode = MODE_FASYNC;
@@ -329,7 +363,7 @@ static int start(const struct profil_run *run)
 static int attach(struct profil_thread *t, bool inherited)
 {
 	t->handle = -1;
-	if (mode == MODE_SIGTRAP && inherited)
+	if (mode == MODE_SIGTRAP && inherit && inherited)
 		return 0; /* the kernel gave it a copy of its creator's event */
 	int r = profil__reserve_take(PROFIL_RES_FD);
 	if (r < 0)
@@ -368,11 +402,13 @@ static int detach(struct profil_thread *t)
 {
 	int fd = (int)t->handle;
 	t->handle = -1;
-	if (mode == MODE_FASYNC)
+	/* An event per thread (fasync, or sigtrap without inheritance) has
+	 * no copies: it goes with its thread. */
+	if (mode == MODE_FASYNC || !inherit)
 		return close_ours(fd);
-	/* sigtrap: every thread this one created since the start carries a
-	 * copy of its event, and closing it would free them all; so it stays
-	 * open until the engine stops.  A thread without a descriptor of its
+	/* Inherited sigtrap: every thread this one created since the start
+	 * carries a copy of its event, and closing it would free them all; so
+	 * it stays open until the engine stops.  A thread without a descriptor of its
 	 * own was sampled by such a copy, which the program may have freed by
 	 * closing any of them (which one is not known). */
 	if (fd >= 0)
@@ -444,6 +480,11 @@ static bool lingers(void)
 	return mode == MODE_SIGTRAP;
 }
 
+static bool user_only(void)
+{
+	return exclude_kernel;
+}
+
 const struct profil_engine profil__engine_perf = {
 	.name = "perf",
 	.subtick = true,
@@ -457,4 +498,5 @@ const struct profil_engine profil__engine_perf = {
 	.classify = classify,
 	.variant = variant,
 	.lingers = lingers,
+	.user_only = user_only,
 };

@@ -3,12 +3,17 @@
  * clock, the last resort when neither per-thread engine can run.
  *
  * Its signal is process-directed: the kernel picks the receiving thread
- * (since Linux 6.4 preferably the one that was running), so the sampled pc
- * is not always the one that consumed the tick, and with several busy
- * threads expiries coalesce.  Weighting each signal by 1 + si_overrun keeps
- * the total right; attribution between threads is only approximate
- * (libprofil(7) BUGS).  Unlike setitimer(ITIMER_PROF) it is deleted at exec
- * and does not disturb a program's own ITIMER_PROF.
+ * (since Linux 6.4 preferably the one that was running), so the signal's
+ * own count (1 + si_overrun, which mixes the expiries of every thread) says
+ * nothing about the thread that gets it.  So every thread has a tick
+ * schedule on its own CPU clock like with the per-thread engines, and the
+ * signal only says "now" to the thread it lands in, which accounts what
+ * its schedule says it is due: per-thread counts follow thread CPU time,
+ * and the pcs are those where the signal found each thread (a thread that
+ * rarely gets one has its ticks lumped at fewer pcs).  Threads without a
+ * slot (made without pthread_create while it runs) count the signal's own
+ * weight.  Unlike setitimer(ITIMER_PROF) it is deleted at exec and does
+ * not disturb a program's own ITIMER_PROF.
  */
 #include <time.h>
 
@@ -48,6 +53,24 @@ static int start(const struct profil_run *run)
 	return 0;
 }
 
+/* No per-thread object: threads get a slot, and with it a tick schedule
+ * on their own CPU clock (threads.c), so that a process-wide signal, which
+ * lands in whichever thread the kernel picks, accounts the ticks of the
+ * thread that receives it, and the others' ticks wait for their own next
+ * signal (or for the end).  Per-thread counts then follow thread CPU time. */
+static int attach(struct profil_thread *t, bool inherited)
+{
+	(void)inherited;
+	t->handle = -1;
+	return 0;
+}
+
+static int detach(struct profil_thread *t)
+{
+	(void)t;
+	return 0;
+}
+
 static void stop(void)
 {
 	if (timer_id >= 0)
@@ -67,6 +90,8 @@ const struct profil_engine profil__engine_process_timer = {
 	.probe = probe,
 	.signal = signal_of,
 	.start = start,
+	.attach = attach,
+	.detach = detach,
 	.stop = stop,
 	.fork_child = fork_child,
 	.classify = profil__timer_classify,

@@ -105,11 +105,12 @@ static int attach(struct profil_thread *t, bool inherited)
 		profil__reserve_give(PROFIL_RES_SIGQ);
 		return r;
 	}
-	/* A random first expiry in (0, period], so that short-lived threads
-	 * are sampled in proportion to their CPU time instead of never
-	 * reaching a full first period (the Go runtime does the same). */
-	t->first_ns = 1 + profil__random_below((uint64_t)period_ns);
-	r = profil__timer_arm(id, period_ns, (long)t->first_ns);
+	/* The first expiry is the next tick of the thread's schedule, whose
+	 * phase is random (threads.c): short-lived threads are then sampled
+	 * in proportion to their CPU time instead of never reaching a full
+	 * first period (the Go runtime draws its first expiry the same way),
+	 * and the signals fall exactly on the ticks the schedule counts. */
+	r = profil__timer_arm(id, period_ns, (long)t->arm_ns);
 	if (r < 0) {
 		profil__timer_delete(id);
 		return r;

@@ -103,6 +103,8 @@ static inline uint64_t profil__mix64(uint64_t x)
 
 /* A pseudo-random number in [0, n), n > 0; not for secrets.  AS-safe. */
 PROFIL_HIDDEN uint64_t profil__random_below(uint64_t n);
+/* Seed it from the kernel: at start-up and in every fork child.  AS-safe. */
+PROFIL_HIDDEN void profil__random_seed(void);
 /* Parse an unsigned decimal; -EINVAL on junk or overflow above max.  AS-safe. */
 PROFIL_HIDDEN int profil__parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* Append a NUL-terminated string to buf (bounded, always terminated).  AS-safe. */
@@ -113,6 +115,10 @@ PROFIL_HIDDEN const char *profil__errname(int err);
 /* Append an unsigned decimal.  AS-safe. */
 PROFIL_HIDDEN void profil__strlcat_u(char *buf, size_t len, unsigned long v);
 
+/* Read the file at path (a /proc file: no allocation, raw system calls)
+ * into buf, at most len - 1 bytes, NUL-terminated.  Returns the length or
+ * -errno.  AS-safe. */
+PROFIL_HIDDEN long profil__read_small(const char *path, char *buf, size_t len);
 /* Call fn(name, ctx) for each entry of directory path except "." and ".."
  * (raw getdents64 into a stack buffer, no allocation).  Returns 0, the first
  * nonzero value fn returned, or -errno if the directory cannot be opened

@@ -279,29 +279,51 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, s
 	return 0;
 }
 
-int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct raw_map *m)
+/* Open "<dir>/<pid>.<seq>.raw" (mode: O_RDONLY or O_RDWR) and read its
+ * header, if the file passes every check above.  Returns the descriptor,
+ * or -errno (-EPERM: not trusted, -EINVAL: a bad header). */
+static int open_checked(const char *dir, pid_t pid, int seq, int mode, size_t page,
+			struct pcprof_raw_header *h)
 {
-	memset(m, 0, sizeof *m);
 	char path[4200];
 	file_name(path, sizeof path, dir, pid, seq);
-	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = open(path, mode | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	long page = sysconf(_SC_PAGESIZE);
-	m->page = page > 0 ? (size_t)page : 4096;
 	struct stat st;
-	struct pcprof_raw_header h;
 	int r = 0;
 	if (fstat(fd, &st) < 0)
 		r = -errno;
 	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600 ||
 		 st.st_nlink != 1)
 		r = -EPERM;
-	else if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
-		 pcprof_raw_header_error(&h, (uint64_t)st.st_size) || h.file_size % m->page ||
-		 h.file_size > SIZE_MAX)
+	else if (pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
+		 pcprof_raw_header_error(h, (uint64_t)st.st_size) || h->file_size % page ||
+		 h->file_size > SIZE_MAX)
 		r = -EINVAL;
-	else if (h.token != token || h.pid != pid)
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static size_t page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	return page > 0 ? (size_t)page : 4096;
+}
+
+int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct raw_map *m)
+{
+	memset(m, 0, sizeof *m);
+	m->page = page_size();
+	struct pcprof_raw_header h;
+	int fd = open_checked(dir, pid, seq, O_RDWR, m->page, &h);
+	if (fd < 0)
+		return fd;
+	int r = 0;
+	if (h.token != token || h.pid != pid)
 		r = -ESTALE;
 	if (!r) {
 		m->size = h.file_size;
@@ -313,6 +335,15 @@ int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, stru
 	}
 	close(fd);
 	return r;
+}
+
+int profil__raw_read_header(const char *dir, pid_t pid, int seq, struct pcprof_raw_header *h)
+{
+	int fd = open_checked(dir, pid, seq, O_RDONLY, page_size(), h);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return h->pid == pid ? 0 : -ESTALE;
 }
 
 void profil__raw_unmap(struct raw_map *m)

@@ -79,6 +79,11 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, s
  * -EINVAL for a bad header, -ESTALE for another image's). */
 int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct raw_map *m);
 
+/* Read the header of "<dir>/<pid>.<seq>.raw", made by another image of pid
+ * (an earlier image of the exec chain), if it passes the same checks: only
+ * for its values, never to write there.  Returns 0, or -errno as above. */
+int profil__raw_read_header(const char *dir, pid_t pid, int seq, struct pcprof_raw_header *h);
+
 void profil__raw_unmap(struct raw_map *m);
 
 /* Back [off, off + len) of the file (rounded out to pages) with memory or

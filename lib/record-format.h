@@ -132,8 +132,24 @@ struct pcprof_raw_header {
 	 * counted.  (atomic) */
 	uint64_t threads_unsampled;
 	uint64_t threads_unseen;
-	uint64_t reserved[2];
+	/* (atomic) Ticks of `ticks` that no signal of the engine brought: CPU
+	 * time before a thread's first signal or after its last, and expiries
+	 * the kernel folded or dropped (owed ticks, libprofil(7)). */
+	uint64_t owed;
+	/* (atomic) Ticks of CPU time that could not be sampled at all (the
+	 * CPU time of threads the engine could not attach to, from their CPU
+	 * clocks); not in `ticks`.  threads_unsampled counts those threads. */
+	uint64_t unsampled;
+	/* END_EXEC: CPU time of the thread that called exec, up to which this
+	 * image accounted its ticks; the next image of the pid counts its main
+	 * thread from there. */
+	uint64_t exec_cpu_ns;
+	uint64_t reserved[1];
 };
+
+/* docs/formats.md lists every field's offset: keep them in step. */
+_Static_assert(sizeof(struct pcprof_raw_header) == 1904, "header size as in docs/formats.md");
+_Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -183,6 +199,9 @@ struct pcprof_raw_slot {
 /* header.flags */
 #define PCPROF_RAW_F_AUDIT   1u /* modules tracked by the audit module */
 #define PCPROF_RAW_F_SAMPLER 2u /* the library attached and is sampling */
+/* The engine saw user time only (perf without permission to sample the
+ * kernel): system time is not in the counts. */
+#define PCPROF_RAW_F_USER_TIME 4u
 
 /*
  * Reading modules: a sample (pc, epoch) belongs to the module whose epoch

@@ -122,14 +122,13 @@ static void taken(struct profil_rec *r, struct levels *t, uint32_t k)
 		grow(r, t, k);
 }
 
-/* The calling thread's index in the thread table, or UINT32_MAX if there
- * is no room.  Threads never leave, so a probe that meets a free entry in a
- * lower level knows the thread is not in that level. */
-static uint32_t thread_index(struct profil_rec *r)
+/* Thread tid's index in the thread table, or UINT32_MAX if there is no
+ * room.  Threads never leave, so a probe that meets a free entry in a lower
+ * level knows the thread is not in that level. */
+static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 {
 	struct levels *t = &r->thr;
 	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
-	pid_t tid = profil__gettid();
 	uint64_t hash = profil__mix64((uint64_t)tid);
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
@@ -199,12 +198,15 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 	return false;
 }
 
-void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bool signal)
+void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, unsigned long weight,
+		    bool signal)
 {
 	struct pcprof_raw_header *h = r->h;
 	uint64_t n =
 		signal ? atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed) : 1;
 	atomic_fetch_add_explicit(A64(&h->ticks), weight, memory_order_relaxed);
+	if (!signal)
+		atomic_fetch_add_explicit(A64(&h->owed), weight, memory_order_relaxed);
 	if ((n & 7) == 0) {
 		/* CPU time for the achieved rate, even if the process is killed. */
 		uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -212,7 +214,7 @@ void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight, bo
 			atomic_store_explicit(A64(&h->cpu_ns), cpu, memory_order_relaxed);
 	}
 
-	uint32_t ti = thread_index(r);
+	uint32_t ti = thread_index(r, tid);
 	if (ti == UINT32_MAX)
 		atomic_fetch_add_explicit(A64(&h->lost_threads), weight, memory_order_relaxed);
 	else
@@ -228,6 +230,11 @@ void profil__record_thread_loss(bool unseen)
 	struct profil_rec *r = atomic_load(&profil__rec);
 	if (r)
 		atomic_fetch_add(A64(unseen ? &r->h->threads_unseen : &r->h->threads_unsampled), 1);
+}
+
+void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
+{
+	atomic_fetch_add_explicit(A64(&r->h->unsampled), weight, memory_order_relaxed);
 }
 
 unsigned int profil__record_hz(void)
@@ -323,9 +330,45 @@ static void note_engine(void)
 		snprintf(map.h->engine, sizeof map.h->engine, "%s", st.engine);
 		snprintf(map.h->why, sizeof map.h->why, "%s", st.why);
 	}
+	if (profil__user_time_only())
+		map.h->flags |= PCPROF_RAW_F_USER_TIME;
 }
 
 static void record_exit(void);
+
+/*
+ * Where this image began, in CPU time: its process CPU time (the image's
+ * own is what came after) and, returned, the main thread's CPU time at
+ * the exec, from which its ticks count.  The previous image of this pid,
+ * if it was recorded and ended by exec, left both.  A first image (seq 0)
+ * is a new process: all of its CPU time is ours.  Anything else (the
+ * previous image was replaced without our exec wrapper, or died and the
+ * pid was reused) cannot be told apart: counting starts now.
+ */
+static uint64_t image_origin(struct pcprof_raw_header *h)
+{
+	uint64_t now = profil__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	h->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (h->seq == 0) {
+		h->cpu_start_ns = 0;
+		return 0;
+	}
+	uint64_t origin = PROFIL_ORIGIN_NOW;
+	struct pcprof_raw_header p;
+	if (profil__raw_read_header(env.dir, h->pid, (int)h->seq - 1, &p) == 0) {
+		/* Another image's file: its values bound nothing but this
+		 * origin, which is never past the thread's CPU time now. */
+		if (p.end == PCPROF_END_EXEC && p.exec_cpu_ns <= now &&
+		    p.cpu_ns <= h->cpu_start_ns) {
+			origin = p.exec_cpu_ns;
+			h->cpu_start_ns = p.cpu_ns;
+		} else if (p.end == PCPROF_END_EXIT) {
+			origin = 0; /* that process is gone: a new one has its pid */
+			h->cpu_start_ns = 0;
+		}
+	}
+	return origin;
+}
 
 void profil__record_init(void)
 {
@@ -334,7 +377,7 @@ void profil__record_init(void)
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = profil__base_hz();
-	h->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	profil__threads_image_start(image_origin(h));
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
 	use_map();
@@ -367,12 +410,14 @@ static void record_exit(void)
 	finish(PCPROF_END_EXIT);
 }
 
-/* Control lock held.  The owed ticks are paid by the exec stop itself
- * (session.c), after this. */
-void profil__record_exec(void)
+/* Control lock held, after the exec stop paid this image's ticks up to the
+ * calling thread's CPU time `thread_cpu`: the next image counts from there
+ * (image_origin). */
+void profil__record_exec(uint64_t thread_cpu)
 {
 	if (atomic_load(&profil__rec)) {
 		snapshot_modules();
+		map.h->exec_cpu_ns = thread_cpu;
 		finish(PCPROF_END_EXEC);
 	}
 }
@@ -409,7 +454,7 @@ void profil__record_fork_child(void)
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
-		c->cpu_start_ns = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
 		c->flags = p->flags;
 		c->epoch = p->epoch;
 		memcpy(profil__raw_modules(&map), profil__raw_modules(&parent),

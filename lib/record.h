@@ -16,10 +16,14 @@ struct profil_rec;
 /* The active recorder, NULL if none.  Read by the handler. */
 PROFIL_HIDDEN extern struct profil_rec *_Atomic profil__rec;
 
-/* Count `weight` ticks at pc; `signal`: they came with a profiling signal
- * (else they were owed, see threads.c).  AS-safe. */
-PROFIL_HIDDEN void profil__record(struct profil_rec *r, uintptr_t pc, unsigned long weight,
-				  bool signal);
+/* Count `weight` ticks of thread tid at pc; `signal`: they came with a
+ * profiling signal (else they were owed, see threads.c).  AS-safe. */
+PROFIL_HIDDEN void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc,
+				  unsigned long weight, bool signal);
+
+/* Count `weight` ticks of CPU time that could not be sampled.
+ * AS-safe. */
+PROFIL_HIDDEN void profil__record_unsampled(struct profil_rec *r, unsigned long weight);
 
 /* A thread is not sampled, wholly or in part (see threads.c), or, with
  * unseen, ended without exit handlers.  AS-safe. */
@@ -32,7 +36,7 @@ PROFIL_HIDDEN unsigned int profil__record_hz(void);
  * (control lock held), and around exec (control lock held). */
 PROFIL_HIDDEN void profil__record_init(void);
 PROFIL_HIDDEN void profil__record_fork_child(void);
-PROFIL_HIDDEN void profil__record_exec(void);
+PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);
 
 #endif

@@ -229,13 +229,13 @@ bool profil__sample(uintptr_t pc, unsigned long weight, int origin)
 	struct profil_rec *rec = atomic_load(&profil__rec);
 	if (rec) {
 		active = true;
-		profil__record(rec, pc, weight, origin == PROFIL_FROM_SIGNAL);
+		profil__record(rec, profil__gettid(), pc, weight, origin == PROFIL_FROM_SIGNAL);
 	}
 	atomic_fetch_sub(&profil__inflight, 1);
 	return active;
 }
 
-void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc, unsigned long w)
+void profil__sample_owed(struct profil_cfg *retired, pid_t tid, uintptr_t pc, unsigned long w)
 {
 	count(&profil__ctr.owed, w);
 	atomic_fetch_add(&profil__inflight, 1);
@@ -245,8 +245,16 @@ void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc, unsigned long
 		account(c, pc, w);
 	struct profil_rec *rec = atomic_load(&profil__rec);
 	if (rec)
-		profil__record(rec, pc, w, false);
+		profil__record(rec, tid, pc, w, false);
 	atomic_fetch_sub(&profil__inflight, 1);
+}
+
+void profil__sample_unsampled(unsigned long w)
+{
+	count(&profil__ctr.unsampled, w);
+	struct profil_rec *rec = atomic_load(&profil__rec);
+	if (rec)
+		profil__record_unsampled(rec, w);
 }
 
 /* The default action of sig, as if we were not here.  Every signal we hold
@@ -316,15 +324,21 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 
 	if (profil__engine_classify(sig, si, &weight)) {
 		uintptr_t pc = profil_uc_pc(uc);
-		/* Credit the receiving thread (see owed ticks, threads.c). */
-		struct profil_thread *me = profil__thread_self();
-		if (me) {
-			atomic_fetch_add_explicit(&me->credited, weight, memory_order_relaxed);
-			atomic_store_explicit(&me->last_pc, pc, memory_order_relaxed);
-		}
+		/* The signal says "now" for the receiving thread, which is due
+		 * what its own schedule (threads.c) has reached: usually the
+		 * engine's count, more when the kernel folded or dropped
+		 * expiries (perf while a SIGTRAP is pending, a long system
+		 * call), any share of a process-wide signal, or nothing (a late
+		 * signal of a tick already paid).  What the engine did not
+		 * count itself is an estimate, like an owed tick. */
+		unsigned long due = profil__threads_signal(pc, weight);
+		unsigned long sig_w = due < weight ? due : weight;
 		/* A late signal of ours (already generated when profiling
 		 * stopped) finds no configuration and is simply dropped. */
-		profil__sample(pc, weight, PROFIL_FROM_SIGNAL);
+		if (sig_w)
+			profil__sample(pc, sig_w, PROFIL_FROM_SIGNAL);
+		if (due > sig_w)
+			profil__sample_owed(NULL, profil__gettid(), pc, due - sig_w);
 		errno = saved_errno;
 	} else {
 		chain(sig, si, uc, saved_errno);

@@ -145,12 +145,18 @@ enum profil_origin { PROFIL_FROM_SIGNAL = 0, PROFIL_FROM_INJECT = 1 };
 PROFIL_HIDDEN bool profil__sample(uintptr_t pc, unsigned long weight, int origin);
 
 /*
- * Account `w` ticks a thread was owed (expiries the kernel noticed too late
- * to signal) at pc: into `retired` (a configuration just replaced, no longer
- * seen by handlers) or, if NULL, the current one, and into the recorder.
- * Never into a pcsample array.  AS-safe.
+ * Account `w` ticks that thread tid was due and no signal of the engine
+ * brought (owed ticks, threads.c) at pc: into `retired` (a configuration
+ * just replaced, no longer seen by handlers) or, if NULL, the current one,
+ * and into the recorder.  Never into a pcsample array.  AS-safe.
  */
-PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, uintptr_t pc, unsigned long w);
+PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, pid_t tid, uintptr_t pc,
+				       unsigned long w);
+
+/* Count `w` ticks of CPU time that could not be sampled at all (a thread
+ * the engine could not attach to, or whose pc is unknown): lost, and said
+ * so (profil_stats().unsampled, pcprof run's summary).  AS-safe. */
+PROFIL_HIDDEN void profil__sample_unsampled(unsigned long w);
 
 /* The configuration the handler reads; NULL when off.  Written only by
  * session.c with the control lock held. */
@@ -162,6 +168,7 @@ PROFIL_HIDDEN extern _Atomic long profil__inflight;
 /* Statistics counters (relaxed atomics).  Reset by session.c. */
 struct profil_counters {
 	_Atomic unsigned long long signals, ticks, counted, outside, lost, owed;
+	_Atomic unsigned long long unsampled; /* not in ticks: see sample_unsampled */
 };
 PROFIL_HIDDEN extern struct profil_counters profil__ctr;
 

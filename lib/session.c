@@ -149,6 +149,12 @@ const struct profil_engine *profil__running_engine(void)
 	return atomic_load(&S.engine);
 }
 
+bool profil__user_time_only(void)
+{
+	const struct profil_engine *e = atomic_load(&S.engine);
+	return e && e->user_only && e->user_only();
+}
+
 int profil__policy(void)
 {
 	return atomic_load(&S.policy);
@@ -258,6 +264,7 @@ static void reset_counters(void)
 	atomic_store(&profil__ctr.outside, 0);
 	atomic_store(&profil__ctr.lost, 0);
 	atomic_store(&profil__ctr.owed, 0);
+	atomic_store(&profil__ctr.unsampled, 0);
 }
 
 /* whole: every thread must be covered (see profil__threads_attach_all). */
@@ -271,6 +278,7 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	profil__threads_block_creation();
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
 	profil__threads_set_period(1000000000u / run->hz);
+	profil__threads_user_time(e->user_only && e->user_only());
 	profil__threads_reset_counts();
 	r = e->start(run);
 	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq, whole)) < 0) {
@@ -497,7 +505,6 @@ void profil__exec_prepare(void)
 	sigset_t saved;
 	profil__lock(&saved);
 	settle();
-	profil__record_exec();
 	struct profil_cfg *cfg = S.cfg;
 	atomic_store(&profil__cur, NULL);
 	S.cfg = NULL;
@@ -507,6 +514,8 @@ void profil__exec_prepare(void)
 	profil__threads_pay_owed(cfg);
 	stop_engine();
 	set_guard(false);
+	/* The new image's main thread counts its ticks from here. */
+	profil__record_exec(profil__clock_ns(CLOCK_THREAD_CPUTIME_ID));
 	S.exec_saved = cfg;
 	profil__unlock(&saved);
 }
@@ -546,6 +555,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	profil__sig_fork_child();
+	profil__random_seed(); /* the child's phases must not repeat the parent's */
 	atomic_flag_clear(&ctl);
 	atomic_store(&profil__inflight, 0);
 	profil__exec_set_pid();
@@ -630,6 +640,9 @@ PROFIL_API int profil_overflow_policy(int policy)
 	return atomic_exchange(&S.policy, policy);
 }
 
+/* Fields come out of `reserved`: the size is the ABI. */
+_Static_assert(sizeof(struct profil_stats) == 408, "struct profil_stats changed size");
+
 PROFIL_API int profil_stats(struct profil_stats *st)
 {
 	if (!st)
@@ -646,6 +659,7 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	st->outside = atomic_load(&profil__ctr.outside);
 	st->lost = atomic_load(&profil__ctr.lost);
 	st->owed = atomic_load(&profil__ctr.owed);
+	st->unsampled = atomic_load(&profil__ctr.unsampled);
 	st->signo = S.last_sig;
 	st->threads = profil__thread_attaches;
 	st->thread_errors = profil__threads_unsampled();
@@ -685,6 +699,17 @@ bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight
 }
 
 /* ---- initialisation ---- */
+
+/* What the kernel had not signalled when the program exits (the rounding
+ * of every thread's last period) is paid like at any other stop. */
+static void pay_at_exit(void)
+{
+	sigset_t saved;
+	profil__lock(&saved);
+	if (atomic_load(&S.engine))
+		profil__threads_pay_owed(NULL);
+	profil__unlock(&saved);
+}
 
 static void env_bad(const char *name)
 {
@@ -778,8 +803,12 @@ __attribute__((constructor(101))) static void session_init(void)
 		     profil__env.overflow >= 0 ? profil__env.overflow : PROFIL_OVF_SATURATE);
 	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
 		S.forced = engine_by_name(profil__env.engine);
+	profil__random_seed();
 	profil__threads_init();
 	profil__exec_set_pid();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	profil__record_init();
+	/* After the recorder's: exit handlers run in reverse, so the ticks are
+	 * paid before the recording is closed. */
+	atexit(pay_at_exit);
 }

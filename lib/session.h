@@ -79,9 +79,18 @@ PROFIL_HIDDEN void profil__threads_loss_text(char *buf, size_t len);
 PROFIL_HIDDEN void profil__threads_reset_counts(void);
 /* Period of the engine being started, for the owed-tick schedule. */
 PROFIL_HIDDEN void profil__threads_set_period(uint64_t ns);
+/* Whether the schedules of the engine being started run on user time. */
+PROFIL_HIDDEN void profil__threads_user_time(bool on);
+/* The running engine sees only user time (engine.h, user_only).  AS-safe. */
+PROFIL_HIDDEN bool profil__user_time_only(void);
 /* Pay every armed thread the ticks it is owed, into cfg (a configuration
  * being retired) or, if NULL, the current one; the recorder gets them too. */
 PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);
+/* A recorded image begins (record.c, before its engine starts): the main
+ * thread's ticks count from CPU time main_origin (PROFIL_ORIGIN_NOW: from
+ * when it is armed), and those before its first signal go to the
+ * program's entry point.  Takes the control lock.  Not AS-safe. */
+PROFIL_HIDDEN void profil__threads_image_start(uint64_t main_origin);
 
 /* pthread_create's work (pthread-create.c has the entry points): create
  * the thread with `real` (libc's pthread_create) so that it registers, and

@@ -34,7 +34,20 @@
  * (creating / changing, below), and the start sequence number recorded at
  * creation tells the new thread whether its creator's coverage applies.
  *
- * Everything here except the pthread_create wrapper itself runs with the
+ * Every armed thread has a tick schedule on its own CPU clock (engine.h):
+ * the ticks it is due by any CPU time are an unbiased estimate of that time
+ * x rate, and each is accounted exactly once, by the thread's next
+ * profiling signal (the signal only says "now"), or, if none comes, "owed"
+ * when the thread ends, profiling stops, the image execs or the program
+ * exits: a thread shorter than a period, the CPU time before the engine
+ * could signal (the exec, the dynamic loader, for the main thread of a
+ * recorded image), the last partial period.  So the counts do not depend
+ * on how the kernel delivers signals: expiries folded into one, perf
+ * overflows dropped while a SIGTRAP is pending, a process-wide signal
+ * landing in any thread, a signal still in flight when a stop pays.
+ *
+ * Everything here except the pthread_create wrapper, the signal path
+ * (profil__threads_signal) and profil__threads_image_start runs with the
  * control lock held (profil__lock) and uses only syscalls and our own mmap'd
  * slots, so it is safe on pcsample()'s async-signal-safe path.
  */
@@ -42,8 +55,11 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "record.h"
@@ -70,6 +86,13 @@ static uint64_t period_ns; /* of the running engine */
 /* The calling thread's slot, once found.  Initial-exec TLS is a fixed
  * offset from the thread pointer: safe in a signal handler. */
 static __thread struct profil_thread *self __attribute__((tls_model("initial-exec")));
+
+/* Ticks the engine signalled in this thread before it had a slot (a thread
+ * is covered from clone by an inherited perf event, but registers only in
+ * its start routine), handed to its slot when it registers; and whether its
+ * exit already paid it for good. */
+static __thread _Atomic unsigned long early __attribute__((tls_model("initial-exec")));
+static __thread bool ended __attribute__((tls_model("initial-exec")));
 
 /* Creation/engine-change handshake (Dekker style, sequentially consistent). */
 static _Atomic int creating, changing;
@@ -141,6 +164,7 @@ static void release(struct profil_thread *t, const struct profil_engine *e)
 			count_loss(r);
 	}
 	t->attached = false;
+	atomic_store(&t->scheduled, false);
 	t->kind = THREAD_FREE;
 	if (t->tid)
 		used_slots--;
@@ -193,54 +217,174 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil
 	t->attached = false;
 	t->seen_seq = 0;
 	t->handle = -1;
-	t->entry_pc = 0;
+	/* The main thread began at the program's entry point; where another
+	 * thread we did not create began is unknown. */
+	t->entry_pc = tid == getpid() ? (uintptr_t)getauxval(AT_ENTRY) : 0;
+	t->start_origin = PROFIL_ORIGIN_NOW;
+	atomic_store(&t->scheduled, false);
+	t->unsampled = false;
 	used_slots++;
 	set_tid(t, tid);
 	return t;
 }
 
-static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited)
-{
-	t->first_ns = 0;
-	t->cpu0_ns = profil__clock_ns(profil_thread_clock(t->tid));
-	int r = e->attach(t, inherited);
-	if (r == 0) {
-		t->period_ns = period_ns;
-		if (!t->first_ns) /* the engine starts with a whole period */
-			t->first_ns = 1 + profil__random_below(period_ns);
-		atomic_store(&t->credited, 0);
-		atomic_store(&t->last_pc, 0);
-		t->attached = true;
-		profil__thread_attaches++;
-	}
-	return r;
-}
+/* ---- the tick schedule (owed ticks) ---- */
 
-/* Ticks thread t is owed now (see struct profil_thread). */
-static uint64_t owed(struct profil_thread *t)
+/* Schedules run on user time only (an engine that cannot see the kernel). */
+static bool user_time;
+
+/* Thread tid's user time from /proc, in whole clock ticks (1/USER_HZ):
+ * another thread's is not available more finely.  0 if it is gone. */
+static uint64_t proc_user_ns(pid_t tid)
 {
-	uint64_t now = profil__clock_ns(profil_thread_clock(t->tid));
-	if (!t->attached || !t->period_ns || now <= t->cpu0_ns)
+	char path[48] = "/proc/self/task/";
+	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
+	profil__strlcat(path, sizeof path, "/stat");
+	char buf[512];
+	if (profil__read_small(path, buf, sizeof buf) <= 0)
 		return 0;
-	uint64_t c = now - t->cpu0_ns;
-	uint64_t natural = c >= t->first_ns ? 1 + (c - t->first_ns) / t->period_ns : 0;
-	uint64_t credited = atomic_load(&t->credited);
-	return natural > credited ? natural - credited : 0;
+	/* After "tid (comm) ": state is field 3, utime field 14. */
+	const char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 14; field++)
+		p = strchr(p + 1, ' ');
+	unsigned long hz = getauxval(AT_CLKTCK), ticks = 0;
+	if (!p || !hz)
+		return 0;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		ticks = ticks * 10 + (unsigned long)(*p - '0');
+	return (uint64_t)ticks * (1000000000u / hz);
 }
 
-/* Pay t what it is owed, at the pc of its last sample (or its start
- * routine if it never had one), into cfg (NULL: the current one). */
+/* The calling thread's CPU time (or user time) now.  AS-safe. */
+static uint64_t cpu_self(void)
+{
+	if (!user_time)
+		return profil__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct rusage ru;
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+}
+
+/* A thread's CPU time (or user time) now, 0 if it is gone.  AS-safe. */
+static uint64_t cpu_of(pid_t tid)
+{
+	if (!user_time)
+		return profil__clock_ns(profil_thread_clock(tid));
+	return tid == profil__gettid() ? cpu_self() : proc_user_ns(tid);
+}
+
+/* Ticks t's schedule has reached by CPU time `now`. */
+static uint64_t due_by(const struct profil_thread *t, uint64_t now)
+{
+	if (now <= t->origin_ns)
+		return 0;
+	uint64_t c = now - t->origin_ns;
+	return c >= t->first_ns ? 1 + (c - t->first_ns) / t->period_ns : 0;
+}
+
+/* Take the ticks t's schedule has reached by `now` that nobody accounted
+ * yet.  A thread's own signal handler and a payer in another thread may
+ * race: the exchange gives every tick to exactly one of them.  AS-safe. */
+static uint64_t claim(struct profil_thread *t, uint64_t now)
+{
+	uint64_t due = due_by(t, now), was = atomic_load(&t->taken);
+	while (due > was)
+		if (atomic_compare_exchange_weak(&t->taken, &was, due))
+			return due - was;
+	return 0;
+}
+
+/* Account what t is due now and nobody took: at the pc of its last signal,
+ * or where it began if it never had one; into cfg (a configuration being
+ * retired) or, if NULL, the current one.  A thread the engine could not
+ * attach has no pc at all: its ticks are counted as lost. */
 static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 {
-	uint64_t d = owed(t);
+	if (!atomic_load(&t->scheduled))
+		return;
+	uint64_t d = claim(t, cpu_of(t->tid));
 	if (!d)
 		return;
-	atomic_fetch_add(&t->credited, d);
 	uintptr_t pc = atomic_load(&t->last_pc);
 	if (!pc)
 		pc = t->entry_pc;
-	if (pc)
-		profil__sample_owed(cfg, pc, (unsigned long)d);
+	if (t->unsampled || !pc)
+		profil__sample_unsampled((unsigned long)d);
+	else
+		profil__sample_owed(cfg, t->tid, pc, (unsigned long)d);
+}
+
+/* How attach() treats a refusal for lack of resources (limit_error). */
+enum {
+	ATTACH_RETRY = 1, /* sweep dead threads' slots, which may hold them, and
+			     try once more */
+	ATTACH_WHOLE = 2, /* another engine will be tried: leave no trace (no
+			     schedule, nothing paid, the origin kept for it) */
+};
+
+/*
+ * Start t's schedule and arm the engine for it.  The schedule starts at
+ * t->start_origin when the library knows where t's CPU time began to be
+ * ours (a thread born while profiling runs: 0; the main thread of a new
+ * image: its CPU time at the exec; a fork child: 0), else now; whatever it
+ * is due already (the time before the engine could signal) is paid at once
+ * at t->entry_pc.  A thread the engine refuses keeps its schedule so that
+ * its ticks are counted as unsampled.
+ */
+static int attach(const struct profil_engine *e, struct profil_thread *t, bool inherited,
+		  unsigned how)
+{
+	uint64_t now = cpu_of(t->tid), origin = t->start_origin;
+	/* A CPU time handed over by an exec is no user time: from now. */
+	if (user_time && origin != 0)
+		origin = PROFIL_ORIGIN_NOW;
+	t->origin_ns = origin < now ? origin : now;
+	t->period_ns = period_ns;
+	t->first_ns = 1 + profil__random_below(period_ns);
+	t->arm_ns = t->origin_ns + t->first_ns + due_by(t, now) * period_ns - now;
+	/* Signals this thread took before it had a slot are its own ticks. */
+	bool mine = t->tid == profil__gettid();
+	unsigned long before = mine ? atomic_exchange(&early, 0) : 0;
+	atomic_store(&t->taken, before);
+	atomic_store(&t->last_pc, 0);
+	int r = e->attach(t, inherited);
+	if (limit_error(r) && (how & ATTACH_RETRY)) {
+		sweep(e);
+		r = e->attach(t, inherited);
+	}
+	if (limit_error(r) && (how & ATTACH_WHOLE)) {
+		if (mine)
+			atomic_fetch_add(&early, before);
+		return r;
+	}
+	t->start_origin = PROFIL_ORIGIN_NOW;
+	t->attached = r == 0;
+	t->unsampled = r < 0;
+	atomic_store(&t->scheduled, true);
+	if (r == 0)
+		profil__thread_attaches++;
+	pay(t, NULL);
+	return r;
+}
+
+unsigned long profil__threads_signal(uintptr_t pc, unsigned long weight)
+{
+	if (ended)
+		return 0; /* paid for good by its exit */
+	struct profil_thread *t = profil__thread_self();
+	if (!t) {
+		/* Not registered yet (or never: a thread made without
+		 * pthread_create): the engine's count is all there is. */
+		atomic_fetch_add(&early, weight);
+		return weight;
+	}
+	if (!atomic_load_explicit(&t->scheduled, memory_order_acquire))
+		return 0; /* a late signal of a run whose ticks were paid */
+	uint64_t d = claim(t, cpu_self());
+	if (d)
+		atomic_store_explicit(&t->last_pc, pc, memory_order_relaxed);
+	return (unsigned long)d;
 }
 
 void profil__threads_pay_owed(struct profil_cfg *cfg)
@@ -251,14 +395,34 @@ void profil__threads_pay_owed(struct profil_cfg *cfg)
 			struct profil_thread *t = &c->slot[i];
 			if (t->tid && t->attached && !alive(t->tid))
 				drop_dead(t, e); /* cannot be paid: its clock is gone */
-			else if (t->tid && t->attached)
-				pay(t, cfg);
+			else if (t->tid)
+				pay(t, cfg); /* an unattached thread: its unsampled ticks */
 		}
+}
+
+void profil__threads_image_start(uint64_t main_origin)
+{
+	pid_t tid = profil__gettid();
+	if (tid != getpid())
+		return; /* not the main thread (a late dlopen): its past is unknown */
+	sigset_t saved;
+	profil__lock(&saved);
+	struct profil_thread *t = find(tid);
+	if (!t)
+		t = alloc_slot(tid, THREAD_FOREIGN, profil__running_engine());
+	if (t)
+		t->start_origin = main_origin;
+	profil__unlock(&saved);
 }
 
 void profil__threads_set_period(uint64_t ns)
 {
 	period_ns = ns;
+}
+
+void profil__threads_user_time(bool on)
+{
+	user_time = on;
 }
 
 /* ---- engine start/stop (control lock held) ---- */
@@ -315,7 +479,7 @@ static int attach_task(pid_t tid, void *p)
 	t->seen_seq = ctx->seq;
 	if (t->attached)
 		return 0;
-	int r = attach(ctx->e, t, false);
+	int r = attach(ctx->e, t, false, ctx->whole ? ATTACH_WHOLE : 0);
 	/* A thread that exited since we listed it cannot be armed; that is
 	 * not an engine failure. */
 	if (r == -ESRCH || (r == -EINVAL && !alive(tid)))
@@ -369,6 +533,7 @@ void profil__threads_detach_all(const struct profil_engine *e)
 					count_loss(r);
 			}
 			t->attached = false;
+			atomic_store(&t->scheduled, false);
 		}
 }
 
@@ -428,12 +593,19 @@ void profil__threads_fork_child(void)
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct profil_thread *t = &c->slot[i];
 			t->attached = false; /* the parent's timers/fds are not ours */
+			atomic_store(&t->scheduled, false);
 			if (t != me)
 				release(t, NULL);
 		}
-	if (me)
+	if (me) {
 		set_tid(me, profil__gettid());
+		/* A new process: its CPU clock started at the fork, and all of
+		 * it is profiled; until its first signal it was in fork. */
+		me->start_origin = 0;
+		me->entry_pc = (uintptr_t)fork;
+	}
 	self = me;
+	atomic_store(&early, 0);
 	since_sweep = 0;
 	profil__reserve_fork_child();
 	atomic_store(&creating, 0);
@@ -441,21 +613,6 @@ void profil__threads_fork_child(void)
 }
 
 /* ---- thread birth and death ---- */
-
-/* Attach a new thread; a refusal for lack of resources is retried once
- * after a sweep, since dead threads' slots may be what holds them. */
-static void attach_new(const struct profil_engine *e, struct profil_thread *t, bool inherited)
-{
-	int r = attach(e, t, inherited);
-	if (limit_error(r)) {
-		sweep(e);
-		r = attach(e, t, inherited);
-	}
-	if (r < 0)
-		count_loss(r);
-	else
-		t->cpu0_ns = 0; /* born while profiling: all its CPU counts */
-}
 
 /* Runs in every thread we created, before the caller's start routine. */
 static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t entry)
@@ -476,13 +633,20 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 		t = alloc_slot(tid, THREAD_TRACKED, e);
 		if (t)
 			t->entry_pc = entry;
-		if (t && e && e->attach)
-			attach_new(e, t,
-				   created_running &&
-					   created_seq == atomic_load(&profil__start_seq));
+		if (t && e && e->attach) {
+			t->start_origin = 0; /* born while profiling: all its CPU counts */
+			bool inherited =
+				created_running && created_seq == atomic_load(&profil__start_seq);
+			int r = attach(e, t, inherited, ATTACH_RETRY);
+			if (r < 0)
+				count_loss(r);
+		}
 	}
 	profil__unlock(&saved);
 	self = t;
+	/* attach() took what `early` held; a slot made by an engine start
+	 * found this thread later, and the start began its schedule then. */
+	atomic_store(&early, 0);
 	/* Even without a slot: a thread that ended with a raw SYS_exit left
 	 * its value in glibc's descriptor, which this thread may reuse. */
 	if (key_ok)
@@ -496,6 +660,7 @@ static void thread_end(void *p)
 	profil__lock(&saved);
 	self = NULL;                      /* a late signal must not credit a slot being freed */
 	if (t->tid == profil__gettid()) { /* not swept and reused meanwhile */
+		ended = true;             /* nor count a tick its last payment already did */
 		const struct profil_engine *e = profil__running_engine();
 		if (e && e->attach)
 			pay(t, NULL);

@@ -8,7 +8,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 
 #include "internal.h"
@@ -79,10 +81,31 @@ void profil__strlcat_u(char *buf, size_t len, unsigned long v)
 	profil__strlcat(buf, len, tmp + i);
 }
 
+/* 0 until seeded.  The sequence must differ in every image (a fixed start
+ * would give every exec'd program the same tick phases) and in every fork
+ * child (else parent and child would draw the same ones). */
+static _Atomic uint64_t rng;
+
+void profil__random_seed(void)
+{
+	uint64_t s = 0;
+	if (syscall(SYS_getrandom, &s, sizeof s, GRND_NONBLOCK) != (long)sizeof s) {
+		/* No getrandom (before Linux 3.17, or filtered): the kernel's
+		 * per-exec AT_RANDOM bytes, never used as they are (they also
+		 * seed the stack protector), with the pid and the time. */
+		const uint64_t *at = (const uint64_t *)getauxval(AT_RANDOM);
+		s = profil__clock_ns(CLOCK_MONOTONIC) ^ (uint64_t)syscall(SYS_getpid) << 32;
+		if (at)
+			s = profil__mix64(s ^ profil__mix64(at[0] + at[1]));
+	}
+	atomic_store(&rng, s | 1);
+}
+
 uint64_t profil__random_below(uint64_t n)
 {
-	static _Atomic uint64_t state = 0x9e3779b97f4a7c15u;
-	uint64_t x = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) ^ (uint64_t)profil__gettid();
+	if (!atomic_load_explicit(&rng, memory_order_relaxed))
+		profil__random_seed(); /* asked before our constructor ran */
+	uint64_t x = atomic_fetch_add(&rng, 0x9e3779b97f4a7c15u) ^ (uint64_t)profil__gettid();
 	return profil__mix64(x) % n;
 }
 
@@ -251,15 +274,14 @@ int profil__each_dirent(const char *path, int (*fn)(const char *name, void *ctx)
 	return result;
 }
 
-long profil__status_number(const char *key)
+long profil__read_small(const char *path, char *buf, size_t len)
 {
-	char buf[4096];
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	size_t have = 0;
-	while (have + 1 < sizeof buf) {
-		long n = syscall(SYS_read, fd, buf + have, sizeof buf - 1 - have);
+	while (have + 1 < len) {
+		long n = syscall(SYS_read, fd, buf + have, len - 1 - have);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -268,6 +290,15 @@ long profil__status_number(const char *key)
 	}
 	syscall(SYS_close, fd);
 	buf[have] = '\0';
+	return (long)have;
+}
+
+long profil__status_number(const char *key)
+{
+	char buf[4096];
+	long r = profil__read_small("/proc/self/status", buf, sizeof buf);
+	if (r < 0)
+		return r;
 	/* Fields are "Name:\tvalue" lines. */
 	size_t klen = strlen(key);
 	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {

@@ -24,13 +24,32 @@
  *   wait        hot_main, then write FILE and sleep until a signal
  *   sigint      SIGINT handled; write FILE, then hot_main until SIGINT
  *               arrives (at most SECONDS), then exit 42 (43 if none came)
+ *   starved     like threads, after taking away what a new thread's timer
+ *               or perf event needs (RLIMIT_SIGPENDING 0, RLIMIT_NOFILE at
+ *               the lowest free descriptor)
+ *   split       like threads, but worker-a burns 2 x SECONDS and worker-b
+ *               SECONDS; write to FILE "TID-A NS-A TID-B NS-B", each
+ *               thread's id and CPU nanoseconds
+ *   rw          alternately read 8 MiB from /dev/zero (the kernel clears
+ *               them: system time in read) and write them to /dev/null
+ *               (next to nothing) for SECONDS of CPU time; write to FILE
+ *               "READ WRITE ALL USER", the CPU nanoseconds spent inside the
+ *               read calls, inside the write calls, in all, and in user
+ *               mode (getrusage)
+ *   tree        "hot tree 0 FILE CMD...": run CMD, wait for it, write to
+ *               FILE "ALL USER", the CPU nanoseconds of the whole tree
+ *               (every descendant reaped, and this process) and the part
+ *               in user mode; exit with CMD's status
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,13 +114,115 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void write_file(const char *path)
+static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0) {
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
 		perror(path);
 		exit(2);
 	}
+}
+
+static void write_file(const char *path)
+{
+	char pid[32];
+	snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+	write_text(path, pid);
+}
+
+static unsigned long long ns(double s)
+{
+	return (unsigned long long)(s * 1e9);
+}
+
+struct split {
+	const char *name;
+	void (*burn)(double);
+	double seconds, cpu;
+	pid_t tid;
+};
+
+static void *split_worker(void *arg)
+{
+	struct split *w = arg;
+	pthread_setname_np(pthread_self(), w->name);
+	w->tid = (pid_t)syscall(SYS_gettid);
+	w->burn(w->seconds);
+	w->cpu = cpu();
+	return NULL;
+}
+
+static int split(const char *file)
+{
+	struct split w[2] = { { "worker-a", hot_thread_a, 2 * secs, 0, 0 },
+			      { "worker-b", hot_thread_b, secs, 0, 0 } };
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, split_worker, &w[i]) != 0)
+			return 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	char text[128];
+	snprintf(text, sizeof text, "%d %llu %d %llu\n", (int)w[0].tid, ns(w[0].cpu),
+		 (int)w[1].tid, ns(w[1].cpu));
+	write_text(file, text);
+	return 0;
+}
+
+static unsigned long long tv_ns(struct timeval tv)
+{
+	return (unsigned long long)tv.tv_sec * 1000000000ull + (unsigned long long)tv.tv_usec * 1000;
+}
+
+static int read_write(const char *file)
+{
+	enum { CHUNK = 8 << 20 };
+	char *buf = malloc(CHUNK);
+	int in = open("/dev/zero", O_RDONLY), out = open("/dev/null", O_WRONLY);
+	if (!buf || in < 0 || out < 0)
+		return 1;
+	double in_read = 0, in_write = 0, t0 = cpu();
+	while (cpu() - t0 < secs) {
+		double a = cpu();
+		if (read(in, buf, CHUNK) != CHUNK)
+			return 1;
+		double b = cpu();
+		if (write(out, buf, CHUNK) != CHUNK)
+			return 1;
+		double c = cpu();
+		in_read += b - a;
+		in_write += c - b;
+	}
+	double all = cpu() - t0;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	char text[128];
+	snprintf(text, sizeof text, "%llu %llu %llu %llu\n", ns(in_read), ns(in_write), ns(all),
+		 tv_ns(ru.ru_utime));
+	write_text(file, text);
+	return 0;
+}
+
+static int tree(const char *file, char **argv)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	struct rusage kids, self;
+	getrusage(RUSAGE_CHILDREN, &kids);
+	getrusage(RUSAGE_SELF, &self);
+	unsigned long long user = tv_ns(kids.ru_utime) + tv_ns(self.ru_utime);
+	char text[64];
+	snprintf(text, sizeof text, "%llu %llu\n",
+		 user + tv_ns(kids.ru_stime) + tv_ns(self.ru_stime), user);
+	write_text(file, text);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 static void on_sigint(int sig)
@@ -121,7 +242,19 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "main") == 0) {
 		hot_main(secs);
-	} else if (strcmp(mode, "threads") == 0) {
+	} else if (strcmp(mode, "threads") == 0 || strcmp(mode, "starved") == 0) {
+		if (mode[0] == 's') {
+			int lowest = dup(0);
+			struct rlimit r;
+			if (lowest < 0 || close(lowest) < 0 || getrlimit(RLIMIT_NOFILE, &r) < 0)
+				return 1;
+			r.rlim_cur = (rlim_t)lowest;
+			if (setrlimit(RLIMIT_NOFILE, &r) < 0 || getrlimit(RLIMIT_SIGPENDING, &r) < 0)
+				return 1;
+			r.rlim_cur = 0;
+			if (setrlimit(RLIMIT_SIGPENDING, &r) < 0)
+				return 1;
+		}
 		pthread_t a, b;
 		pthread_create(&a, NULL, worker, "worker-a");
 		pthread_create(&b, NULL, worker, "worker-b");
@@ -168,6 +301,12 @@ int main(int argc, char **argv)
 		write_file(file);
 		hot_main(secs);
 		return got_sigint ? 42 : 43;
+	} else if (strcmp(mode, "split") == 0 && file) {
+		return split(file);
+	} else if (strcmp(mode, "rw") == 0 && file) {
+		return read_write(file);
+	} else if (strcmp(mode, "tree") == 0 && argc > 4) {
+		return tree(file, argv + 4);
 	} else {
 		fprintf(stderr, "hot: unknown mode '%s'\n", mode);
 		return 2;
