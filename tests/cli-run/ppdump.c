@@ -85,13 +85,18 @@ static void load_syms(const char *path, struct symtab *st)
 		if (st->n == cap) {
 			cap = cap ? 2 * cap : 256;
 			st->v = realloc(st->v, cap * sizeof *st->v);
+			if (!st->v) {
+				perror("ppdump");
+				exit(1);
+			}
 		}
 		st->v[st->n++] = (struct sym){ addr, size, strdup(name) };
 	}
 	if (f)
 		fclose(f);
 	waitpid(pid, NULL, 0);
-	qsort(st->v, st->n, sizeof *st->v, cmp_sym);
+	if (st->n) /* a module without symbols leaves v NULL: no qsort(NULL) */
+		qsort(st->v, st->n, sizeof *st->v, cmp_sym);
 }
 
 /* The function holding link-time address a: the last symbol at or below it,

@@ -7,39 +7,16 @@
  * handler runs a second of CPU brings depends on the kernel and the load
  * (a busy 2-core machine gave 24 a second where an idle one gives 250), so
  * the loop counts runs instead of burning a fixed time.  The ticks must
- * follow the CPU time (T_COUNT).  Then the same through the fault path:
- * the counter buffer is made read-only, so the next tick's update faults
- * inside the handler and the fault guard recovers (and profiling stops);
- * errno must survive that too.
+ * follow the CPU time (T_COUNT).  The fault path is t-errno-fault's.
  */
 #include <pthread.h>
 #include <unistd.h>
 
-#include "helpers/tprof.h"
+#include "errno-loop.h"
 
 #define SIGNALS 200
 
-static _Atomic long changed;
 static _Atomic int enough;
-
-/* Spin with errno set until until() or `sec` seconds of the thread's CPU;
- * returns the CPU seconds spent. */
-static double errno_loop(int base, double sec, int (*until)(void))
-{
-	double t0 = t_thread_cpu(), now = t0;
-	for (long round = 0; now - t0 < sec && !(until && round % 32 == 0 && until()); round++) {
-		for (int i = 0; i < 1000; i++) {
-			int v = base + (i & 0xFFF);
-			errno = v;
-			for (int k = 0; k < 50; k++)
-				__asm__ volatile("" ::: "memory");
-			if (errno != v)
-				changed++;
-		}
-		now = t_thread_cpu();
-	}
-	return now - t0;
-}
 
 static int signalled_enough(void)
 {
@@ -60,11 +37,6 @@ static void *other(void *arg)
 	(void)arg;
 	errno_loop(7000, TP_EVENT_CPU, told_enough);
 	return NULL;
-}
-
-static int profiling_off(void)
-{
-	return profil_state() == PROFIL_OFF;
 }
 
 int main(void)
@@ -88,16 +60,5 @@ int main(void)
 	T_EQ(changed, 0);
 	T_OK(st.signals >= SIGNALS); /* the handler really ran, often */
 	T_COUNT(st.ticks, cpu * 1000);
-
-	/* The fault path. */
-	size_t page;
-	unsigned short *ro = tp_page(&page);
-	tp_profil_on(ro, page, 0, 2);
-	T_OK(mprotect(ro, page, PROT_READ) == 0);
-	errno_loop(9000, TP_EVENT_CPU, profiling_off);
-	T_EQ(profil_state(), PROFIL_OFF);
-	T_EQ(profil_stats(&st), 0);
-	T_OK(st.lost >= 1);
-	T_EQ(changed, 0);
 	return 0;
 }

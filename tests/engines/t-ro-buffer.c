@@ -10,6 +10,7 @@
 
 int main(void)
 {
+	tp_skip_fault_path_under_tsan();
 	size_t page;
 	unsigned short *buf = tp_counting_page(&page);
 	T_OK(mprotect(buf, page, PROT_READ) == 0);

@@ -7,8 +7,8 @@
  * landed on the wrong counter would show beyond the loop.  The loop burns
  * 1 s of its thread's CPU.
  *   - the buffer's counts are the ticks the library counted (profil_stats),
- *     and nearly all of the run's ticks (>= 90 %: a few land in
- *     clock_gettime, outside the buffer);
+ *     and nearly all of the run's ticks (>= 90 %; the loop reads its clock
+ *     with t_cpu_here, so that ticks in the clock reads are its own);
  *   - every count lies on the loop's own bytes: none beyond stop;
  *   - the ticks follow CPU time: T_COUNT's 5-sd bound around CPU x rate.
  */
@@ -18,8 +18,8 @@
 
 __attribute__((noinline, section("tscale_loop"))) static void loop(double sec)
 {
-	double end = t_thread_cpu() + sec;
-	while (t_thread_cpu() < end) {
+	double end = t_cpu_here(CLOCK_THREAD_CPUTIME_ID) + sec;
+	while (t_cpu_here(CLOCK_THREAD_CPUTIME_ID) < end) {
 		unsigned long x = 0;
 		for (unsigned long i = 0; i < 50000; i++) {
 			x += i ^ (x >> 3);

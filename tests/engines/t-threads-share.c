@@ -10,7 +10,8 @@
  *   - the total number of ticks follows process CPU time x rate (every
  *     engine weights its signals by their overruns): T_COUNT;
  *   - nearly all of them are in the two functions (>= 90 %: the rest is
- *     the clock reads and thread start and exit);
+ *     thread start and exit; the loops read their clock with t_cpu_here, so
+ *     the clock reads are theirs);
  *   - per-thread engines (thread-timer, perf) sample each thread on its own
  *     CPU clock, so each function's count follows its thread's CPU time x
  *     rate: T_COUNT for each.  (A thread timer is only checked at kernel
@@ -33,8 +34,8 @@
 #define HOT(name)                                                                       \
 	__attribute__((noinline, section("tshare_" #name))) static void name(double sec) \
 	{                                                                               \
-		double end = t_thread_cpu() + sec;                                      \
-		while (t_thread_cpu() < end) {                                          \
+		double end = t_cpu_here(CLOCK_THREAD_CPUTIME_ID) + sec;                 \
+		while (t_cpu_here(CLOCK_THREAD_CPUTIME_ID) < end) {                     \
 			unsigned long x = 0;                                            \
 			for (unsigned long i = 0; i < 50000; i++) {                     \
 				x += i ^ (x >> 3);                                      \

@@ -18,6 +18,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
+	tp_skip_fault_path_under_tsan();
 	size_t page;
 	unsigned short *buf = tp_counting_page(&page);
 	T_OK(munmap(buf, page) == 0);

@@ -116,19 +116,19 @@ static inline unsigned long long fam_sum(const void *buf, size_t n, int esize)
 /*
  * hot(secs): spin for secs seconds of process CPU time.  It lives alone in
  * the section fam_hot, so [__start_fam_hot, __stop_fam_hot) is exactly its
- * code.  The inner loop runs about a millisecond between clock reads, so
- * nearly every sample's pc is inside hot rather than in clock_gettime.
+ * code.  The inner loop runs about a millisecond between clock reads, which
+ * are made from hot itself (t_cpu_here), so every sample's pc is inside hot.
  */
 extern const char __start_fam_hot[], __stop_fam_hot[];
 
 __attribute__((noinline, unused, section("fam_hot"))) static void hot(double secs)
 {
 	volatile unsigned long x = 0;
-	double end = t_proc_cpu() + secs;
+	double end = t_cpu_here(CLOCK_PROCESS_CPUTIME_ID) + secs;
 	do {
 		for (unsigned long i = 0; i < 300000; i++)
 			x += i ^ (x >> 3);
-	} while (t_proc_cpu() < end);
+	} while (t_cpu_here(CLOCK_PROCESS_CPUTIME_ID) < end);
 }
 
 static inline int fam_in_hot(uintptr_t pc)

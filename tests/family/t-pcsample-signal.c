@@ -16,7 +16,10 @@
 #define ROUNDS 1000
 #define CAP    64
 
-static volatile sig_atomic_t rounds, bad;
+/* rounds is read by the watchdog thread too: atomic (lock-free, so usable
+ * in the handler), not just volatile. */
+static _Atomic int rounds;
+static volatile sig_atomic_t bad;
 
 static void on_alarm(int sig)
 {
