@@ -37,7 +37,7 @@ grep -q "audit" "$T/err" && fail "the audit module next to the library was not u
 # (modules listed by the library), and the summary says so.
 mkdir "$T/lib"
 cp build/libprofil.so.1 "$T/lib/"
-PCPROF_LIB=$T/lib/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.2 2>"$T/err" ||
+PCPROF_LIB=$T/lib/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.5 2>"$T/err" ||
 	fail "PCPROF_LIB without the audit module"
 grep -q "1 without the audit module" "$T/err" || fail "summary: $(cat "$T/err")"
 dump "$T/l.data"

@@ -7,7 +7,7 @@
 
 # The shell starts hot in the background and exits after it without
 # waiting for it: hot is orphaned, reparented to pcprof and reaped there.
-"$PCPROF" run -q -o "$T/a.data" -- sh -c "\"$HOT\" main 0.2 & while kill -0 \$! 2>/dev/null; do sleep 0.05; done; true" ||
+"$PCPROF" run -q -o "$T/a.data" -- sh -c "\"$HOT\" main 0.5 & while kill -0 \$! 2>/dev/null; do sleep 0.05; done; true" ||
 	fail "pcprof run exited $?"
 dump "$T/a.data"
 id=$(awk '$1 == "proc" && $NF == "exe='"$HOT"'" { print $2 }' "$T/dump")
@@ -17,7 +17,7 @@ expect_hot "$id" hot_main 70
 
 # Still running: the shell waits until hot is ready (and paused), then
 # exits; pcprof reads hot's recording as it stands.
-"$PCPROF" run -o "$T/b.data" -- sh -c "\"$HOT\" wait 0.1 \"$T/ready\" & while [ ! -s \"$T/ready\" ]; do sleep 0.05; done" 2>"$T/err" ||
+"$PCPROF" run -o "$T/b.data" -- sh -c "\"$HOT\" wait 0.5 \"$T/ready\" & while [ ! -s \"$T/ready\" ]; do sleep 0.05; done" 2>"$T/err" ||
 	fail "pcprof run exited $?"
 orphan=$(cat "$T/ready")
 kill -KILL "$orphan"
