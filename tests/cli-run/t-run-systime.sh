@@ -1,6 +1,6 @@
 #!/bin/sh
 # System time is charged to the system call that spent it (issue 8, item
-# 12), on every engine alike: a program that alternately reads 8 MiB from
+# 12), on the per-thread engines alike: a program that alternately reads 8 MiB from
 # /dev/zero (the kernel clears them: nearly all its CPU time, in read) and
 # writes them to /dev/null (next to nothing) measures the CPU time it
 # spends inside each call; at 1 kHz, the samples in libc's read and in
@@ -36,7 +36,12 @@ check()
 	}' || fail "$1 out of bounds"
 }
 
-for e in thread-timer perf process-timer; do
+# process-timer is left out: its one process-wide CPU timer is checked at a
+# tick of whichever thread runs, so under load an expiry due inside read can
+# be noticed after it returned and land in the next write (seen in a loaded
+# fresh-clone run: write 35 samples for 6.5 ms of CPU).  libprofil(7) and
+# docs/reliability.md say so.
+for e in thread-timer perf; do
 	PROFIL_HZ=1000 PROFIL_ENGINE=$e "$PCPROF" run -o "$T/$e.data" -- "$HOT" rw 0.5 "$T/$e.cpu" \
 		2>"$T/err" || fail "$e: pcprof run exited $?: $(cat "$T/err")"
 	if ! grep -q "Hz of 1000 ($e[,)]" "$T/err"; then
