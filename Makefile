@@ -36,7 +36,7 @@ all: lib cli tests examples
 
 # ---- the library ----------------------------------------------------------
 
-LIB_SRC := $(wildcard lib/*.c lib/arch/*.c)
+LIB_SRC := $(wildcard lib/*.c lib/sig/*.c lib/arch/*.c)
 LIB_ASM := $(wildcard lib/arch/guard-$(ARCH).S)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
 # -fno-delete-null-pointer-checks: glibc declares profil's buffer

@@ -509,6 +509,7 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 		s->module = get32(r, "sample");
 		s->thread = get32(r, "sample");
 		s->count = get64(r, "sample");
+		s->frame = PP_NO_FRAME;
 		if ((s->module != PP_NO_MODULE && s->module >= pr->nmodules) ||
 		    s->thread >= pr->nthreads)
 			fail(r, "corrupted: process %d: sample %zu refers to module %u, thread %u",

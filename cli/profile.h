@@ -38,11 +38,30 @@ struct pp_thread {
 	uint64_t ticks;
 };
 
+/*
+ * One frame of a call path.  The frames of a process form a tree in which
+ * each frame's parent is its caller (PP_NO_FRAME for the outermost), so a
+ * whole stack is one index: its leaf.  pc is the runtime address to look
+ * up (lib/sig/unwind.h: the interrupted pc for a leaf and for a frame a
+ * signal interrupted, the return address minus one for a caller), or a
+ * marker PCPROF_FRAME_UNKNOWN / PCPROF_FRAME_TRUNCATED (lib/record-format.h)
+ * with module PP_NO_MODULE.  Two frames with the same pc and parent but
+ * different modules (an address reused after dlclose) are two frames.
+ */
+#define PP_NO_FRAME UINT32_MAX
+
+struct pp_frame {
+	uint64_t pc;
+	uint32_t module; /* index in modules, or PP_NO_MODULE */
+	uint32_t parent; /* index in frames, or PP_NO_FRAME */
+};
+
 struct pp_sample {
 	uint64_t pc;     /* runtime address */
 	uint32_t module; /* index in modules, or PP_NO_MODULE */
 	uint32_t thread; /* index in threads */
 	uint64_t count;  /* weighted ticks */
+	uint32_t frame;  /* leaf of its stack (same pc), or PP_NO_FRAME: none recorded */
 };
 
 enum pp_end { PP_END_UNKNOWN = 0, PP_END_EXIT = 1, PP_END_EXEC = 2, PP_END_SIGNAL = 3 };
@@ -61,8 +80,9 @@ struct pp_process {
 	uint32_t end;        /* enum pp_end */
 	int32_t exit_status; /* if known: exit code, or signal number for PP_END_SIGNAL */
 	uint64_t mem_bytes;  /* recording memory the target used */
-	size_t nmodules, nthreads, nsamples;
+	size_t nmodules, nthreads, nsamples, nframes;
 	struct pp_module *modules;
+	struct pp_frame *frames;
 	struct pp_thread *threads;
 	struct pp_sample *samples; /* sorted by (module, pc, thread) */
 };

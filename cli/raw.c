@@ -179,6 +179,7 @@ static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_p
 			.module = module_of(pr, s->key, s->epoch),
 			.thread = thread_index(pr, t, s->thread),
 			.count = s->count,
+			.frame = PP_NO_FRAME,
 		};
 	}
 }

@@ -892,7 +892,8 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 		if (s->tab[i].count)
 			pr->samples[pr->nsamples++] =
 				(struct pp_sample){ s->tab[i].pc, s->tab[i].module,
-						    s->tab[i].thread, s->tab[i].count };
+						    s->tab[i].thread, s->tab[i].count,
+						    PP_NO_FRAME };
 	pp_sort_samples(pr);
 
 	*info = s->info;

@@ -56,6 +56,13 @@
 #define PCPROF_RAW_LEVELS      20         /* most levels of a growing table */
 #define PCPROF_RAW_MAX_BASE    (1u << 24) /* largest first level */
 
+/* Frame values of a recorded stack that are not addresses (no code lives
+ * in the first page): the walk could not go on ("[unknown]"), or stopped at
+ * the depth limit with more frames to go ("[truncated]"). */
+#define PCPROF_FRAME_UNKNOWN       ((uint64_t)1)
+#define PCPROF_FRAME_TRUNCATED     ((uint64_t)2)
+#define PCPROF_FRAME_IS_MARKER(pc) ((uint64_t)(pc) < 4096)
+
 /* How the image ended, as far as the library could tell. */
 enum pcprof_raw_end {
 	PCPROF_END_RUNNING = 0, /* never marked: killed, _exit, crash */

@@ -240,7 +240,7 @@ static void set_samples(struct pp_process *p, const struct hit *h, size_t n)
 	p->nsamples = n;
 	for (size_t i = 0; i < n; i++) {
 		p->samples[i] = (struct pp_sample){ h[i].pc, pp_find_module(p, h[i].pc, 0),
-						    h[i].thread, h[i].count };
+						    h[i].thread, h[i].count, PP_NO_FRAME };
 		p->ticks += h[i].count;
 	}
 	p->signals = p->ticks - 7;
@@ -302,10 +302,10 @@ static void multi_pcs(void **start, void **mid)
 }
 
 /* Names as a hostile program or file could make them (t-names.sh). */
-#define HOSTILE_THREAD  "\033[2J\a"            /* clear the screen, ring */
-#define HOSTILE_THREAD0 "bad\xff\xfe\xc3"       /* not UTF-8 */
+#define HOSTILE_THREAD  "\033[2J\a"                     /* clear the screen, ring */
+#define HOSTILE_THREAD0 "bad\xff\xfe\xc3"               /* not UTF-8 */
 #define HOSTILE_CMD     "mkfixture\nspin\033]0;pwned\a" /* newline, set title */
-#define HOSTILE_CHILD   "child \xe2\x80\xae evil"   /* U+202E, right-to-left */
+#define HOSTILE_CHILD   "child \xe2\x80\xae evil"       /* U+202E, right-to-left */
 #define HOSTILE_COMMAND "mkfixture \033[31mred\nline"
 #define HOSTILE_ENGINE  "thread\033[5m\x9b"
 #define HOSTILE_MODULE  "/nonexistent/lib\033[2J\n.so"
@@ -551,7 +551,7 @@ static int write_samples(const char *file, size_t n)
 		/* pcs a few bytes apart, in order, across all of libc's code */
 		uint64_t off = (i / nthreads) * (text->memsz / npcs);
 		p->samples[i] = (struct pp_sample){ p->modules[libc].bias + text->vaddr + off, libc,
-						    (uint32_t)(i % nthreads), 1 };
+						    (uint32_t)(i % nthreads), 1, PP_NO_FRAME };
 		p->threads[i % nthreads].ticks++;
 	}
 	p->ticks = n;

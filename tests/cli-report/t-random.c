@@ -36,13 +36,13 @@ static uint64_t rnd(void)
 static const char *paths[8];
 static int keep_stderr;
 
-#define CHECK(c, ...)                                                                  \
-	do {                                                                           \
-		if (!(c)) {                                                            \
-			fflush(stderr);                                                \
-			dup2(keep_stderr, 2);                                          \
-			T_FAIL(__VA_ARGS__);                                           \
-		}                                                                      \
+#define CHECK(c, ...)                                                                              \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fflush(stderr);                                                            \
+			dup2(keep_stderr, 2);                                                      \
+			T_FAIL(__VA_ARGS__);                                                       \
+		}                                                                                  \
 	} while (0)
 
 static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
@@ -88,14 +88,16 @@ static void random_process(struct pp_process *pr)
 	pr->nsamples = rnd() % 300;
 	pr->samples = calloc(pr->nsamples + 1, sizeof *pr->samples);
 	for (size_t k = 0; k < pr->nsamples; k++) {
-		uint32_t m = pr->nmodules && rnd() % 4 ? (uint32_t)(rnd() % pr->nmodules) : PP_NO_MODULE;
+		uint32_t m =
+			pr->nmodules && rnd() % 4 ? (uint32_t)(rnd() % pr->nmodules) : PP_NO_MODULE;
 		uint64_t pc = rnd();
 		if (m != PP_NO_MODULE && rnd() % 3) /* inside the module's first 2 MiB */
 			pc = pr->modules[m].bias + rnd() % 0x200000;
 		uint64_t count = rnd() % 5 == 0 ? rnd() % 200000 : 1 + rnd() % 10;
 		if (rnd() % 50 == 0)
 			count = UINT64_MAX / 4;
-		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count };
+		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
+						     PP_NO_FRAME };
 	}
 }
 
@@ -107,7 +109,8 @@ int main(void)
 	self[n] = '\0';
 	const char *libc = "/nonexistent/libc.so.6";
 	dl_iterate_phdr(find_libc, &libc);
-	const char *p[8] = { self, libc, "[vdso]", "/nonexistent/x.so", "/dev/null", "/", "rel.so", "" };
+	const char *p[8] = { self,        libc, "[vdso]", "/nonexistent/x.so",
+			     "/dev/null", "/",  "rel.so", "" };
 	memcpy(paths, p, sizeof p);
 	/* A writer that runs away must fail here, not fill the disk: files
 	 * above 64 MiB get EFBIG (no SIGXFSZ), which the writers report. */
@@ -153,7 +156,8 @@ int main(void)
 			const struct out_format *fmt[] = { &out_pprof, &out_folded, &out_speedscope,
 							   &out_html, &out_gmon };
 			for (int i = 0; i < 5; i++)
-				CHECK(fmt[i]->write(f, fmt[i]->directory ? gm : out, err, sizeof err) == 0,
+				CHECK(fmt[i]->write(f, fmt[i]->directory ? gm : out, err,
+						    sizeof err) == 0,
 				      "iteration %d, %s: %s", it, fmt[i]->name, err);
 			flat_notes(f, devnull);
 			size_t c;

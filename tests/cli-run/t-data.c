@@ -63,10 +63,10 @@ static void fill(struct pp_profile *p)
 		/* deliberately not in (module, pc, thread) order: the reader sorts */
 		pr->nsamples = 4;
 		pr->samples = calloc(4, sizeof *pr->samples);
-		pr->samples[0] = (struct pp_sample){ 0x7f0000001010ull, 1, 1, 3 };
-		pr->samples[1] = (struct pp_sample){ 0x555555555100ull, 0, 0, 4 };
-		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1 };
-		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1 };
+		pr->samples[0] = (struct pp_sample){ 0x7f0000001010ull, 1, 1, 3, PP_NO_FRAME };
+		pr->samples[1] = (struct pp_sample){ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME };
+		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME };
+		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, PP_NO_FRAME };
 	}
 }
 
@@ -126,10 +126,10 @@ static void same(const struct pp_profile *a, const struct pp_profile *b)
 static void check_sorted(const struct pp_process *pr)
 {
 	static const struct pp_sample want[4] = {
-		{ 0x555555555100ull, 0, 0, 4 },
-		{ 0x555555555100ull, 0, 1, 1 },
-		{ 0x7f0000001010ull, 1, 1, 3 },
-		{ 0x10, PP_NO_MODULE, 1, 1 },
+		{ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME },
+		{ 0x555555555100ull, 0, 1, 1, PP_NO_FRAME },
+		{ 0x7f0000001010ull, 1, 1, 3, PP_NO_FRAME },
+		{ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME },
 	};
 	T_EQ(pr->nsamples, 4);
 	for (int i = 0; i < 4; i++) {
@@ -204,7 +204,7 @@ int main(void)
 	T_EQ(pp_find_module(pr, 0x7f0000001010ull, 1), 1);
 	T_EQ(pp_find_module(pr, 0x7f0000001010ull, 0), PP_NO_MODULE); /* not loaded yet */
 	T_EQ(pp_find_module(pr, 0x7f0000001010ull, 2), PP_NO_MODULE); /* unloaded */
-	T_EQ(pp_find_module(pr, 0x555555555000ull, 7), 0);             /* never unloaded */
+	T_EQ(pp_find_module(pr, 0x555555555000ull, 7), 0);            /* never unloaded */
 
 	/* a profile that breaks the model's rules is not written */
 	a.procs[1].samples[0].thread = 2;
