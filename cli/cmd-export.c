@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "flat.h"
+#include "model.h"
 #include "out.h"
 #include "util.h"
 
@@ -65,7 +65,7 @@ int cmd_export(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fmtname = NULL, *out = NULL;
-	struct flat_opts fo = { 0 };
+	struct model_opts fo = { 0 };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
@@ -77,7 +77,7 @@ int cmd_export(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'p':
-			fo.pid = flat_parse_pid(optarg);
+			fo.pid = model_parse_pid(optarg);
 			break;
 		case 'm':
 			fo.module = optarg;
@@ -110,11 +110,11 @@ int cmd_export(int argc, char **argv)
 		out = fmt->default_out;
 
 	struct pp_profile prof;
-	struct flat *f = flat_open(file, &fo, &prof);
+	struct model *f = model_open(file, &fo, &prof);
 	char err[512];
 	if (fmt->write(f, out, err, sizeof err) != 0)
 		die(1, "%s", err);
-	flat_notes(f, stderr);
-	flat_close(f, &prof);
+	model_notes(f, stderr);
+	model_close(f, &prof);
 	return 0;
 }

@@ -21,17 +21,17 @@ static void frame(FILE *f, const char *s)
 	free(t);
 }
 
-static int write_folded(const struct flat *f, const char *out, char *err, size_t errlen)
+static int write_folded(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
 	FILE *s = ofile_stream(o);
 	size_t n;
-	uint32_t *ix = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &n);
+	uint32_t *ix = model_sorted_fns(f, MODEL_SORT_SAMPLES, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_fn *fn = &f->fns[ix[i]];
-		frame(s, flat_mod_name(f, fn->mod));
+		const struct model_fn *fn = &f->fns[ix[i]];
+		frame(s, model_mod_name(f, fn->mod));
 		fputc(';', s);
 		frame(s, fn->label);
 		fprintf(s, " %" PRIu64 "\n", fn->samples);

@@ -119,15 +119,15 @@ struct by_mod {
 	size_t *pc_at, *fn_at; /* module m's: [m_at[m], m_at[m + 1]) */
 };
 
-/* Indexes i < n with mod_of(i) != FLAT_NO_MOD and a sample, grouped by
+/* Indexes i < n with mod_of(i) != MODEL_NO_MOD and a sample, grouped by
  * module (a counting sort). */
-static uint32_t *group(const struct flat *f, size_t n,
-		       uint32_t (*mod_of)(const struct flat *, size_t), size_t **at)
+static uint32_t *group(const struct model *f, size_t n,
+		       uint32_t (*mod_of)(const struct model *, size_t), size_t **at)
 {
 	size_t *a = xcalloc(f->nmods + 2, sizeof *a);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t m = mod_of(f, i);
-		if (m != FLAT_NO_MOD)
+		if (m != MODEL_NO_MOD)
 			a[m + 2]++;
 	}
 	for (size_t m = 2; m < f->nmods + 2; m++)
@@ -135,31 +135,31 @@ static uint32_t *group(const struct flat *f, size_t n,
 	uint32_t *ix = xcalloc(a[f->nmods + 1], sizeof *ix);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t m = mod_of(f, i);
-		if (m != FLAT_NO_MOD)
+		if (m != MODEL_NO_MOD)
 			ix[a[m + 1]++] = (uint32_t)i;
 	}
 	*at = a;
 	return ix;
 }
 
-static uint32_t pc_mod(const struct flat *f, size_t i)
+static uint32_t pc_mod(const struct model *f, size_t i)
 {
-	return f->pcs[i].samples ? f->pcs[i].mod : FLAT_NO_MOD;
+	return f->pcs[i].samples ? f->pcs[i].mod : MODEL_NO_MOD;
 }
 
-static uint32_t fn_mod(const struct flat *f, size_t i)
+static uint32_t fn_mod(const struct model *f, size_t i)
 {
-	return f->fns[i].samples ? f->fns[i].mod : FLAT_NO_MOD;
+	return f->fns[i].samples ? f->fns[i].mod : MODEL_NO_MOD;
 }
 
-static int write_module(const struct flat *f, const struct by_mod *bm, uint32_t m, const char *path,
-			uint32_t rate, char *err, size_t errlen)
+static int write_module(const struct model *f, const struct by_mod *bm, uint32_t m,
+			const char *path, uint32_t rate, char *err, size_t errlen)
 {
-	const struct flat_mod *mod = &f->mods[m];
+	const struct model_mod *mod = &f->mods[m];
 	size_t n = bm->pc_at[m + 1] - bm->pc_at[m];
 	struct bin *b = xcalloc(n, sizeof *b);
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_pc *pc = &f->pcs[bm->pcs[bm->pc_at[m] + i]];
+		const struct model_pc *pc = &f->pcs[bm->pcs[bm->pc_at[m] + i]];
 		b[i] = (struct bin){ pc->addr & ~(uint64_t)1, pc->samples };
 	}
 	qsort(b, n, sizeof *b, bin_cmp);
@@ -233,8 +233,8 @@ static int write_module(const struct flat *f, const struct by_mod *bm, uint32_t 
 
 static int fn_start_cmp(const void *a, const void *b)
 {
-	const struct flat_fn *x = *(const struct flat_fn *const *)a;
-	const struct flat_fn *y = *(const struct flat_fn *const *)b;
+	const struct model_fn *x = *(const struct model_fn *const *)a;
+	const struct model_fn *y = *(const struct model_fn *const *)b;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -246,11 +246,11 @@ static int fn_start_cmp(const void *a, const void *b)
  * not follow directly gets an end marker (it has no samples, and gprof
  * hides rows without time).
  */
-static int write_symbols(const struct flat *f, const struct by_mod *bm, uint32_t m,
+static int write_symbols(const struct model *f, const struct by_mod *bm, uint32_t m,
 			 const char *path, char *err, size_t errlen)
 {
 	size_t n = bm->fn_at[m + 1] - bm->fn_at[m];
-	const struct flat_fn **v = xcalloc(n, sizeof *v);
+	const struct model_fn **v = xcalloc(n, sizeof *v);
 	for (size_t i = 0; i < n; i++)
 		v[i] = &f->fns[bm->fns[bm->fn_at[m] + i]];
 	qsort(v, n, sizeof *v, fn_start_cmp);
@@ -294,7 +294,7 @@ static void say(const char *name, ...)
 	putchar('\n');
 }
 
-static int write_gmon(const struct flat *f, const char *dir, char *err, size_t errlen)
+static int write_gmon(const struct model *f, const char *dir, char *err, size_t errlen)
 {
 	if (strcmp(dir, "-") == 0) {
 		snprintf(err, errlen, "gmon writes one file per module: -o takes a directory");
@@ -309,19 +309,19 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		snprintf(err, errlen, "%s: not a directory (gmon writes one file per module)", dir);
 		return -1;
 	}
-	double achieved = flat_achieved_hz(f);
+	double achieved = model_achieved_hz(f);
 	uint32_t rate = achieved >= 1 ? (uint32_t)(achieved + 0.5) : f->procs[0].p->hz;
 	if (!rate)
 		rate = 1;
 	size_t n;
-	uint32_t *ix = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &n);
+	uint32_t *ix = model_sorted_mods(f, MODEL_SORT_SAMPLES, &n);
 	struct by_mod bm;
 	bm.pcs = group(f, f->npcs, pc_mod, &bm.pc_at);
 	bm.fns = group(f, f->nfns, fn_mod, &bm.fn_at);
 	struct strtab names = { 0 }; /* the file names taken */
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const struct flat_mod *mod = &f->mods[ix[i]];
+		const struct model_mod *mod = &f->mods[ix[i]];
 		/* gmon.NAME.out, or gmon.NAME.2.out for a second file of that
 		 * name; a '/' (module "/") or control character becomes '_' */
 		char *name = xstrdup(mod->name);

@@ -176,20 +176,20 @@ static int start_cmp(const void *a, const void *b)
  * the spans sorted by start (a Fenwick tree of their limits), so that
  * thousands of modules cost n log n, not n squared.
  */
-static struct mapping *place_mappings(const struct flat *f, uint32_t **by_id, size_t *nmaps)
+static struct mapping *place_mappings(const struct model *f, uint32_t **by_id, size_t *nmaps)
 {
 	struct mapping *mp = xcalloc(f->nmods + 1, sizeof *mp);
 	uint32_t *order = xcalloc(f->nmods + 1, sizeof *order);
 	size_t n = 0;
 	uint32_t first = out_main_module(f);
-	if (first != FLAT_NO_MOD)
+	if (first != MODEL_NO_MOD)
 		order[n++] = first;
 	for (uint32_t m = 0; m < f->nmods; m++)
 		if (m != first && f->mods[m].samples)
 			order[n++] = m;
 	uint64_t top = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_mod *mod = &f->mods[order[i]];
+		const struct model_mod *mod = &f->mods[order[i]];
 		struct mapping *x = &mp[order[i]];
 		x->bias = mod->bias;
 		x->start = mod->text_lo + x->bias;
@@ -223,7 +223,7 @@ static struct mapping *place_mappings(const struct flat *f, uint32_t **by_id, si
 			reach = fen[i] > reach ? fen[i] : reach;
 		if (reach > x->start) {
 			/* above everything: unless the addresses wrap, no clash */
-			const struct flat_mod *mod = &f->mods[m];
+			const struct model_mod *mod = &f->mods[m];
 			x->bias = ((top + 0xfffff) & ~(uint64_t)0xfffff) - mod->text_lo;
 			x->start = mod->text_lo + x->bias;
 			x->limit = mod->text_hi + x->bias;
@@ -282,7 +282,7 @@ static void hexid(char *out, const uint8_t *b, size_t n)
 	out[2 * n] = '\0';
 }
 
-static void encode(const struct flat *f, struct pb *out)
+static void encode(const struct model *f, struct pb *out)
 {
 	struct strtab t = { 0 };
 	struct pb m = { 0 }, sub = { 0 };
@@ -299,7 +299,7 @@ static void encode(const struct flat *f, struct pb *out)
 	 * than compressing them. */
 	struct pb **labels = xcalloc(f->nprocs, sizeof *labels);
 	for (size_t i = 0; i < f->nhits; i++) {
-		const struct flat_hit *h = &f->hits[i];
+		const struct model_hit *h = &f->hits[i];
 		const struct pp_process *p = f->procs[h->proc].p;
 		uint32_t ti = h->thread < p->nthreads ? h->thread : (uint32_t)p->nthreads;
 		if (!labels[h->proc])
@@ -333,7 +333,7 @@ static void encode(const struct flat *f, struct pb *out)
 	struct mapping *mp = place_mappings(f, &by_id, &nmaps);
 	for (uint64_t id = 1; id <= nmaps; id++) {
 		uint32_t mi = by_id[id - 1];
-		const struct flat_mod *mod = &f->mods[mi];
+		const struct model_mod *mod = &f->mods[mi];
 		char bid[81];
 		hexid(bid, mod->build_id, mod->build_id_len);
 		pb_uint(&m, 1, id);
@@ -352,11 +352,11 @@ static void encode(const struct flat *f, struct pb *out)
 
 	/* Locations: one per distinct pc, id = pc index + 1. */
 	for (size_t i = 0; i < f->npcs; i++) {
-		const struct flat_pc *pc = &f->pcs[i];
+		const struct model_pc *pc = &f->pcs[i];
 		if (!pc->samples)
 			continue;
 		pb_uint(&m, 1, i + 1);
-		if (pc->mod != FLAT_NO_MOD) {
+		if (pc->mod != MODEL_NO_MOD) {
 			pb_uint(&m, 2, mp[pc->mod].id);
 			pb_uint(&m, 3, pc->addr + mp[pc->mod].bias);
 		} else {
@@ -370,7 +370,7 @@ static void encode(const struct flat *f, struct pb *out)
 
 	/* Functions, id = function index + 1. */
 	for (size_t i = 0; i < f->nfns; i++) {
-		const struct flat_fn *fn = &f->fns[i];
+		const struct model_fn *fn = &f->fns[i];
 		if (!fn->samples)
 			continue;
 		pb_uint(&m, 1, i + 1);
@@ -412,7 +412,7 @@ static int gzip_level(void)
 	return 1;
 }
 
-static int write_pprof(const struct flat *f, const char *out, char *err, size_t errlen)
+static int write_pprof(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)

@@ -13,15 +13,15 @@
 
 /*
  * What the profiles share.  A profile lists its functions in the order of
- * flat_sorted_fns; each per-process profile looks only at that process's
+ * model_sorted_fns; each per-process profile looks only at that process's
  * hits (contiguous in f->hits, in process order) and the functions they
  * touch, so that 40,000 processes cost 40,000 small profiles, not 40,000
  * passes over everything.
  */
 struct ctx {
-	const struct flat *f;
+	const struct model *f;
 	const uint32_t *modframe, *fnframe;
-	uint32_t *rank;   /* function -> its place in flat_sorted_fns */
+	uint32_t *rank;   /* function -> its place in model_sorted_fns */
 	double *w;        /* seconds per function, for the profile being written */
 	uint32_t *touch;  /* the functions with w set, to sort and to clear */
 	size_t *proc_hit; /* first hit of each process; [nprocs] = nhits */
@@ -38,7 +38,7 @@ static int rank_cmp(const void *a, const void *b)
 /* One profile: every process's hits (proc UINT32_MAX) or one process's. */
 static void profile(FILE *s, struct ctx *c, uint32_t proc)
 {
-	const struct flat *f = c->f;
+	const struct model *f = c->f;
 	fputs("{\"type\":\"sampled\",\"name\":\"", s);
 	if (proc == UINT32_MAX) {
 		out_json_str(s, f->prof->command);
@@ -53,7 +53,7 @@ static void profile(FILE *s, struct ctx *c, uint32_t proc)
 	size_t hi = proc == UINT32_MAX ? f->nhits : c->proc_hit[proc + 1];
 	size_t n = 0;
 	for (size_t i = lo; i < hi; i++) {
-		const struct flat_hit *h = &f->hits[i];
+		const struct model_hit *h = &f->hits[i];
 		unsigned hz = f->procs[h->proc].p->hz;
 		uint32_t fn = f->pcs[h->pc].fn;
 		if (c->w[fn] == 0)
@@ -69,9 +69,9 @@ static void profile(FILE *s, struct ctx *c, uint32_t proc)
 		uint32_t k = c->touch[i];
 		if (c->w[k] <= 0)
 			continue;
-		const struct flat_fn *fn = &f->fns[k];
+		const struct model_fn *fn = &f->fns[k];
 		fprintf(s, "%s[%" PRIu32 ",%" PRIu32 "]", sep,
-			c->modframe[fn->mod == FLAT_NO_MOD ? f->nmods : fn->mod], c->fnframe[k]);
+			c->modframe[fn->mod == MODEL_NO_MOD ? f->nmods : fn->mod], c->fnframe[k]);
 		sep = ",";
 	}
 	fputs("],\"weights\":[", s);
@@ -89,7 +89,7 @@ static void profile(FILE *s, struct ctx *c, uint32_t proc)
 	fprintf(s, "],\"endValue\":%.9g}", total);
 }
 
-static int write_speedscope(const struct flat *f, const char *out, char *err, size_t errlen)
+static int write_speedscope(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
@@ -116,7 +116,7 @@ static int write_speedscope(const struct flat *f, const char *out, char *err, si
 		fputs("\"}", s);
 	}
 	for (uint32_t i = 0; i < f->nfns; i++) {
-		const struct flat_fn *fn = &f->fns[i];
+		const struct model_fn *fn = &f->fns[i];
 		if (!fn->samples)
 			continue;
 		fnframe[i] = k++;
@@ -133,7 +133,7 @@ static int write_speedscope(const struct flat *f, const char *out, char *err, si
 	fputs("]},\n\"profiles\":[\n", s);
 	struct ctx c = { .f = f, .modframe = modframe, .fnframe = fnframe };
 	size_t n;
-	uint32_t *ix = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &n);
+	uint32_t *ix = model_sorted_fns(f, MODEL_SORT_SAMPLES, &n);
 	c.rank = xcalloc(f->nfns, sizeof *c.rank);
 	for (size_t i = 0; i < n; i++)
 		c.rank[ix[i]] = (uint32_t)i;

@@ -22,11 +22,12 @@
 #include <unistd.h>
 
 #include "data.h"
-#include "flat.h"
+#include "model.h"
 #include "out.h"
 #include "profile.h"
 #include "record-format.h"
 #include "test.h"
+#include "view.h"
 
 static uint64_t state;
 
@@ -218,7 +219,7 @@ int main(void)
 		for (size_t i = 0; i < prof.nprocs; i++)
 			random_process(&prof.procs[i]);
 		round_trip(&prof, it);
-		struct flat_opts o = { 0 };
+		struct model_opts o = { 0 };
 		if (rnd() % 4 == 0)
 			o.pid = 1 + (int32_t)(rnd() % 3);
 		if (rnd() % 4 == 0)
@@ -226,7 +227,7 @@ int main(void)
 		if (rnd() % 4 == 0)
 			o.function = "*0x*";
 		char err[512];
-		struct flat *f = flat_build(&prof, &o, err, sizeof err);
+		struct model *f = model_build(&prof, &o, err, sizeof err);
 		if (!f) {
 			/* only a pid that matches nothing fails */
 			CHECK(o.pid != 0, "iteration %d: %s", it, err);
@@ -237,20 +238,41 @@ int main(void)
 				CHECK(fmt[i]->write(f, fmt[i]->directory ? gm : out, err,
 						    sizeof err) == 0,
 				      "iteration %d, %s: %s", it, fmt[i]->name, err);
-			flat_notes(f, devnull);
+			model_notes(f, devnull);
 			size_t c;
-			for (int by = 0; by < 4; by++) {
-				free(flat_sorted_fns(f, (enum flat_sort)by, &c));
-				free(flat_sorted_lines(f, (enum flat_sort)by, &c));
-				free(flat_sorted_mods(f, (enum flat_sort)by, &c));
+			for (int by = 0; by < 5; by++) {
+				free(model_sorted_fns(f, (enum model_sort)by, &c));
+				free(model_sorted_lines(f, (enum model_sort)by, &c));
+				free(model_sorted_mods(f, (enum model_sort)by, &c));
 			}
+			/* every view of pcprof report, into /dev/null */
+			struct view_opts vo = { (enum model_sort)(rnd() % 5), rnd() % 3 };
+			view_functions(f, &vo);
+			view_lines(f, &vo);
+			view_modules(f, &vo);
+			view_processes(f, &vo);
+			view_threads(f, &vo);
+			view_tree(f, &vo);
+			view_calls(f, &vo, "*", rnd() % 2);
+			/* a function's total holds its self samples, and no more
+			 * than all shown samples (unless the sums wrapped) */
+			bool wraps = false;
+			for (size_t i = 0; i < f->nhits; i++)
+				wraps |= f->hits[i].count > (1ull << 40);
+			for (size_t i = 0; i < f->nfns && !wraps; i++)
+				CHECK(f->fns[i].total >= f->fns[i].samples &&
+					      f->fns[i].total <= f->shown,
+				      "iteration %d: %s: self %llu, total %llu of %llu", it,
+				      f->fns[i].label, (unsigned long long)f->fns[i].samples,
+				      (unsigned long long)f->fns[i].total,
+				      (unsigned long long)f->shown);
 			uint64_t sum = 0;
 			for (size_t i = 0; i < f->nfns; i++)
 				sum += f->fns[i].samples;
 			/* every shown sample is in exactly one row (sums may wrap alike) */
 			CHECK(sum == f->shown, "iteration %d: rows hold %llu of %llu samples", it,
 			      (unsigned long long)sum, (unsigned long long)f->shown);
-			flat_free(f);
+			model_free(f);
 		}
 		pp_free(&prof);
 	}
