@@ -423,6 +423,46 @@ static void add_totals(struct model *f, bool lines_too)
 	free(linest);
 }
 
+struct fnkey {
+	const struct model *f;
+	const uint32_t *canon;
+	uint32_t fn, parent;
+};
+
+static uint32_t node_fn(const struct model *f, uint32_t n)
+{
+	return f->pcs[f->nodes[n].pc].fn;
+}
+
+static bool fnstack_eq(void *ctx, uint32_t i)
+{
+	struct fnkey *k = ctx;
+	uint32_t p = k->f->nodes[i].parent;
+	return node_fn(k->f, i) == k->fn && (p == MODEL_NO_NODE ? p : k->canon[p]) == k->parent;
+}
+
+uint32_t *model_fn_stacks(const struct model *f)
+{
+	uint32_t *canon = xmalloc((f->nnodes ? f->nnodes : 1) * sizeof *canon);
+	struct hmap h = { 0 };
+	struct fnkey k = { f, canon, 0, 0 };
+	for (uint32_t n = 0; n < f->nnodes; n++) { /* parents first */
+		uint32_t p = f->nodes[n].parent;
+		k.fn = node_fn(f, n);
+		k.parent = p == MODEL_NO_NODE ? p : canon[p];
+		struct hslot *s =
+			hmap_get(&h, mix(k.fn ^ ((uint64_t)k.parent << 32)), fnstack_eq, &k);
+		if (s->idx1) {
+			canon[n] = s->idx1 - 1;
+		} else {
+			canon[n] = n;
+			hmap_set(&h, s, n);
+		}
+	}
+	free(h.s);
+	return canon;
+}
+
 void model_each_stack(const struct model *f,
 		      void (*fn)(void *ctx, uint32_t node, const uint32_t *fns, size_t depth,
 				 uint64_t count),

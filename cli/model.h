@@ -188,6 +188,10 @@ uint32_t *model_sorted_mods(const struct model *f, enum model_sort by, size_t *n
  * NULL and 0 to begin with); returns the depth. */
 size_t model_stack_fns(const struct model *f, uint32_t node, uint32_t **fn, size_t *cap);
 
+/* Per node, the first node whose stack has the same functions (stacks
+ * that differ only in pcs within the functions): a new array of nnodes. */
+uint32_t *model_fn_stacks(const struct model *f);
+
 /* Call fn once per distinct stack of the shown samples (by leaf node, in
  * node order) with its functions root first and its samples. */
 void model_each_stack(const struct model *f,

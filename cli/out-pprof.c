@@ -13,6 +13,12 @@
  * where the first process had it; the other processes' pcs are moved into
  * it (link-time address + that bias), so that one function is one location
  * whichever process ran it.
+ *
+ * Stacks: a sample's location_ids are its stack, leaf first, one location
+ * per frame (a caller's at its return address minus one, as recorded).
+ * The [unknown] and [truncated] ends of a stack are locations of no
+ * mapping at address 1 and 2, of functions named so.  A function's name
+ * is what report prints; its system_name is the symbol as in the binary.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -185,7 +191,7 @@ static struct mapping *place_mappings(const struct model *f, uint32_t **by_id, s
 	if (first != MODEL_NO_MOD)
 		order[n++] = first;
 	for (uint32_t m = 0; m < f->nmods; m++)
-		if (m != first && f->mods[m].samples)
+		if (m != first && (f->mods[m].samples || f->mods[m].total))
 			order[n++] = m;
 	uint64_t top = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -308,11 +314,18 @@ static void encode(const struct model *f, struct pb *out)
 		if (!lab->n)
 			thread_labels(lab, &t, p, ti < p->nthreads ? &p->threads[ti] : NULL);
 		uint64_t per = p->hz ? 1000000000ull / p->hz : 0;
-		uint64_t loc = h->pc + 1; /* location_id */
+		/* location_id: packed, leaf first (location id = pc index + 1) */
+		size_t llen = 0;
+		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+			llen += varint_size((uint64_t)f->nodes[k].pc + 1);
 		size_t vlen = varint_size(h->count) + varint_size(h->count * per);
 		pb_key(out, P_SAMPLE, WT_LEN);
-		pb_varint(out, 1 + varint_size(loc) + 1 + varint_size(vlen) + vlen + lab->n);
-		pb_uint(out, 1, loc);
+		pb_varint(out,
+			  1 + varint_size(llen) + llen + 1 + varint_size(vlen) + vlen + lab->n);
+		pb_key(out, 1, WT_LEN);
+		pb_varint(out, llen);
+		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+			pb_varint(out, (uint64_t)f->nodes[k].pc + 1);
 		/* value: packed repeated int64 */
 		pb_key(out, 2, WT_LEN);
 		pb_varint(out, vlen);
@@ -353,7 +366,7 @@ static void encode(const struct model *f, struct pb *out)
 	/* Locations: one per distinct pc, id = pc index + 1. */
 	for (size_t i = 0; i < f->npcs; i++) {
 		const struct model_pc *pc = &f->pcs[i];
-		if (!pc->samples)
+		if (!pc->samples && !pc->total)
 			continue;
 		pb_uint(&m, 1, i + 1);
 		if (pc->mod != MODEL_NO_MOD) {
@@ -371,11 +384,11 @@ static void encode(const struct model *f, struct pb *out)
 	/* Functions, id = function index + 1. */
 	for (size_t i = 0; i < f->nfns; i++) {
 		const struct model_fn *fn = &f->fns[i];
-		if (!fn->samples)
+		if (!fn->samples && !fn->total)
 			continue;
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, str(&t, fn->label));
-		pb_uint(&m, 3, str(&t, fn->label));
+		pb_uint(&m, 3, str(&t, fn->name ? fn->name : fn->label));
 		pb_uint(&m, 4, str(&t, fn->file));
 		pb_uint(&m, 5, fn->line > 0 ? (uint64_t)fn->line : 0);
 		pb_msg(out, P_FUNCTION, &m);
