@@ -124,7 +124,8 @@ CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 CLI_PKGS := libdw libelf zlib
 CLI_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
-CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz)
+# libiberty: the C++/Rust demangler (static only on Debian; libiberty-dev)
+CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz) -liberty
 
 ifneq ($(CLI_SRC),)
 cli: $(B)/pcprof

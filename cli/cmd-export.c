@@ -35,7 +35,9 @@ static void usage(FILE *f)
 		"  -o, --output OUT     output file ('-': standard output), or directory for gmon\n"
 		"  -p, --pid PID        only the process(es) with this pid\n"
 		"      --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		"      --function PAT   only functions matching PAT (fnmatch)\n"
+		"      --function PAT   only functions matching PAT (fnmatch; the name as\n"
+		"                       shown or as in the binary)\n"
+		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"See pcprof-export(1) and docs/formats.md.\n");
@@ -61,6 +63,7 @@ int cmd_export(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'F' },
+		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -84,6 +87,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'F':
 			fo.function = optarg;
+			break;
+		case 'D':
+			fo.no_demangle = true;
 			break;
 		case 'h':
 			usage(stdout);

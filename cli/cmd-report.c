@@ -25,7 +25,7 @@ enum {
 	V_TREE = 32,
 };
 
-enum { OPT_CALLERS = 256, OPT_CALLEES };
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE };
 
 static void usage(FILE *f)
 {
@@ -121,6 +121,7 @@ int cmd_report(int argc, char **argv)
 		{ "tree", no_argument, NULL, 't' },
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'f' },
@@ -145,6 +146,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CALLEES:
 			callees = optarg;
+			break;
+		case OPT_NO_DEMANGLE:
+			fo.no_demangle = true;
 			break;
 		case 'F':
 			views |= V_FUNCTIONS;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <libiberty/demangle.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,33 @@ static bool matches(const char *pat, const char *s)
 	return fnmatch(pat, s, 0) == 0;
 }
 
+/*
+ * A symbol's name for people: C++ and Rust (legacy and v0) names through
+ * libiberty's demangler, the one binutils and gdb use (its automatic style
+ * tries Rust first, then the Itanium C++ ABI); anything else, or a name
+ * it cannot demangle, as it is.  A suffix after '@' (a PLT stub's "@plt",
+ * a symbol version) is kept: "ns::f(int)@plt".
+ */
+static char *demangle(const char *sym)
+{
+	const char *at = strchr(sym, '@');
+	char *head = at ? strndup(sym, (size_t)(at - sym)) : NULL;
+	if (at && !head)
+		die(2, "out of memory");
+	char *d = cplus_demangle(head ? head : sym, DMGL_PARAMS | DMGL_ANSI);
+	free(head);
+	if (!d)
+		return xstrdup(sym);
+	if (at) {
+		char *full;
+		if (asprintf(&full, "%s%s", d, at) < 0)
+			die(2, "out of memory");
+		free(d);
+		return full;
+	}
+	return d;
+}
+
 static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		      const struct sym_info *si, uint64_t addr)
 {
@@ -197,7 +225,7 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		fn->label = xstrdup(fn->name);
 		fn->marker = true;
 	} else if (si->function) {
-		fn->label = xstrdup(si->function);
+		fn->label = f->opts.no_demangle ? xstrdup(si->function) : demangle(si->function);
 		/* where the function begins in the source, for pprof */
 		struct sym_info at;
 		const struct pp_process *p = f->procs[pi].p;
@@ -226,7 +254,8 @@ static bool hidden(const struct model *f, const struct model_fn *fn)
 			return true;
 		}
 	}
-	return f->opts.function && !matches(f->opts.function, fn->label);
+	return f->opts.function && !matches(f->opts.function, fn->label) &&
+	       !(fn->name && matches(f->opts.function, fn->name));
 }
 
 static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod, uint64_t pc,

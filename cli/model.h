@@ -34,7 +34,8 @@
 struct model_opts {
 	int32_t pid;          /* only processes with this pid; 0: all */
 	const char *module;   /* fnmatch pattern on path or basename; NULL: all */
-	const char *function; /* fnmatch pattern on the function label; NULL: all */
+	const char *function; /* fnmatch pattern on the function label or symbol; NULL: all */
+	bool no_demangle;     /* labels are the symbols as the binary spells them */
 };
 
 struct model_mod {
@@ -54,8 +55,8 @@ struct model_mod {
 
 struct model_fn {
 	uint32_t mod;         /* index in mods, or MODEL_NO_MOD */
-	const char *name;     /* symbol name, or NULL */
-	char *label;          /* name, or "module+0xADDRESS"; "[unknown]" / "[truncated]" */
+	const char *name;     /* symbol name as in the binary (raw, mangled), or NULL */
+	char *label;          /* name demangled, "module+0xADDRESS", "[unknown]" / "[truncated]" */
 	bool marker;          /* a stack's [unknown] or [truncated] end (name = label) */
 	uint64_t start, size; /* link-time range (size 0: unknown) */
 	const char *file;     /* source file of its first line, or NULL */

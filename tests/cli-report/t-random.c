@@ -226,6 +226,7 @@ int main(void)
 			o.module = "*.so*";
 		if (rnd() % 4 == 0)
 			o.function = "*0x*";
+		o.no_demangle = rnd() % 2;
 		char err[512];
 		struct model *f = model_build(&prof, &o, err, sizeof err);
 		if (!f) {
