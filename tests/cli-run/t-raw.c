@@ -60,7 +60,7 @@ static void put_module(struct file *f, int i, const char *path, uint64_t bias, u
 static void put_slot(struct file *f, int i, uint64_t pc, uint32_t thread, uint32_t epoch,
 		     uint64_t count)
 {
-	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count };
+	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count, PCPROF_RAW_NO_STACK, 0 };
 }
 
 static void make(struct file *f)
