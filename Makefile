@@ -314,10 +314,10 @@ $(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.sta
 # Not part of all: it needs clang's fuzzer runtime, which that test probes
 # for first (and SKIPs without).
 FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -Icli
+	-fno-sanitize-recover=undefined -Icli -Ilib
 FUZZ_SRC := cli/data.c cli/file.c cli/util.c
 $(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c $(FUZZ_SRC) cli/data.h cli/profile.h cli/file.h \
-		cli/util.h
+		cli/util.h lib/record-format.h
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c $(FUZZ_SRC) -lz
 

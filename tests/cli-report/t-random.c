@@ -4,7 +4,10 @@
  * and zero counts, rates of 0, biases and segments anywhere, build-ids of
  * any length that match nothing, modules named by real libraries, by this
  * program, by the vDSO, by a device, a directory, a relative path and by
- * nothing.  Nothing may crash, hang, fail to write, write more than 64 MiB
+ * nothing; call stacks of any depth and shape (deep chains, recursion,
+ * [unknown]/[truncated] markers, samples with and without one).  Each
+ * profile also goes through the data file's encoder and parser and must
+ * come back the same.  Nothing may crash, hang, fail to write, write more than 64 MiB
  * into a file, or trip the sanitizers this test is built with (see the
  * Makefile); outputs go to a temporary directory.
  * Seeded, so a failure repeats: T_RANDOM_SEED=n T_RANDOM_N=k to explore.
@@ -18,9 +21,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "data.h"
 #include "flat.h"
 #include "out.h"
 #include "profile.h"
+#include "record-format.h"
 #include "test.h"
 
 static uint64_t state;
@@ -51,6 +56,77 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 	if (strstr(info->dlpi_name, "/libc.so"))
 		*(const char **)arg = info->dlpi_name;
 	return 0;
+}
+
+/* A frame at a random place: a pc of a module or of none, a marker, or a
+ * pc of an earlier frame (recursion). */
+static struct pp_frame random_frame(const struct pp_process *pr, uint32_t parent)
+{
+	struct pp_frame f = { rnd(), PP_NO_MODULE, parent };
+	uint64_t r = rnd() % 8;
+	if (r == 0)
+		f.pc = rnd() % 2 ? PCPROF_FRAME_UNKNOWN : PCPROF_FRAME_TRUNCATED;
+	else if (r < 3 && pr->nframes)
+		f = (struct pp_frame){ pr->frames[rnd() % pr->nframes].pc,
+				       pr->frames[rnd() % pr->nframes].module, parent };
+	else if (pr->nmodules && r < 7) {
+		f.module = (uint32_t)(rnd() % pr->nmodules);
+		f.pc = pr->modules[f.module].bias + rnd() % 0x200000;
+	}
+	if (PCPROF_FRAME_IS_MARKER(f.pc))
+		f.module = PP_NO_MODULE;
+	return f;
+}
+
+/* Stacks for most samples: callers from a random tree of frames, then a
+ * leaf at the sample's pc. */
+static void random_stacks(struct pp_process *pr)
+{
+	size_t callers = rnd() % 4 == 0 ? 0 : rnd() % 400;
+	pr->frames = calloc(callers + pr->nsamples + 1, sizeof *pr->frames);
+	for (size_t i = 0; i < callers; i++) {
+		uint32_t parent =
+			i && rnd() % 8 ? (uint32_t)(rnd() % 2 ? i - 1 : rnd() % i) : PP_NO_FRAME;
+		pr->frames[i] = random_frame(pr, parent);
+		pr->nframes++;
+	}
+	for (size_t k = 0; k < pr->nsamples; k++) {
+		struct pp_sample *s = &pr->samples[k];
+		if (rnd() % 5 == 0 || (PCPROF_FRAME_IS_MARKER(s->pc) && s->module != PP_NO_MODULE))
+			continue;
+		uint32_t parent = callers && rnd() % 6 ? (uint32_t)(rnd() % callers) : PP_NO_FRAME;
+		pr->frames[pr->nframes] = (struct pp_frame){ s->pc, s->module, parent };
+		s->frame = (uint32_t)pr->nframes++;
+	}
+	pp_sort_samples(pr);
+}
+
+/* The profile through the data file's encoder and parser: the same. */
+static void round_trip(const struct pp_profile *a, int it)
+{
+	uint8_t *buf;
+	size_t len;
+	char err[256];
+	struct pp_profile b;
+	CHECK(pp_encode(a, &buf, &len, err, sizeof err) == 0, "iteration %d: encode: %s", it, err);
+	CHECK(pp_parse(buf, len, 0, &b, err, sizeof err) == 0, "iteration %d: parse: %s", it, err);
+	CHECK(a->nprocs == b.nprocs, "iteration %d: processes", it);
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct pp_process *x = &a->procs[i], *y = &b.procs[i];
+		CHECK(x->nframes == y->nframes && x->nsamples == y->nsamples,
+		      "iteration %d: %zu/%zu frames, %zu/%zu samples", it, x->nframes, y->nframes,
+		      x->nsamples, y->nsamples);
+		CHECK(memcmp(x->frames, y->frames, x->nframes * sizeof *x->frames) == 0,
+		      "iteration %d: frames differ", it);
+		for (size_t k = 0; k < x->nsamples; k++) {
+			const struct pp_sample *s = &x->samples[k], *t = &y->samples[k];
+			CHECK(s->pc == t->pc && s->module == t->module && s->thread == t->thread &&
+				      s->count == t->count && s->frame == t->frame,
+			      "iteration %d: process %zu, sample %zu differs", it, i, k);
+		}
+	}
+	pp_free(&b);
+	free(buf);
 }
 
 static void random_process(struct pp_process *pr)
@@ -99,6 +175,7 @@ static void random_process(struct pp_process *pr)
 		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
 						     PP_NO_FRAME };
 	}
+	random_stacks(pr);
 }
 
 int main(void)
@@ -140,6 +217,7 @@ int main(void)
 		prof.procs = calloc(prof.nprocs, sizeof *prof.procs);
 		for (size_t i = 0; i < prof.nprocs; i++)
 			random_process(&prof.procs[i]);
+		round_trip(&prof, it);
 		struct flat_opts o = { 0 };
 		if (rnd() % 4 == 0)
 			o.pid = 1 + (int32_t)(rnd() % 3);
