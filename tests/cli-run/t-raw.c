@@ -262,6 +262,9 @@ static void stacks(void)
 	if (raw_read(path, &pr, &in, err, sizeof err) < 0)
 		T_FAIL("a recording with stacks: %s", err);
 	T_EQ(in.stack_cut, 8);
+	/* what the data file's writer and reader demand of frames */
+	if (pp_check_stacks(&pr, err, sizeof err) < 0)
+		T_FAIL("frames break the model's rules: %s", err);
 	T_EQ(stack_ticks(&pr, 0x401010, "401100@prog;401200@prog;7001150@a.so;401010@prog"), 10);
 	T_EQ(stack_ticks(&pr, 0x401010, "401100@prog;401200@prog;7001150@b.so;401010@prog"), 1);
 	T_EQ(stack_ticks(&pr, 0x401020, "401100@prog;401200@prog;401020@prog"), 5);
