@@ -13,7 +13,11 @@
 #   - 300 levels of recursion: hot_leaf's stacks are 256 frames with
 #     [truncated] at the root, or end in [unknown];
 #   - --no-stacks: no stack, a smaller data file; the program's
-#     PCPROF_STACKS is pcprof's choice, whatever pcprof's environment says.
+#     PCPROF_STACKS is pcprof's choice, whatever pcprof's environment says;
+#   - exactly, with made-up stacks injected through the manual engine: a
+#     stack table too small for them (--slots 1024) keeps every sample,
+#     cuts some stacks to their outermost callers with [truncated] before
+#     the leaf, and the summary counts those samples.
 . "$(dirname "$0")/lib.sh"
 STK=$PWD/${B:-build}/tests/targets/stacks
 [ -x "$STK" ] || fail "missing $STK (make all)"
@@ -83,6 +87,22 @@ grep -q "^stack " "$T/dump" && { cat "$T/dump"; fail "--no-stacks recorded stack
 PCPROF_STACKS=1 "$PCPROF" run -q --no-stacks -o "$T/e.data" -- sh -c 'echo "$PCPROF_STACKS"' \
 	>"$T/env" || fail "env run"
 [ "$(cat "$T/env")" = 0 ] || fail "PCPROF_STACKS='$(cat "$T/env")' with --no-stacks, want 0"
+
+# A full stack table: 20 injected samples, each kept; the stacks that did
+# not fit keep their root, 0x10000000, and show [truncated].
+PROFIL_ENGINE=manual "$PCPROF" run --slots 1024 -o "$T/f.data" -- "$STK" fill 0 2>"$T/err" ||
+	fail "fill: $(cat "$T/err")"
+dump "$T/f.data"
+[ "$(field "$(procs)" ticks)" = 20 ] || { cat "$T/dump"; fail "fill: want 20 ticks"; }
+awk '$1 == "stack" { all += $3; if ($4 ~ /truncated/) { cut += $3
+		if ($4 !~ /^0x10000000;(0x[0-9a-f]+;)*\[truncated\];0x1[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/) bad = bad " " $4 } }
+	END { print all + 0, cut + 0, bad }' "$T/dump" >"$T/fill"
+read -r all cut bad <"$T/fill"
+[ "$all" = 20 ] && [ -z "$bad" ] || fail "fill: $all ticks with stacks, want 20; bad:$bad"
+[ "$cut" -ge 1 ] && [ "$cut" -lt 20 ] || fail "fill: $cut of 20 stacks cut, want some"
+grep -q "; $cut samples with a cut stack (stack table full: \[truncated\]; try --slots 4096) " \
+	"$T/err" || fail "fill: summary does not count $cut cut stacks: $(cat "$T/err")"
+grep -q "lost: none" "$T/err" || fail "fill: $(cat "$T/err")"
 
 # Which walker is in: the placeholder stops at [unknown]; a real one must
 # reach main (or the depth limit) for most samples.

@@ -8,10 +8,18 @@
  *   main   main -> mid -> hot_leaf, which burns SECONDS of CPU time
  *   deep   main -> deep, 300 levels of recursion -> hot_leaf: deeper than
  *          the 256 frames a recorded stack keeps
+ *   fill   no CPU time: through libprofil's test hook __profil_inject_stack
+ *          (found with dlsym: pcprof preloads the library; run it with
+ *          PROFIL_ENGINE=manual), one tick for each of 20 made-up stacks of
+ *          100 callers under one outermost caller 0x10000000, leaves
+ *          0x100000 + 16 i: more than the stack table of --slots 1024
+ *          (768 frames) holds
  *
  * Every call is followed by work of its caller, so that none becomes a
  * jump (a tail call would drop the caller from the stack).
  */
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +61,32 @@ __attribute__((noinline)) void deep(int n, double seconds)
 	sink += n;
 }
 
+static int fill(void)
+{
+	typedef int inject_fn(const uintptr_t *pcs, int n, unsigned ticks);
+	inject_fn *inject = (inject_fn *)dlsym(RTLD_DEFAULT, "__profil_inject_stack");
+	if (!inject) {
+		fprintf(stderr, "stacks fill: no __profil_inject_stack (not under pcprof run?)\n");
+		return 3;
+	}
+	for (uintptr_t i = 0; i < 20; i++) {
+		uintptr_t pcs[101];
+		pcs[0] = 0x100000 + 16 * i;
+		for (uintptr_t j = 1; j < 100; j++)
+			pcs[j] = 0x20000000 + (i << 20) + 16 * j;
+		pcs[100] = 0x10000000;
+		if (inject(pcs, 101, 1) < 0) {
+			fprintf(stderr, "stacks fill: nothing recorded (PROFIL_ENGINE=manual?)\n");
+			return 4;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: stacks main|deep SECONDS\n");
+		fprintf(stderr, "usage: stacks main|deep|fill SECONDS\n");
 		return 2;
 	}
 	double seconds = atof(argv[2]);
@@ -64,6 +94,8 @@ int main(int argc, char **argv)
 		mid(seconds);
 	else if (strcmp(argv[1], "deep") == 0)
 		deep(300, seconds);
+	else if (strcmp(argv[1], "fill") == 0)
+		return fill();
 	else
 		return 2;
 	sink += 1;
