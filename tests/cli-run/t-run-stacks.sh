@@ -31,7 +31,9 @@ check_stacks()
 	$1 == "fn" && $2 == id { fn[$3] += $5 }
 	$1 == "stack" && $2 == id {
 		n = split($4, f, ";")
-		leaf[f[n]] += $3
+		# ppdump names a pc outside every symbol 0xPC in a stack and
+		# [unknown] in its fn lines
+		leaf[f[n] ~ /^0x/ ? "[unknown]" : f[n]] += $3
 		all += $3
 		if (f[n] != "hot_leaf")
 			next
