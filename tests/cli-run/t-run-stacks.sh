@@ -14,6 +14,8 @@
 #     [truncated] at the root, or end in [unknown];
 #   - --no-stacks: no stack, a smaller data file; the program's
 #     PCPROF_STACKS is pcprof's choice, whatever pcprof's environment says;
+#   - on an alternate signal stack barely larger than the kernel needs, the
+#     handler keeps within it: the program runs as always (no stack then);
 #   - exactly, with made-up stacks injected through the manual engine: a
 #     stack table too small for them (--slots 1024) keeps every sample,
 #     cuts some stacks to their outermost callers with [truncated] before
@@ -74,6 +76,12 @@ no_raw_dirs
 dump "$T/d.data"
 check_stacks "$(procs)" deep
 wholedeep=$(cat "$T/check")
+
+# A small alternate signal stack (SA_ONSTACK: the handler runs there).
+"$PCPROF" run -q -o "$T/a.data" -- "$STK" altstack 0.5 || fail "altstack: exit $?"
+dump "$T/a.data"
+expect_hot "$(procs)" hot_leaf 70
+[ "$(field "$(procs)" end)" = exit ] || fail "altstack: end=$(field "$(procs)" end)"
 
 # --no-stacks: addresses only, in a smaller file.
 "$PCPROF" run -q --no-stacks -o "$T/n.data" -- "$STK" main 1 || fail "--no-stacks run failed"

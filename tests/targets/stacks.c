@@ -8,6 +8,9 @@
  *   main   main -> mid -> hot_leaf, which burns SECONDS of CPU time
  *   deep   main -> deep, 300 levels of recursion -> hot_leaf: deeper than
  *          the 256 frames a recorded stack keeps
+ *   altstack  main's path, on a thread with an alternate signal stack of
+ *          the least size the kernel needs plus 2 KiB (SA_ONSTACK: the
+ *          profiling signal's handler runs there)
  *   fill   no CPU time: through libprofil's test hook __profil_inject_stack
  *          (found with dlsym: pcprof preloads the library; run it with
  *          PROFIL_ENGINE=manual), one tick for each of 20 made-up stacks of
@@ -19,10 +22,12 @@
  * jump (a tail call would drop the caller from the stack).
  */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 
 static volatile double sink;
@@ -83,10 +88,25 @@ static int fill(void)
 	return 0;
 }
 
+static int altstack(double seconds)
+{
+	/* The kernel's own figure: glibc's MINSIGSTKSZ is sysconf(_SC_SIGSTKSZ)
+	 * under _GNU_SOURCE, a comfortable size, not the least. */
+	size_t size = getauxval(AT_MINSIGSTKSZ);
+	size = (size ? size : 2048) + 2048;
+	stack_t ss = { .ss_sp = malloc(size), .ss_size = size, .ss_flags = 0 };
+	if (!ss.ss_sp || sigaltstack(&ss, NULL) < 0) {
+		perror("stacks altstack");
+		return 3;
+	}
+	mid(seconds);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: stacks main|deep|fill SECONDS\n");
+		fprintf(stderr, "usage: stacks main|deep|altstack|fill SECONDS\n");
 		return 2;
 	}
 	double seconds = atof(argv[2]);
@@ -94,6 +114,8 @@ int main(int argc, char **argv)
 		mid(seconds);
 	else if (strcmp(argv[1], "deep") == 0)
 		deep(300, seconds);
+	else if (strcmp(argv[1], "altstack") == 0)
+		return altstack(seconds);
 	else if (strcmp(argv[1], "fill") == 0)
 		return fill();
 	else
