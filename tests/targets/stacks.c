@@ -9,8 +9,9 @@
  *   deep   main -> deep, 300 levels of recursion -> hot_leaf: deeper than
  *          the 256 frames a recorded stack keeps
  *   altstack  main's path, on a thread with an alternate signal stack of
- *          the least size the kernel needs plus 2 KiB (SA_ONSTACK: the
- *          profiling signal's handler runs there)
+ *          the least size the kernel needs plus 2 KiB, above an
+ *          inaccessible page (SA_ONSTACK: the profiling signal's handler
+ *          runs there)
  *   fill   no CPU time: through libprofil's test hook __profil_inject_stack
  *          (found with dlsym: pcprof preloads the library; run it with
  *          PROFIL_ENGINE=manual), one tick for each of 20 made-up stacks of
@@ -28,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile double sink;
 
@@ -94,8 +97,18 @@ static int altstack(double seconds)
 	 * under _GNU_SOURCE, a comfortable size, not the least. */
 	size_t size = getauxval(AT_MINSIGSTKSZ);
 	size = (size ? size : 2048) + 2048;
-	stack_t ss = { .ss_sp = malloc(size), .ss_size = size, .ss_flags = 0 };
-	if (!ss.ss_sp || sigaltstack(&ss, NULL) < 0) {
+	/* An inaccessible page right below it: a handler that overflows it
+	 * faults there (and, on the alternate stack, dies) instead of writing
+	 * over whatever lies below. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *m =
+		mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) < 0) {
+		perror("stacks altstack");
+		return 3;
+	}
+	stack_t ss = { .ss_sp = m + page, .ss_size = size, .ss_flags = 0 };
+	if (sigaltstack(&ss, NULL) < 0) {
 		perror("stacks altstack");
 		return 3;
 	}
