@@ -679,15 +679,29 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	return 0;
 }
 
-PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
+static int inject(uintptr_t pc, const uintptr_t *stack, int depth, unsigned long ticks)
 {
 	/* Block signals so that a handler calling pcsample() cannot wait for
 	 * this very thread to leave the accounting path. */
 	sigset_t saved;
 	profil__block_async(&saved);
-	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
+	bool active = profil__sample(pc, stack, depth, ticks, PROFIL_FROM_INJECT);
 	profil__real_sigmask(SIG_SETMASK, &saved, NULL);
 	return active ? 0 : -1;
+}
+
+PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
+{
+	return inject(pc, NULL, 0, ticks);
+}
+
+PROFIL_API int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks)
+{
+	if (!pcs || n < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return inject(pcs[0], pcs, n, ticks);
 }
 
 bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight)

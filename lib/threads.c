@@ -312,7 +312,7 @@ static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 	if (t->unsampled || !pc)
 		profil__sample_unsampled((unsigned long)d);
 	else
-		profil__sample_owed(cfg, t->tid, pc, (unsigned long)d);
+		profil__sample_owed(cfg, t->tid, pc, NULL, 0, (unsigned long)d);
 }
 
 /* How attach() treats a refusal for lack of resources (limit_error). */
