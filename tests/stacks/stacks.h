@@ -1,0 +1,126 @@
+/*
+ * stacks.h - shared by the stack-walker tests (tests/stacks): the fault
+ * guard on (profiling on the manual engine, which installs it), walks
+ * taken in the tests' own signal handlers, and what a walk must look like.
+ */
+#ifndef TESTS_STACKS_H
+#define TESTS_STACKS_H
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers/tprof.h"
+#include "record-format.h"
+#include "sig/unwind.h"
+#include "test.h"
+
+#define NOINL __attribute__((noinline, noclone))
+
+/* Functions of libstk.so and stkplugin.so. */
+typedef int stk_cb(int);
+int stk_call(stk_cb *cb, int x);
+int stk_plugin_call(stk_cb *cb, int x);
+
+#define WALK_MAX PROFIL_STACK_MAX
+
+struct walk {
+	int n;
+	uintptr_t pcs[WALK_MAX];
+};
+
+/* The fault guard is the library's SIGSEGV/SIGBUS handler, installed while
+ * profiling is on: profiling on the manual engine (no timer). */
+static inline void st_guard_on(void)
+{
+	static unsigned short buf[16];
+	tp_manual();
+	T_OK(profil(buf, sizeof buf, 0, 0x10000) == 0);
+}
+
+/* The name of the function a walked pc is in (dladdr), or "?". */
+static inline const char *st_name(uintptr_t pc)
+{
+	Dl_info di;
+	if (pc == PCPROF_FRAME_UNKNOWN)
+		return "[unknown]";
+	if (pc == PCPROF_FRAME_TRUNCATED)
+		return "[truncated]";
+	if (dladdr((void *)pc, &di) && di.dli_sname)
+		return di.dli_sname;
+	return "?";
+}
+
+static inline void st_note(const struct walk *w)
+{
+	char buf[900] = "";
+	for (int i = 0; i < w->n && strlen(buf) < sizeof buf - 80; i++) {
+		char one[80];
+		snprintf(one, sizeof one, "%s%s@%#lx", i ? " " : "", st_name(w->pcs[i]),
+			 (unsigned long)w->pcs[i]);
+		strcat(buf, one);
+	}
+	T_NOTE("stack (%d): %s", w->n, buf);
+}
+
+static inline bool st_marker(uintptr_t pc)
+{
+	return pc == PCPROF_FRAME_UNKNOWN || pc == PCPROF_FRAME_TRUNCATED;
+}
+
+/* Index of the first frame from `from` on named name, or -1. */
+static inline int st_find(const struct walk *w, int from, const char *name)
+{
+	for (int i = from; i < w->n; i++)
+		if (strcmp(st_name(w->pcs[i]), name) == 0)
+			return i;
+	return -1;
+}
+
+/* The names appear in this order, each right after the one before
+ * unless gap (frames of libc in between) is allowed. */
+static inline void st_expect(const struct walk *w, const char *const *names, int n, int gap)
+{
+	st_note(w);
+	int at = st_find(w, 0, names[0]);
+	if (at < 0)
+		T_FAIL("%s not in the stack", names[0]);
+	for (int i = 1; i < n; i++) {
+		int next = st_find(w, at + 1, names[i]);
+		if (next < 0 || next - at > 1 + gap)
+			T_FAIL("%s not %s after %s (at %d, found at %d)", names[i],
+			       gap ? "soon" : "right", names[i - 1], at, next);
+		at = next;
+	}
+}
+
+/* A walk is well formed: at least the pc; every entry but the last is a
+ * real pc in a loaded object (never a guess); a marker only last. */
+static inline void st_well_formed(const struct walk *w)
+{
+	Dl_info di;
+	if (w->n < 1 || w->n > WALK_MAX) {
+		st_note(w);
+		T_FAIL("walk of %d entries", w->n);
+	}
+	for (int i = 1; i < w->n; i++) {
+		if (st_marker(w->pcs[i]) && i != w->n - 1) {
+			st_note(w);
+			T_FAIL("marker at %d of %d", i, w->n);
+		}
+		if (!st_marker(w->pcs[i]) && !dladdr((void *)w->pcs[i], &di)) {
+			st_note(w);
+			T_FAIL("frame %d (%#lx) in no loaded object", i, (unsigned long)w->pcs[i]);
+		}
+	}
+}
+
+/* Ended normally: the last entry is a frame, not a marker. */
+static inline bool st_complete(const struct walk *w)
+{
+	return w->n > 0 && !st_marker(w->pcs[w->n - 1]);
+}
+
+#endif
