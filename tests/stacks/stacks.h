@@ -58,8 +58,11 @@ static inline void st_note(const struct walk *w)
 	char buf[900] = "";
 	for (int i = 0; i < w->n && strlen(buf) < sizeof buf - 80; i++) {
 		char one[80];
-		snprintf(one, sizeof one, "%s%s@%#lx", i ? " " : "", st_name(w->pcs[i]),
-			 (unsigned long)w->pcs[i]);
+		const char *name = st_name(w->pcs[i]);
+		if (strcmp(name, "?") == 0)
+			snprintf(one, sizeof one, "%s%#lx", i ? " " : "", (unsigned long)w->pcs[i]);
+		else
+			snprintf(one, sizeof one, "%s%s", i ? " " : "", name);
 		strcat(buf, one);
 	}
 	T_NOTE("stack (%d): %s", w->n, buf);
