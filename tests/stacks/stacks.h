@@ -59,13 +59,23 @@ static inline void st_note(const struct walk *w)
 	for (int i = 0; i < w->n && strlen(buf) < sizeof buf - 80; i++) {
 		char one[80];
 		const char *name = st_name(w->pcs[i]);
-		if (strcmp(name, "?") == 0)
+		Dl_info di;
+		if (strcmp(name, "?") == 0 && dladdr((void *)w->pcs[i], &di) && di.dli_fname)
+			snprintf(one, sizeof one, "%s%s+%#lx", i ? " " : "",
+				 strrchr(di.dli_fname, '/') ? strrchr(di.dli_fname, '/') + 1
+							     : di.dli_fname,
+				 (unsigned long)(w->pcs[i] - (uintptr_t)di.dli_fbase));
+		else if (strcmp(name, "?") == 0)
 			snprintf(one, sizeof one, "%s%#lx", i ? " " : "", (unsigned long)w->pcs[i]);
 		else
 			snprintf(one, sizeof one, "%s%s", i ? " " : "", name);
 		strcat(buf, one);
 	}
+	t_note_buf[0] = '\0'; /* the stack at hand, not the ones before */
 	T_NOTE("stack (%d): %s", w->n, buf);
+#ifdef ST_VERBOSE
+	fprintf(stderr, "%s\n", t_note_buf);
+#endif
 }
 
 static inline bool st_marker(uintptr_t pc)
