@@ -130,6 +130,34 @@ static inline void st_well_formed(const struct walk *w)
 	}
 }
 
+/* The walk the SIGUSR1 handler took last; a test may give its own
+ * handler (st_catch(NULL): this one) that also fills w. */
+static __attribute__((unused)) struct walk w;
+static __attribute__((unused)) volatile int sink;
+
+static inline void st_on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si;
+	w.n = profil__unwind(uc, w.pcs, WALK_MAX);
+}
+
+static inline void st_catch(void (*handler)(int, siginfo_t *, void *))
+{
+	struct sigaction sa = { .sa_sigaction = handler ? handler : st_on_usr1,
+				.sa_flags = SA_SIGINFO };
+	sigemptyset(&sa.sa_mask);
+	T_OK(sigaction(SIGUSR1, &sa, NULL) == 0);
+}
+
+/* Walk from here: through raise, so the walk starts in libc. */
+static NOINL __attribute__((unused)) void walk_here(void)
+{
+	w.n = 0;
+	raise(SIGUSR1);
+	T_OK(w.n > 0);
+	st_well_formed(&w);
+}
+
 /* Ended normally: the last entry is a frame, not a marker. */
 static inline bool st_complete(const struct walk *w)
 {

@@ -28,9 +28,6 @@
 
 #include "stacks.h"
 
-static struct walk w;
-static volatile int sink;
-
 /* Storms keep every walk here (ring off: only w). */
 #define RING 600
 static struct walk ring[RING];
@@ -39,7 +36,6 @@ static _Atomic bool ring_on;
 
 static void on_usr1(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig, (void)si;
 	if (atomic_load(&ring_on)) {
 		int i = atomic_load(&ring_n);
 		if (i < RING) {
@@ -48,15 +44,7 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 		}
 		return;
 	}
-	w.n = profil__unwind(uc, w.pcs, WALK_MAX);
-}
-
-NOINL void walk_here(void)
-{
-	w.n = 0;
-	raise(SIGUSR1);
-	T_OK(w.n > 0);
-	st_well_formed(&w);
+	st_on_usr1(sig, si, uc);
 }
 
 NOINL int cfun(int x)
@@ -337,9 +325,7 @@ static void storm(void (*loop)(void), const char *name)
 int main(void)
 {
 	st_guard_on();
-	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO };
-	sigemptyset(&sa.sa_mask);
-	T_OK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	st_catch(on_usr1);
 
 	corrupted();
 	jit();

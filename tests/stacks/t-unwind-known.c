@@ -22,23 +22,6 @@
 #include "sig/unwind-tables.h"
 #include "stacks.h"
 
-static struct walk w;
-static volatile int sink;
-
-static void on_usr1(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig, (void)si;
-	w.n = profil__unwind(uc, w.pcs, WALK_MAX);
-}
-
-static void walk_here(void)
-{
-	w.n = 0;
-	raise(SIGUSR1);
-	T_OK(w.n > 0);
-	st_well_formed(&w);
-}
-
 NOINL int leaf(int x)
 {
 	walk_here();
@@ -125,9 +108,7 @@ static void expect(const char *const *names, int n, int gap)
 int main(void)
 {
 	st_guard_on();
-	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO };
-	sigemptyset(&sa.sa_mask);
-	T_OK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	st_catch(NULL);
 
 	/* main -> a -> b -> leaf */
 	sink = a(1);
