@@ -8,8 +8,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../arch/guard.h"
+#include "../rawfile.h"
 
 /* One module: its code [lo, hi), and its rows sorted by off (pc - bias),
  * the last one UNKNOWN at the end of the last FDE. */
@@ -90,31 +92,45 @@ static int fde_direct(uintptr_t fde_at, uintptr_t lo, uintptr_t hi, struct profi
 /* ---- building a module's table (normal context) ---- */
 
 struct build {
-	struct profil_urow *out; /* NULL: count only */
+	struct profil_urow *out; /* mmap'd, grown by mremap */
 	uint32_t n, cap;
+	bool failed; /* no memory: the module gets no table */
 	uintptr_t bias;
 	bool have_last;
 	uintptr_t last_pc; /* where the last row starts */
 	struct profil_urow last;
 };
 
+static bool grow(struct build *b)
+{
+	uint32_t cap = b->cap ? 2 * b->cap : 1024;
+	size_t old = (size_t)b->cap * sizeof *b->out, want = (size_t)cap * sizeof *b->out;
+	void *p = b->out ? mremap(b->out, old, want, MREMAP_MAYMOVE) : profil__alloc(want);
+	if (!p || p == MAP_FAILED) {
+		b->failed = true;
+		return false;
+	}
+	b->out = p;
+	b->cap = cap;
+	return true;
+}
+
 static void put(struct build *b, uintptr_t pc, const struct profil_urow *row)
 {
-	if (pc < b->bias || pc - b->bias > UINT32_MAX)
+	if (pc < b->bias || pc - b->bias > UINT32_MAX || b->failed)
 		return;
 	if (b->have_last) {
 		if (pc < b->last_pc)
 			return; /* overlapping FDEs: the first one wins */
 		if (row->rule == b->last.rule && row->cfa == b->last.cfa && row->fp == b->last.fp)
 			return;
-		if (pc == b->last_pc && b->n > 0) {
+		if (pc == b->last_pc)
 			b->n--; /* the same address again: the later row wins */
-		}
 	}
-	if (b->out && b->n < b->cap) {
-		b->out[b->n] = *row;
-		b->out[b->n].off = (uint32_t)(pc - b->bias);
-	}
+	if (b->n == b->cap && !grow(b))
+		return;
+	b->out[b->n] = *row;
+	b->out[b->n].off = (uint32_t)(pc - b->bias);
 	b->n++;
 	b->have_last = true;
 	b->last_pc = pc;
@@ -227,19 +243,14 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	} else if (m.eh_hdr && seg_hi) {
 		struct build b = { .bias = m.bias };
 		build_rows(&b, m.eh_hdr, seg_lo, seg_hi);
-		if (b.n) {
-			size_t bytes = (size_t)b.n * sizeof *b.out;
-			struct build f = { .bias = m.bias, .cap = b.n };
-			f.out = profil__alloc(bytes);
-			if (!f.out) {
-				s->err = -ENOMEM;
-				return 1;
-			}
-			build_rows(&f, m.eh_hdr, seg_lo, seg_hi);
-			m.rows = f.out;
-			m.nrows = f.n < b.n ? f.n : b.n;
-			m.rows_size = bytes;
+		if (b.failed) {
+			profil__free(b.out, (size_t)b.cap * sizeof *b.out);
+			s->err = -ENOMEM;
+			return 1;
 		}
+		m.rows = b.out;
+		m.nrows = b.n;
+		m.rows_size = (size_t)b.cap * sizeof *b.out;
 	}
 	s->mods[s->n++] = m;
 	return 0;
@@ -301,8 +312,6 @@ static int count_modules(struct dl_phdr_info *info, size_t size, void *arg)
 int profil__unwind_refresh(void)
 {
 	pthread_mutex_lock(&refresh_lock);
-	if (!find_object)
-		find_object = (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
 	atomic_store(&stale, false);
 	uint32_t cap = 0;
 	dl_iterate_phdr(count_modules, &cap);
@@ -509,7 +518,14 @@ int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
 }
 
+/* Under pcprof run, which records stacks, the tables are built before the
+ * first sample; a program that only calls profil() never pays for them
+ * (about 1 ms of CPU for libc), and a walk without tables still works,
+ * through the direct path, until someone refreshes. */
 __attribute__((constructor(110))) static void unwind_start(void)
 {
-	profil__unwind_refresh();
+	find_object = (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
+	struct raw_env env;
+	if (profil__raw_env(&env))
+		profil__unwind_refresh();
 }

@@ -15,6 +15,7 @@
  *     thread's stack, exactly, down to main;
  *   - a coroutine that unmapped the top of its own stack: [unknown] where
  *     the stack is gone;
+ *   - all of these first without tables (the direct path), then with;
  *   - storms: another thread sends SIGUSR1 as fast as it can while this one
  *     loops through setjmp/longjmp, or swapcontext between coroutines; every
  *     walk is checked afterwards.
@@ -26,6 +27,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "sig/unwind-tables.h"
 #include "stacks.h"
 
 /* Storms keep every walk here (ring off: only w). */
@@ -327,9 +329,14 @@ int main(void)
 	st_guard_on();
 	st_catch(on_usr1);
 
-	corrupted();
-	jit();
-	altstack();
+	/* first without tables (every row from the direct path), then with */
+	for (int tables = 0; tables < 2; tables++) {
+		if (tables)
+			T_EQ(profil__unwind_refresh(), 0);
+		corrupted();
+		jit();
+		altstack();
+	}
 	unmapped_stack();
 
 	storm(longjmps, "jump_back");

@@ -108,6 +108,7 @@ static void expect(const char *const *names, int n, int gap)
 int main(void)
 {
 	st_guard_on();
+	T_EQ(profil__unwind_refresh(), 0);
 	st_catch(NULL);
 
 	/* main -> a -> b -> leaf */

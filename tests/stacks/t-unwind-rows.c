@@ -130,6 +130,7 @@ static int compare_module(struct dl_phdr_info *info, size_t size, void *arg)
 int main(void)
 {
 	st_guard_on();
+	T_EQ(profil__unwind_refresh(), 0);
 	for (unsigned i = 0; i < sizeof known / sizeof known[0]; i++)
 		check_row("known_fn", (uintptr_t)known_fn + known[i].off, &known[i]);
 	struct want plt = { 0, PROFIL_CFA_PLT, 11, PROFIL_FP_SAME };
