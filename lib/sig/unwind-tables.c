@@ -248,9 +248,14 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 			s->err = -ENOMEM;
 			return 1;
 		}
+		/* Give back what doubling reserved beyond the last page. */
+		size_t have = (size_t)b.cap * sizeof *b.out, page = (size_t)getpagesize();
+		size_t need = ((size_t)b.n * sizeof *b.out + page - 1) / page * page;
+		if (need && need < have && mremap(b.out, have, need, 0) != MAP_FAILED)
+			have = need;
 		m.rows = b.out;
 		m.nrows = b.n;
-		m.rows_size = (size_t)b.cap * sizeof *b.out;
+		m.rows_size = have;
 	}
 	s->mods[s->n++] = m;
 	return 0;
@@ -370,14 +375,16 @@ void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *byt
 
 /* ---- the signal path ---- */
 
-const void *profil__unwind_enter(void)
+void profil__unwind_enter(struct profil_uwalk *w)
 {
 	atomic_fetch_add(&walkers, 1);
-	return atomic_load(&current);
+	w->set = atomic_load(&current);
+	w->nchecked = 0;
 }
 
-void profil__unwind_leave(void)
+void profil__unwind_leave(struct profil_uwalk *w)
 {
+	w->set = NULL;
 	atomic_fetch_sub(&walkers, 1);
 }
 
@@ -497,14 +504,32 @@ static int direct_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row)
 	return PROFIL_UFOUND_DIRECT;
 }
 
-int profil__unwind_row(const void *setp, uintptr_t pc, struct profil_urow *row)
+/* Is m still the object loaded at pc?  Once per walk and module. */
+static bool still_loaded(struct profil_uwalk *w, const struct umod *m, uintptr_t pc,
+			 struct dl_find_object *fo, bool *have_fo)
 {
-	const struct uset *set = setp;
-	const struct umod *m = find_module(set, pc);
-	if (m)
-		return table_row(m, pc, row);
+	for (unsigned i = 0; i < w->nchecked; i++)
+		if (w->checked[i] == m)
+			return true;
+	if (!find_object)
+		return true; /* no way to tell: trust the last refresh */
+	*have_fo = find_object((void *)pc, fo) == 0;
+	if (!*have_fo || (uintptr_t)fo->dlfo_eh_frame != m->eh_hdr)
+		return false;
+	w->checked[w->nchecked++ % PROFIL_UWALK_CHECKED] = m;
+	if (w->nchecked > PROFIL_UWALK_CHECKED)
+		w->nchecked = PROFIL_UWALK_CHECKED;
+	return true;
+}
+
+int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
+{
+	const struct umod *m = find_module(w->set, pc);
 	struct dl_find_object fo;
-	if (!find_object || find_object((void *)pc, &fo) != 0)
+	bool have_fo = false;
+	if (m && still_loaded(w, m, pc, &fo, &have_fo))
+		return table_row(m, pc, row);
+	if (!have_fo && (!find_object || find_object((void *)pc, &fo) != 0))
 		return PROFIL_UFOUND_NONE;
 	atomic_store_explicit(&stale, true, memory_order_relaxed);
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);

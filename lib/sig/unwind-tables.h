@@ -40,14 +40,24 @@ PROFIL_HIDDEN int profil__unwind_refresh(void);
  * context; not AS-safe. */
 PROFIL_HIDDEN void profil__unwind_refresh_if_stale(void);
 
-/* Begin and end a walk: tables read between them stay mapped.  AS-safe. */
-PROFIL_HIDDEN const void *profil__unwind_enter(void);
-PROFIL_HIDDEN void profil__unwind_leave(void);
+/* One walk: the set it reads, and the modules it checked are still the
+ * ones loaded (after a dlclose, a table may describe code that is gone,
+ * and the range may hold another object). */
+#define PROFIL_UWALK_CHECKED 4
+struct profil_uwalk {
+	const void *set;
+	const void *checked[PROFIL_UWALK_CHECKED];
+	unsigned nchecked;
+};
 
-/* The row in effect at pc, from the set returned by profil__unwind_enter
- * (or the direct path); its off is the pc the row starts at, made
- * absolute.  Returns how it was found.  AS-safe. */
-PROFIL_HIDDEN int profil__unwind_row(const void *set, uintptr_t pc, struct profil_urow *row);
+/* Begin and end a walk: tables read between them stay mapped.  AS-safe. */
+PROFIL_HIDDEN void profil__unwind_enter(struct profil_uwalk *w);
+PROFIL_HIDDEN void profil__unwind_leave(struct profil_uwalk *w);
+
+/* The row in effect at pc; its off is unspecified.  A module of the set
+ * is used once _dl_find_object says it is still loaded (where glibc has
+ * it), once per walk.  Returns how it was found.  AS-safe. */
+PROFIL_HIDDEN int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row);
 
 /* The row at pc by the direct path only (tests compare it with the
  * tables).  AS-safe. */

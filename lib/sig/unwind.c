@@ -27,9 +27,9 @@ struct frame {
 
 enum step { STEP_OK, STEP_END, STEP_UNKNOWN };
 
-static void resolve(const void *set, struct frame *f)
+static void resolve(struct profil_uwalk *w, struct frame *f)
 {
-	f->found = profil__unwind_row(set, f->exact ? f->r.pc : f->r.pc - 1, &f->row);
+	f->found = profil__unwind_row(w, f->exact ? f->r.pc : f->r.pc - 1, &f->row);
 }
 
 static bool unknown(const struct frame *f)
@@ -113,19 +113,20 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 			pcs[n++] = PCPROF_FRAME_UNKNOWN;
 		return n;
 	}
-	const void *set = profil__unwind_enter();
-	resolve(set, &f);
+	struct profil_uwalk walk;
+	profil__unwind_enter(&walk);
+	resolve(&walk, &f);
 	while (n < max) {
 		struct frame next;
 		enum step s = caller(&f, &next);
 		if (s == STEP_END)
 			break;
 		if (s == STEP_OK) {
-			resolve(set, &next);
+			resolve(&walk, &next);
 			/* A return address to the trampoline: its frame is not
 			 * shown, the interrupted one is, exactly. */
 			if (!next.exact && unknown(&next) && sigframe(&next, &next))
-				resolve(set, &next);
+				resolve(&walk, &next);
 			if (next.found == PROFIL_UFOUND_NONE)
 				s = STEP_UNKNOWN; /* not code we know: a bad frame */
 		}
@@ -140,6 +141,6 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 		pcs[n++] = next.exact ? next.r.pc : next.r.pc - 1;
 		f = next;
 	}
-	profil__unwind_leave();
+	profil__unwind_leave(&walk);
 	return n;
 }

@@ -7,7 +7,8 @@
  *     walk ends normally (at _start), with no marker;
  *   - through libstk.so (main -> via_lib -> stk_call -> cb);
  *   - through a dlopen()ed plugin, before the tables know it (the direct
- *     path) and after a refresh (its table);
+ *     path) and after a refresh (its table); once it is closed, its table
+ *     is no longer used, before a refresh and after;
  *   - a qsort comparator under qsort under its caller;
  *   - a thread's start routine: the walk ends normally in the thread's
  *     first frame;
@@ -130,17 +131,29 @@ int main(void)
 	T_OK(fn != NULL);
 	static const char *const plug[] = { "cb", "stk_plugin_call", "via_plugin", "main" };
 	struct profil_urow row;
-	const void *set = profil__unwind_enter();
-	T_EQ(profil__unwind_row(set, (uintptr_t)fn, &row), PROFIL_UFOUND_DIRECT);
-	profil__unwind_leave();
+	struct profil_uwalk uw;
+	profil__unwind_enter(&uw);
+	T_EQ(profil__unwind_row(&uw, (uintptr_t)fn, &row), PROFIL_UFOUND_DIRECT);
+	profil__unwind_leave(&uw);
 	sink = via_plugin(fn, 1);
 	expect(plug, 4, 0);
 	profil__unwind_refresh_if_stale();
-	set = profil__unwind_enter();
-	T_EQ(profil__unwind_row(set, (uintptr_t)fn, &row), PROFIL_UFOUND_TABLE);
-	profil__unwind_leave();
+	profil__unwind_enter(&uw);
+	T_EQ(profil__unwind_row(&uw, (uintptr_t)fn, &row), PROFIL_UFOUND_TABLE);
+	profil__unwind_leave(&uw);
 	sink = via_plugin(fn, 1);
 	expect(plug, 4, 0);
+	/* closed: its table is not used any more, refreshed or not */
+	T_OK(dlclose(h) == 0);
+	if (dlopen("stkplugin.so", RTLD_NOW | RTLD_NOLOAD))
+		T_SKIP("stkplugin.so stays loaded after dlclose");
+	profil__unwind_enter(&uw);
+	T_EQ(profil__unwind_row(&uw, (uintptr_t)fn, &row), PROFIL_UFOUND_NONE);
+	profil__unwind_leave(&uw);
+	T_EQ(profil__unwind_refresh(), 0);
+	profil__unwind_enter(&uw);
+	T_EQ(profil__unwind_row(&uw, (uintptr_t)fn, &row), PROFIL_UFOUND_NONE);
+	profil__unwind_leave(&uw);
 
 	/* qsort's comparator: libc frames between cmp and qsort */
 	sort_them();

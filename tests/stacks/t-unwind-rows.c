@@ -70,10 +70,11 @@ static const struct want known[] = {
 
 static void check_row(const char *what, uintptr_t pc, const struct want *w)
 {
-	const void *set = profil__unwind_enter();
+	struct profil_uwalk uw;
+	profil__unwind_enter(&uw);
 	struct profil_urow row;
-	int how = profil__unwind_row(set, pc, &row);
-	profil__unwind_leave();
+	int how = profil__unwind_row(&uw, pc, &row);
+	profil__unwind_leave(&uw);
 	T_NOTE("%s+%d: found %d, rule %d cfa %d fp %d", what, w->off, how, row.rule, row.cfa,
 	       row.fp);
 	T_EQ(how, PROFIL_UFOUND_TABLE);
@@ -97,7 +98,8 @@ static int compare_module(struct dl_phdr_info *info, size_t size, void *arg)
 	const char *name = info->dlpi_name;
 	if (name[0] && !strstr(name, "libc.so") && !strstr(name, "ld-linux"))
 		return 0;
-	const void *set = profil__unwind_enter();
+	struct profil_uwalk uw;
+	profil__unwind_enter(&uw);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -105,7 +107,7 @@ static int compare_module(struct dl_phdr_info *info, size_t size, void *arg)
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
 		for (uintptr_t pc = lo; pc < hi; pc += 13) {
 			struct profil_urow t, d;
-			int ht = profil__unwind_row(set, pc, &t);
+			int ht = profil__unwind_row(&uw, pc, &t);
 			int hd = profil__unwind_row_direct(pc, &d);
 			/* No FDE covers pc: the table says unknown. */
 			if (hd == PROFIL_UFOUND_NONE && ht == PROFIL_UFOUND_TABLE)
@@ -123,7 +125,7 @@ static int compare_module(struct dl_phdr_info *info, size_t size, void *arg)
 			with_rule += t.rule == SP || t.rule == FP;
 		}
 	}
-	profil__unwind_leave();
+	profil__unwind_leave(&uw);
 	return 0;
 }
 
