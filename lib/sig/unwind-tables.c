@@ -543,6 +543,18 @@ int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
 }
 
+/* A fork while another thread rebuilds would leave the child's lock held
+ * for good: fork waits for the rebuild instead. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&refresh_lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&refresh_lock);
+}
+
 /* Under pcprof run, which records stacks, the tables are built before the
  * first sample; a program that only calls profil() never pays for them
  * (about 1 ms of CPU for libc), and a walk without tables still works,
@@ -550,6 +562,7 @@ int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)
 __attribute__((constructor(110))) static void unwind_start(void)
 {
 	find_object = (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
+	pthread_atfork(fork_prepare, fork_done, fork_done);
 	struct raw_env env;
 	if (profil__raw_env(&env))
 		profil__unwind_refresh();
