@@ -137,10 +137,29 @@ int main(int argc, char **argv)
 		       direct[i], t, t / n, result, frames);
 	}
 
+	/* One row lookup at scattered pcs of libc (its table is the largest
+	 * most programs have): the search, cache misses included. */
+	Dl_info di;
+	if (dladdr((void *)qsort, &di)) {
+		uintptr_t base = (uintptr_t)qsort & ~(uintptr_t)0xfffff;
+		struct profil_uwalk w;
+		struct profil_urow row;
+		int lookups = reps * 10, found = 0;
+		double t0 = now();
+		profil__unwind_enter(&w);
+		for (int i = 0; i < lookups; i++) {
+			uintptr_t pc = base + ((uintptr_t)i * 7919 * 64) % 0x100000;
+			found += profil__unwind_row(&w, pc, &row) == PROFIL_UFOUND_TABLE;
+		}
+		profil__unwind_leave(&w);
+		printf("\nrow lookup at scattered libc pcs: %.1f ns (%d of %d in a table)\n",
+		       (now() - t0) / lookups, found, lookups);
+	}
+
 	uint32_t mods;
 	uint64_t rows, bytes;
 	profil__unwind_table_stats(&mods, &rows, &bytes);
-	printf("\ntables: %u modules, %llu rows, %llu KiB, built in %.2f ms CPU\n", mods,
+	printf("tables: %u modules, %llu rows, %llu KiB, built in %.2f ms CPU\n", mods,
 	       (unsigned long long)rows, (unsigned long long)bytes / 1024, build_ms);
 	double t0 = now();
 	if (dlopen("libstdc++.so.6", RTLD_NOW)) {

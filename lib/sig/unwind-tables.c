@@ -20,8 +20,13 @@ struct umod {
 	uintptr_t eh_hdr; /* .eh_frame_hdr, 0 if none */
 	struct profil_urow *rows;
 	uint32_t nrows;
-	size_t rows_size; /* bytes mapped for rows */
+	/* page[p]: the last row starting at or before lo + p * PAGE, so that
+	 * a lookup searches the few rows of one page of code */
+	uint32_t *page, npages;
+	size_t rows_size; /* bytes mapped for rows and pages, one mapping */
 };
+
+#define PAGE_SHIFT 12
 
 /* A set of modules, sorted by lo; never changed once published. */
 struct uset {
@@ -187,6 +192,33 @@ static void build_rows(struct build *b, uintptr_t hdr, uintptr_t lo, uintptr_t h
 		put(b, end, &unknown_row);
 }
 
+/* The module's final mapping: its rows, then its page index. */
+static int finish(struct umod *m, const struct build *b)
+{
+	if (!b->n)
+		return 0;
+	uint32_t npages = (uint32_t)(((m->hi - m->lo) >> PAGE_SHIFT) + 1);
+	size_t rows = (size_t)b->n * sizeof *b->out;
+	size_t size = rows + (size_t)npages * sizeof *m->page;
+	char *mem = profil__alloc(size);
+	if (!mem)
+		return -ENOMEM;
+	memcpy(mem, b->out, rows);
+	m->rows = (struct profil_urow *)mem;
+	m->nrows = b->n;
+	m->page = (uint32_t *)(mem + rows);
+	m->npages = npages;
+	m->rows_size = size;
+	uint32_t r = 0;
+	for (uint32_t p = 0; p < npages; p++) {
+		uintptr_t start = m->lo + ((uintptr_t)p << PAGE_SHIFT) - m->bias;
+		while (r + 1 < b->n && m->rows[r + 1].off <= start)
+			r++;
+		m->page[p] = r;
+	}
+	return 0;
+}
+
 struct scan {
 	struct uset *old;
 	struct umod *mods;
@@ -248,14 +280,12 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 			s->err = -ENOMEM;
 			return 1;
 		}
-		/* Give back what doubling reserved beyond the last page. */
-		size_t have = (size_t)b.cap * sizeof *b.out, page = (size_t)getpagesize();
-		size_t need = ((size_t)b.n * sizeof *b.out + page - 1) / page * page;
-		if (need && need < have && mremap(b.out, have, need, 0) != MAP_FAILED)
-			have = need;
-		m.rows = b.out;
-		m.nrows = b.n;
-		m.rows_size = have;
+		int e = finish(&m, &b);
+		profil__free(b.out, (size_t)b.cap * sizeof *b.out);
+		if (e < 0) {
+			s->err = e;
+			return 1;
+		}
 	}
 	s->mods[s->n++] = m;
 	return 0;
@@ -412,6 +442,12 @@ static int table_row(const struct umod *m, uintptr_t pc, struct profil_urow *row
 		return PROFIL_UFOUND_TABLE;
 	}
 	uint32_t lo = 0, hi = m->nrows; /* the last row with row.off <= off */
+	uintptr_t p = (pc - m->lo) >> PAGE_SHIFT;
+	if (pc >= m->lo && p < m->npages) {
+		lo = m->page[p];
+		if (p + 1 < m->npages)
+			hi = m->page[p + 1] + 1;
+	}
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (m->rows[mid].off <= off)
