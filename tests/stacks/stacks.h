@@ -134,11 +134,12 @@ static inline void st_well_formed(const struct walk *w)
  * handler (st_catch(NULL): this one) that also fills w. */
 static __attribute__((unused)) struct walk w;
 static __attribute__((unused)) volatile int sink;
+static __attribute__((unused)) int st_max = WALK_MAX; /* the walks' max */
 
 static inline void st_on_usr1(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig, (void)si;
-	w.n = profil__unwind(uc, w.pcs, WALK_MAX);
+	w.n = profil__unwind(uc, w.pcs, st_max);
 }
 
 static inline void st_catch(void (*handler)(int, siginfo_t *, void *))

@@ -4,7 +4,9 @@
  * the kernel gave it, the way the profiling handler calls it.  Built with
  * -O2 -fomit-frame-pointer: every frame is found from .eh_frame.
  *   - main -> a -> b -> leaf -> raise: leaf, b, a, main in a row, and the
- *     walk ends normally (at _start), with no marker;
+ *     walk ends normally (at _start), with no marker; with max = 1 .. its
+ *     length, the same frames and [truncated] in the last slot (the pc
+ *     alone for 1), and nothing for max = 0;
  *   - through libstk.so (main -> via_lib -> stk_call -> cb);
  *   - through a dlopen()ed plugin, before the tables know it (the direct
  *     path) and after a refresh (its table); once it is closed, its table
@@ -117,6 +119,23 @@ int main(void)
 	static const char *const chain[] = { "leaf", "b", "a", "main" };
 	expect(chain, 4, 0);
 	T_OK(st_find(&w, 0, "leaf") <= 3); /* raise, maybe pthread_kill, then leaf */
+
+	/* max: the last slot says truncated when there is more; 1 is the pc */
+	struct walk full = w;
+	for (st_max = 1; st_max <= full.n; st_max++) {
+		sink = a(1);
+		T_NOTE("max %d", st_max);
+		T_EQ(w.n, st_max);
+		for (int i = 0; i < st_max - 1; i++) /* main calls a from elsewhere */
+			T_OK(strcmp(st_name(w.pcs[i]), st_name(full.pcs[i])) == 0);
+		if (st_max > 1)
+			T_EQ(w.pcs[st_max - 1], PCPROF_FRAME_TRUNCATED);
+	}
+	st_max = 0;
+	w.n = -1;
+	raise(SIGUSR1);
+	T_EQ(w.n, 0);
+	st_max = WALK_MAX;
 
 	/* a shared library */
 	sink = via_lib(1);
