@@ -579,6 +579,24 @@ int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
 }
 
+#ifdef PROFIL_STATIC_ARCHIVE
+/* The archive calls nothing through dlsym (tests/static): a weak reference,
+ * bound by the linker where libc has the function and NULL in a static
+ * program that does not otherwise pull it in (where all code is in the
+ * tables anyway). */
+extern int _dl_find_object(void *pc, struct dl_find_object *out) __attribute__((weak));
+static find_object_fn *lookup_find_object(void)
+{
+	return _dl_find_object;
+}
+#else
+/* Looked up, not linked: libprofil.so still loads with a glibc before 2.35. */
+static find_object_fn *lookup_find_object(void)
+{
+	return (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
+}
+#endif
+
 /* A fork while another thread rebuilds would leave the child's lock held
  * for good: fork waits for the rebuild instead. */
 static void fork_prepare(void)
@@ -597,7 +615,7 @@ static void fork_done(void)
  * through the direct path, until someone refreshes. */
 __attribute__((constructor(110))) static void unwind_start(void)
 {
-	find_object = (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
+	find_object = lookup_find_object();
 	pthread_atfork(fork_prepare, fork_done, fork_done);
 	struct raw_env env;
 	if (profil__raw_env(&env))
