@@ -17,8 +17,10 @@
  *     the stack is gone;
  *   - all of these first without tables (the direct path), then with;
  *   - storms: another thread sends SIGUSR1 as fast as it can while this one
- *     loops through setjmp/longjmp, or swapcontext between coroutines; every
- *     walk is checked afterwards.
+ *     loops through setjmp/longjmp, or swapcontext between coroutines, or
+ *     while a third one walks and this one replaces the tables again and
+ *     again (dlopen, refresh, dlclose, refresh: sets retired and unmapped
+ *     under the walks); every walk is checked afterwards.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -289,13 +291,15 @@ NOINL void coroutines(void)
 
 static int complete, with_main;
 
-static void storm(void (*loop)(void), const char *name)
+/* Walks of thread `target` while this one runs loop(), until the ring is
+ * full; every walk must be well formed and some must be in `name`. */
+static void storm_on(pthread_t target, void (*loop)(void), const char *name)
 {
 	atomic_store(&ring_n, 0);
 	atomic_store(&storm_stop, false);
 	atomic_store(&ring_on, true);
-	pthread_t self = pthread_self(), s;
-	T_OK(pthread_create(&s, NULL, sender, &self) == 0);
+	pthread_t s;
+	T_OK(pthread_create(&s, NULL, sender, &target) == 0);
 	double cpu0 = t_cpu(CLOCK_THREAD_CPUTIME_ID);
 	while (atomic_load(&ring_n) < RING && t_cpu(CLOCK_THREAD_CPUTIME_ID) - cpu0 < 20)
 		loop();
@@ -324,6 +328,51 @@ static void storm(void (*loop)(void), const char *name)
 	T_OK(found > 0);
 }
 
+static void storm(void (*loop)(void), const char *name)
+{
+	storm_on(pthread_self(), loop, name);
+}
+
+/* ---- tables replaced and retired while another thread walks ---- */
+
+static _Atomic bool spin_stop;
+NOINL int spin_cb(int x)
+{
+	for (volatile int i = 0; i < 100; i++)
+		sink = i;
+	return x + 1;
+}
+static void *spinner(void *arg)
+{
+	(void)arg;
+	for (int i = 0; !atomic_load(&spin_stop); i++)
+		sink = stk_call(spin_cb, i);
+	return NULL;
+}
+
+static int refreshes;
+NOINL void churn(void)
+{
+	void *h = dlopen("stkplugin.so", RTLD_NOW);
+	T_OK(h != NULL);
+	T_EQ(profil__unwind_refresh(), 0);
+	T_OK(dlclose(h) == 0);
+	T_EQ(profil__unwind_refresh(), 0);
+	refreshes += 2;
+}
+
+static void rebuilds(void)
+{
+	pthread_t t;
+	atomic_store(&spin_stop, false);
+	T_OK(pthread_create(&t, NULL, spinner, NULL) == 0);
+	storm_on(t, churn, "spin_cb");
+	atomic_store(&spin_stop, true);
+	T_OK(pthread_join(t, NULL) == 0);
+	T_NOTE("%d refreshes", refreshes);
+	T_OK(refreshes >= 10);
+}
+
 int main(void)
 {
 	st_guard_on();
@@ -346,5 +395,6 @@ int main(void)
 	b_uc.uc_stack.ss_size = sizeof b_stack;
 	makecontext(&b_uc, coro_work, 0);
 	storm(coroutines, "coro_work");
+	rebuilds();
 	return 0;
 }
