@@ -565,7 +565,11 @@ int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow 
 	bool have_fo = false;
 	if (m && still_loaded(w, m, pc, &fo, &have_fo))
 		return table_row(m, pc, row);
-	if (!have_fo && (!find_object || find_object((void *)pc, &fo) != 0))
+	if (m) /* closed since the last refresh, or replaced */
+		atomic_store_explicit(&stale, true, memory_order_relaxed);
+	else if (find_object)
+		have_fo = find_object((void *)pc, &fo) == 0;
+	if (!have_fo)
 		return PROFIL_UFOUND_NONE;
 	atomic_store_explicit(&stale, true, memory_order_relaxed);
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
