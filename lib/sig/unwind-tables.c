@@ -410,6 +410,7 @@ void profil__unwind_enter(struct profil_uwalk *w)
 	atomic_fetch_add(&walkers, 1);
 	w->set = atomic_load(&current);
 	w->nchecked = 0;
+	w->last = NULL;
 }
 
 void profil__unwind_leave(struct profil_uwalk *w)
@@ -560,11 +561,16 @@ static bool still_loaded(struct profil_uwalk *w, const struct umod *m, uintptr_t
 
 int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
 {
-	const struct umod *m = find_module(w->set, pc);
+	const struct umod *m = w->last;
+	if (m && pc >= m->lo && pc < m->hi) /* callers are often in the same module */
+		return table_row(m, pc, row);
+	m = find_module(w->set, pc);
 	struct dl_find_object fo;
 	bool have_fo = false;
-	if (m && still_loaded(w, m, pc, &fo, &have_fo))
+	if (m && still_loaded(w, m, pc, &fo, &have_fo)) {
+		w->last = m;
 		return table_row(m, pc, row);
+	}
 	if (m) /* closed since the last refresh, or replaced */
 		atomic_store_explicit(&stale, true, memory_order_relaxed);
 	else if (find_object)

@@ -48,6 +48,7 @@ struct profil_uwalk {
 	const void *set;
 	const void *checked[PROFIL_UWALK_CHECKED];
 	unsigned nchecked;
+	const void *last; /* the module of the last row found, checked */
 };
 
 /* Begin and end a walk: tables read between them stay mapped.  AS-safe. */
