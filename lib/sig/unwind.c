@@ -104,9 +104,12 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 {
 	if (max <= 0)
 		return 0;
-	struct frame f = { .exact = true };
-	profil__uregs_from_uc(uc, &f.r);
-	pcs[0] = f.r.pc;
+	/* Two frames used in turn: copying one over the other cost a
+	 * store-forwarding stall per step. */
+	struct frame fr[2] = { { .exact = true } };
+	struct frame *f = &fr[0], *next = &fr[1];
+	profil__uregs_from_uc(uc, &f->r);
+	pcs[0] = f->r.pc;
 	int n = 1;
 	if (!PROFIL_UNWIND_ARCH) {
 		if (max > 1)
@@ -115,19 +118,18 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 	}
 	struct profil_uwalk walk;
 	profil__unwind_enter(&walk);
-	resolve(&walk, &f);
+	resolve(&walk, f);
 	while (n < max) {
-		struct frame next;
-		enum step s = caller(&f, &next);
+		enum step s = caller(f, next);
 		if (s == STEP_END)
 			break;
 		if (s == STEP_OK) {
-			resolve(&walk, &next);
+			resolve(&walk, next);
 			/* A return address to the trampoline: its frame is not
 			 * shown, the interrupted one is, exactly. */
-			if (!next.exact && unknown(&next) && sigframe(&next, &next))
-				resolve(&walk, &next);
-			if (next.found == PROFIL_UFOUND_NONE)
+			if (!next->exact && unknown(next) && sigframe(next, next))
+				resolve(&walk, next);
+			if (next->found == PROFIL_UFOUND_NONE)
 				s = STEP_UNKNOWN; /* not code we know: a bad frame */
 		}
 		if (s == STEP_UNKNOWN) {
@@ -138,8 +140,10 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 			pcs[n++] = PCPROF_FRAME_TRUNCATED;
 			break;
 		}
-		pcs[n++] = next.exact ? next.r.pc : next.r.pc - 1;
+		pcs[n++] = next->exact ? next->r.pc : next->r.pc - 1;
+		struct frame *t = f;
 		f = next;
+		next = t;
 	}
 	profil__unwind_leave(&walk);
 	return n;
