@@ -185,6 +185,25 @@ $(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp $(TEST_HD
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
 
+# tests/stacks: the stack walker (lib/sig/unwind*.c) called from the
+# tests' own signal handlers, so linked with libprofil.a for its hidden
+# entry points; built with -O2 and without frame pointers, as Debian builds
+# its binaries, with a shared library (libstk.so) and a plugin they
+# dlopen (stkplugin.so) of their own.
+STACKS := $(B)/tests/stacks
+STACKS_CFLAGS = $(STD) $(WARN) $(CFLAGS) -O2 -g -fomit-frame-pointer -pthread \
+	-I$(B)/include/libprofil -Itests -Ilib
+$(STACKS)/libstk.so: tests/stacks/stklib.c tests/stacks/stacks.h
+	@mkdir -p $(@D)
+	$(CC) $(STACKS_CFLAGS) -fPIC -shared -o $@ $<
+$(STACKS)/stkplugin.so: tests/stacks/stkplugin.c tests/stacks/stacks.h
+	@mkdir -p $(@D)
+	$(CC) $(STACKS_CFLAGS) -fPIC -shared -o $@ $<
+$(STACKS)/%: tests/stacks/%.c tests/stacks/stacks.h $(LIB_A) $(B)/include.stamp $(TEST_HDRS) \
+		$(STACKS)/libstk.so $(STACKS)/stkplugin.so
+	$(CC) $(STACKS_CFLAGS) -rdynamic -o $@ $< $(LIB_A) -L$(STACKS) -lstk \
+		-Wl,-rpath,$(CURDIR)/$(STACKS) -ldl
+
 # tests/static: programs linked statically with libprofil.a, the plain way
 # (cc -static prog.c libprofil.a -lpthread).  Where that cannot be done (no
 # static libc; a sanitizer build, whose runtimes are shared libraries) each

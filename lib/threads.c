@@ -65,6 +65,7 @@
 #include "record.h"
 #include "reserve.h"
 #include "session.h"
+#include "sig/unwind-tables.h"
 #include "sigown.h"
 
 enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
@@ -691,6 +692,9 @@ static void *start_thread(void *p)
 int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread_attr_t *attr,
 			  void *(*fn)(void *), void *arg)
 {
+	/* Normal context the library sees while the program runs: unwind
+	 * tables for code dlopen()ed since they were built (sig/unwind-tables.h). */
+	profil__unwind_refresh_if_stale();
 	struct start_arg *a = malloc(sizeof *a);
 	if (!a)
 		return real(thr, attr, fn, arg); /* untracked; found as foreign */
