@@ -1,0 +1,24 @@
+#!/bin/sh
+# A program that uses the library's default sampling signal (SIGRTMAX)
+# itself runs under pcprof run exactly as without it, and is still
+# profiled (run once per engine, PROFIL_ENGINE).  tests/targets/rtowner:
+#   - wait: blocks SIGRTMAX, then 1000 times sends it to itself with
+#     sigqueue and collects it with sigtimedwait or sigwaitinfo while its
+#     disposition is SIG_DFL (it died of the first one, status 192, when
+#     the library kept sampling with SIGRTMAX);
+#   - handler: its own SIGRTMAX handler, raised 1000 times with sigqueue
+#     (it ran, but saw SIGRTMAX unblocked inside it).
+# Each value must arrive once, in order, as SI_QUEUE (the target checks),
+# the output and status must be those of an unprofiled run, and the
+# samples near the CPU time x rate (`near`: 5 sd).  The library gives
+# SIGRTMAX back and samples on another real-time signal: nothing is lost.
+. "$(dirname "$0")/owners.sh"
+RT=$PWD/${B:-build}/tests/targets/rtowner
+[ -x "$RT" ] || fail "missing $RT (make all)"
+
+for mode in wait handler; do
+	profiled "$mode" "$RT" "$mode" 1000 1000000
+	near "$ticks" "$(awk -v c="$cpu_ms" -v h="$hz" 'BEGIN { print c / 1000 * h }')" "$mode: samples"
+	grep -q 'lost: none' "$T/$mode.err" || fail "$mode: pcprof reports a loss: $(cat "$T/$mode.err")"
+done
+exit 0
