@@ -447,11 +447,11 @@ void profil__sig_give_back(int sig)
 	S.moved[0] = '\0';
 	profil__strlcat(S.moved, sizeof S.moved, "; signal: ");
 	signal_name(S.moved, sizeof S.moved, sig);
-	profil__strlcat(S.moved, sizeof S.moved, " claimed by the program, ");
+	profil__strlcat(S.moved, sizeof S.moved, " claimed by the program, now ");
 	if (to)
 		signal_name(S.moved, sizeof S.moved, to);
 	else
-		profil__strlcat(S.moved, sizeof S.moved, "no free real-time signal left");
+		profil__strlcat(S.moved, sizeof S.moved, "no free real-time signal");
 	if (!to && handled)
 		profil__strlcat(S.moved, sizeof S.moved, ": not sampled from then on");
 	profil__unlock(&saved);

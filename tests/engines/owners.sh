@@ -3,11 +3,10 @@
 . "$(dirname "$0")/../cli-run/lib.sh"
 ENGINE=${PROFIL_ENGINE:-auto}
 
-# profiled NAME CMD...: run CMD unprofiled and under pcprof run; same
-# stdout and status, and the recorded samples within [0.75, 1.25] x the CPU
-# seconds pcprof measured x the rate.  Leaves the dump in $T/dump, pcprof's
-# stderr in $T/NAME.err, and ticks, cpu_ms and hz set for further checks.
-profiled()
+# same NAME CMD...: run CMD unprofiled and under pcprof run; same stdout
+# and status, one process recorded.  Leaves the dump in $T/dump, pcprof's
+# stderr (its summary) in $T/NAME.err, and ticks, cpu_ms and hz set.
+same()
 {
 	name=$1
 	shift
@@ -29,6 +28,13 @@ profiled()
 	ticks=$(field "$id" ticks)
 	cpu_ms=$(field "$id" cpu_ms)
 	hz=$(field "$id" hz)
+}
+
+# profiled NAME CMD...: `same`, and the recorded samples within
+# [0.75, 1.25] x the CPU seconds pcprof measured x the rate.
+profiled()
+{
+	same "$@"
 	awk -v t="$ticks" -v c="$cpu_ms" -v h="$hz" -v n="$name" 'BEGIN {
 		want = c / 1000 * h; lo = 0.75 * want; hi = 1.25 * want
 		if (c < 300 || t < lo || t > hi) {

@@ -7,7 +7,12 @@
 #     disposition is SIG_DFL (it died of the first one, status 192, when
 #     the library kept sampling with SIGRTMAX);
 #   - handler: its own SIGRTMAX handler, raised 1000 times with sigqueue
-#     (it ran, but saw SIGRTMAX unblocked inside it).
+#     (it ran, but saw SIGRTMAX unblocked inside it);
+#   - all: the same after giving every real-time signal a handler, so that
+#     no signal is left for the library: it gives them all back and counts
+#     the CPU time as not sampled (perf's sigtrap variant samples with
+#     SIGTRAP and goes on): the samples plus the lost ones near the CPU
+#     time x rate, and pcprof says why.
 # Each value must arrive once, in order, as SI_QUEUE (the target checks),
 # the output and status must be those of an unprofiled run, and the
 # samples near the CPU time x rate (`near`: 5 sd).  The library gives
@@ -21,4 +26,13 @@ for mode in wait handler; do
 	near "$ticks" "$(awk -v c="$cpu_ms" -v h="$hz" 'BEGIN { print c / 1000 * h }')" "$mode: samples"
 	grep -q 'lost: none' "$T/$mode.err" || fail "$mode: pcprof reports a loss: $(cat "$T/$mode.err")"
 done
+
+same all "$RT" all 1000 1000000
+lost=$(sed -n 's/.*lost: \([0-9]*\) samples of [0-9]* threads* not sampled.*/\1/p' "$T/all.err")
+near "$((ticks + ${lost:-0}))" "$(awk -v c="$cpu_ms" -v h="$hz" 'BEGIN { print c / 1000 * h }')" \
+	"all: samples $ticks + not sampled ${lost:-0}"
+if [ "$engine" != perf ]; then
+	[ "${lost:-0}" -gt 0 ] || fail "all: nothing counted as not sampled: $(cat "$T/all.err")"
+	grep -q 'claimed every free signal' "$T/all.err" || fail "all: no reason given: $(cat "$T/all.err")"
+fi
 exit 0

@@ -14,6 +14,8 @@
  *                                 value i (the handler runs before sigqueue
  *                                 returns); inside it, SIGRTMAX reads as
  *                                 blocked, as the kernel sets it
+ *   rtowner all N ITERATIONS      the same, after giving every real-time
+ *                                 signal a handler, SIGRTMAX first
  *
  * Each value must arrive exactly once, in order, as SI_QUEUE from this
  * process, and nothing else may arrive on SIGRTMAX.  On success it prints a
@@ -96,7 +98,7 @@ static int wait_mode(int n, unsigned long iters)
 	return 4;
 }
 
-static int handler_mode(int n, unsigned long iters)
+static int handler_mode(int n, unsigned long iters, int all)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -105,6 +107,9 @@ static int handler_mode(int n, unsigned long iters)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGRTMAX, &sa, NULL) < 0)
 		return fail("sigaction", 0, NULL);
+	for (int s = SIGRTMAX - 1; all && s >= SIGRTMIN; s--)
+		if (sigaction(s, &sa, NULL) < 0)
+			return fail("sigaction", s, NULL);
 	unsigned long sum = 0;
 	for (int i = 0; i < n; i++) {
 		sum += work(iters);
@@ -124,15 +129,15 @@ static int handler_mode(int n, unsigned long iters)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: rtowner wait|handler N ITERATIONS\n");
+		fprintf(stderr, "usage: rtowner wait|handler|all N ITERATIONS\n");
 		return 2;
 	}
 	int n = atoi(argv[2]);
 	unsigned long iters = strtoul(argv[3], NULL, 10);
 	if (strcmp(argv[1], "wait") == 0)
 		return wait_mode(n, iters);
-	if (strcmp(argv[1], "handler") == 0)
-		return handler_mode(n, iters);
+	if (strcmp(argv[1], "handler") == 0 || strcmp(argv[1], "all") == 0)
+		return handler_mode(n, iters, argv[1][0] == 'a');
 	fprintf(stderr, "rtowner: unknown mode %s\n", argv[1]);
 	return 2;
 }
