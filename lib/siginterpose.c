@@ -51,9 +51,9 @@ static bool valid(int sig)
  * library moves to another signal and gives it back before the call goes
  * on (session.c, profil__sig_give_back).  Setting SIG_DFL or SIG_IGN is no
  * claim (what programs that reset every signal do; the held signal
- * behaves as they set it), nor is a set that holds every real-time signal
- * (sigfillset, in threads that block everything): neither says anything
- * about this signal. */
+ * behaves as they set it), nor is a set that holds most real-time signals
+ * (sigfillset, in threads that block everything, perhaps but a few):
+ * neither says anything about this signal. */
 
 static void claim(int sig)
 {
@@ -68,8 +68,12 @@ static void claim_set(const sigset_t *set)
 	uint64_t mine = profil__sig_movable(), k;
 	if (!mine || !set)
 		return;
+	/* Most real-time signals: a set of "everything" (but a few),
+	 * which names none of them.  Counting it as a claim would retire
+	 * the chosen signal and the spare at every such call, until none
+	 * is left. */
 	k = profil__kmask(set);
-	if ((k & ALL_RT) == ALL_RT)
+	if (__builtin_popcountll(k & ALL_RT) * 2 > SIGRTMAX - SIGRTMIN + 1)
 		return;
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		if (k & mine & PROFIL_SIGBIT(sig))

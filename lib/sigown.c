@@ -405,7 +405,10 @@ int profil__sig_move(int sig, sigset_t *caller)
 	atomic_fetch_or(&claimed, bit);
 	int c = atomic_load(&chosen), s = atomic_load(&spare), to = c;
 	if (sig == c) {
-		to = s;
+		/* No spare was free when it was picked: one may be now (not
+		 * reserved ahead, so threads may block it in the kernel). */
+		if (!(to = s) && (to = pick(caller, 0, UNTOUCHED)))
+			profil__sig_reserve(to, caller);
 		atomic_store(&chosen, to);
 		if (!to)
 			atomic_store(&none_left, true);

@@ -116,9 +116,10 @@ PROFIL_HIDDEN void profil__sig_reserve(int sig, sigset_t *caller);
  *
  * profil__sig_move: the program claimed sig (the chosen signal or the
  * spare): it is never chosen again; if it was the chosen one, the spare
- * becomes the chosen one and is returned (0 if there was none: from then
- * on the library has no sampling signal); a new spare is picked and
- * reserved.  Returns the chosen signal after the move.  Does not touch
+ * (or, without one, a signal the program has left alone since) becomes
+ * the chosen one and is returned (0 if there is none: from then on the
+ * library has no sampling signal); a new spare is picked and reserved.
+ * Returns the chosen signal after the move.  Does not touch
  * sig's reservation or hold.  Control lock held.
  *
  * profil__sig_unreserve: sig is no longer reserved: the program's mask

@@ -12,6 +12,9 @@
  *     and burns CPU: its view of SIGRTMAX (blocked) becomes real when the
  *     library gives it back, so the program's signals wait for sigwaitinfo
  *     instead of reaching that thread at SIG_DFL;
+ *   - most: blocks every signal but SIGRTMIN, 50 times, as thread pools
+ *     do: no claim, the library keeps SIGRTMAX (each such call once took
+ *     two signals, until none was left);
  *   - exhaust: gives every real-time signal a handler, SIGRTMAX first: the
  *     library moves until none is left, then stops sampling (perf's
  *     sigtrap variant samples with SIGTRAP and goes on) and counts the CPU
@@ -115,6 +118,19 @@ static int profiled(const char *how)
 		dance(N);
 	} else if (strcmp(how, "handler") == 0) {
 		handled();
+	} else if (strcmp(how, "most") == 0) {
+		sigset_t most, old;
+		sigfillset(&most);
+		sigdelset(&most, SIGRTMIN);
+		for (int i = 0; i < 50; i++) {
+			T_OK(pthread_sigmask(SIG_BLOCK, &most, &old) == 0);
+			tp_burn(0.01);
+			T_OK(pthread_sigmask(SIG_SETMASK, &old, NULL) == 0);
+		}
+		int sig = tp_sampling_signal();
+		T_OK(sig == SIGRTMAX || sig == SIGTRAP);
+		T_OK(tp_kernel_has_ours(SIGRTMAX, NULL) || sig == SIGTRAP);
+		tp_burn(0.3);
 	} else if (strcmp(how, "threads") == 0) {
 		T_OK(pthread_create(&t, NULL, blocker, NULL) == 0);
 		while (stop != 1)
@@ -132,7 +148,10 @@ static int profiled(const char *how)
 	T_EQ(profil_stats(&st), 0);
 	T_NOTE("signal %d, why: %s", now, st.why);
 	tp_note_stats();
-	if (now != SIGTRAP) {
+	if (strcmp(how, "most") == 0) {
+		if (strstr(st.why, "claimed"))
+			T_FAIL("a set of most signals was taken as a claim: %s", st.why);
+	} else if (now != SIGTRAP) {
 		T_EQ(now, SIGRTMAX - 1);
 		if (!strstr(st.why, "SIGRTMAX claimed by the program, now SIGRTMAX-1"))
 			T_FAIL("why does not say the signal moved: %s", st.why);
@@ -190,7 +209,7 @@ int main(int argc, char **argv)
 		return profiled(argv[1]);
 	int variants = tp_engine_is("perf") ? 2 : 1;
 	const char *modes[] = { "PROFIL_PERF_MODE=fasync", "PROFIL_PERF_MODE=sigtrap" };
-	const char *cases[] = { "wait", "handler", "threads", "exhaust" };
+	const char *cases[] = { "wait", "handler", "most", "threads", "exhaust" };
 	for (int v = 0; v < variants; v++) {
 		const char *env[] = { modes[v], NULL };
 		for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
