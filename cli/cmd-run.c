@@ -923,14 +923,15 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (unsampled && unsampled_ticks)
 		add_item(&lost,
 			 "%llu samples of %llu thread%s not sampled, wholly or in part "
-			 "(resource limits, or the program closed their timer or event: "
-			 "libprofil(7))",
+			 "(resource limits, the program closed their timer or event, or "
+			 "claimed every free signal: libprofil(7))",
 			 (unsigned long long)unsampled_ticks, (unsigned long long)unsampled,
 			 unsampled == 1 ? "" : "s");
 	else if (unsampled)
 		add_item(&lost,
-			 "%llu thread%s not sampled, wholly or in part (resource limits, or "
-			 "the program closed their timer or event: libprofil(7))",
+			 "%llu thread%s not sampled, wholly or in part (resource limits, the "
+			 "program closed their timer or event, or claimed every free signal: "
+			 "libprofil(7))",
 			 (unsigned long long)unsampled, unsampled == 1 ? "" : "s");
 	else if (unsampled_ticks)
 		add_item(&lost, "%llu samples of threads that could not be sampled",

@@ -378,6 +378,14 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	unsigned long weight;
 
+	if (si->si_code == SI_QUEUE && si->si_value.sival_ptr == (void *)profil__fixup_cookie &&
+	    si->si_pid == getpid()) {
+		/* The sampling signal moved (session.c): this thread's view
+		 * of the one it left becomes real when the handler returns. */
+		profil__sig_fixup(&((ucontext_t *)uc)->uc_sigmask);
+		errno = saved_errno;
+		return;
+	}
 	if (profil__engine_classify(sig, si, &weight)) {
 		uintptr_t pc = profil_uc_pc(uc);
 		/* The signal says "now" for the receiving thread, which is due
