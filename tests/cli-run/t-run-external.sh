@@ -5,7 +5,7 @@
 # unless --allow-unprofiled; a pure Go program is profiled too.  The target
 # is tests/targets/split: a 2:1 CPU split between split_a and split_b.
 . "$(dirname "$0")/../cli-attach/lib.sh"
-NOPERF=$PWD/build/tests/targets/noperf
+NOPERF=$PWD/${B:-build}/tests/targets/noperf
 [ -x "$NOPERF" ] || fail "missing $NOPERF (make all)"
 HZ=500
 SECS=1.5

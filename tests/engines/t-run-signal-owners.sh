@@ -15,7 +15,7 @@
 # tick) within 5 % of its unprofiled rate; and pcprof's samples within
 # [0.75, 1.25] x the CPU seconds pcprof measured x the rate.
 . "$(dirname "$0")/../cli-run/lib.sh"
-OWNER=$PWD/build/tests/targets/sigowner
+OWNER=$PWD/${B:-build}/tests/targets/sigowner
 [ -x "$OWNER" ] || fail "missing $OWNER (make all)"
 command -v sort >/dev/null || fail "no sort"
 ENGINE=${PROFIL_ENGINE:-auto}
