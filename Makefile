@@ -268,12 +268,13 @@ $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
 	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
 
 # t-random calls the report code in-process on random profiles, built with
-# the sanitizers so that what goes wrong quietly shows.
+# the sanitizers so that what goes wrong quietly shows (in a sanitizer
+# build, with that build's).
 CLI_LIB_SRC := $(filter-out cli/main.c cli/cmd-%.c,$(CLI_SRC))
 $(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cli/*.h) tests/test.h
 	@mkdir -p $(@D)
-	$(CC) $(CLI_TEST_CFLAGS) -DPCPROF_VERSION=\"$(VERSION)\" -fsanitize=address,undefined \
-		-fno-sanitize-recover=undefined -fno-omit-frame-pointer -o $@ $< $(CLI_LIB_SRC) \
+	$(CC) $(CLI_TEST_CFLAGS) -DPCPROF_VERSION=\"$(VERSION)\" $(if $(SAN),,-fsanitize=address$(,)undefined \
+		-fno-sanitize-recover=undefined -fno-omit-frame-pointer) -o $@ $< $(CLI_LIB_SRC) \
 		$(CLI_LIBS) -lm
 
 tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
