@@ -28,7 +28,27 @@ STD     := -std=gnu11 -D_GNU_SOURCE
 B       := build
 ARCH    := $(shell $(CC) -dumpmachine | cut -d- -f1)
 
-.PHONY: all lib cli tests examples deps check demo demo-bin install uninstall clean \
+# A sanitizer build (make check-asan, make check-tsan) sets SAN to the
+# -fsanitize list and B to its own directory: the library, pcprof and the
+# tests are instrumented; the LD_AUDIT module and the test targets are not
+# (tests/README.md, "Build directories and sanitizers").  The runtime must
+# be the first library of a process, so pcprof run of such a build puts it
+# first in the target's LD_PRELOAD (PCPROF_PRELOAD_FIRST).  glibc declares
+# profil's buffer nonnull, but profil(NULL, 0, 0, 0) is how the classic
+# interface turns profiling off (spec/semantics.md), so UBSan's
+# nonnull-attribute check would report every correct program.
+SAN     ?=
+, := ,
+ifneq ($(SAN),)
+SAN_RT_NAME := $(if $(findstring thread,$(SAN)),libtsan.so,libasan.so)
+SAN_RT      := $(shell $(CC) -print-file-name=$(SAN_RT_NAME))
+SAN_FLAGS   := -fsanitize=$(SAN) -fno-omit-frame-pointer \
+	$(if $(findstring undefined,$(SAN)),-fno-sanitize-recover=undefined \
+	-fno-sanitize=nonnull-attribute)
+CFLAGS      += $(SAN_FLAGS)
+endif
+
+.PHONY: all lib cli tests examples deps check check-asan check-tsan demo demo-bin install uninstall clean \
 	format-check bench
 .DELETE_ON_ERROR:
 
@@ -54,6 +74,9 @@ LIB_PC  := $(B)/libprofil.pc
 # small object, sharing only the raw-file code with the library.
 AUDIT_SO  := $(B)/libprofil-audit.so.1
 AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o
+# Never instrumented: the dynamic loader runs audit modules in a namespace
+# of their own, where a second sanitizer runtime cannot start.
+AUDIT_CFLAGS := $(filter-out $(SAN_FLAGS),$(LIB_CFLAGS))
 
 lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp $(AUDIT_SO)
 
@@ -66,16 +89,16 @@ $(B)/lib/%.o: lib/%.S
 	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
 
 $(LIB_SO): $(LIB_OBJ) lib/libprofil.map
-	$(CC) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
+	$(CC) $(SAN_FLAGS) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
 		-Wl,-z,defs -Wl,-z,now -o $@ $(LIB_OBJ) -ldl
 
 $(B)/audit/%.o: lib/audit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(AUDIT_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/audit/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(AUDIT_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(AUDIT_SO): $(AUDIT_OBJ)
 	$(CC) -shared -Wl,-soname,libprofil-audit.so.1 -Wl,-z,defs -o $@ $(AUDIT_OBJ)
@@ -143,7 +166,8 @@ $(B)/cli/%.o: cli/%.c
 # LIBDIR changes (install/libdir.txt): installing with another PREFIX than
 # the build's gives a pcprof that looks in the right place, and never
 # relinks the build tree's pcprof under tests that are running it.
-$(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\"
+$(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\" \
+	$(if $(SAN),-DPCPROF_PRELOAD_FIRST=\"$(SAN_RT)\")
 
 $(B)/install/libdir.txt: FORCE
 	@mkdir -p $(@D)
@@ -175,7 +199,13 @@ TEST_CFLAGS := $(STD) $(WARN) $(CFLAGS) -pthread -I$(B)/include/libprofil -Itest
 	-fno-omit-frame-pointer
 TEST_LDFLAGS := -L$(B) -Wl,-rpath,$(CURDIR)/$(B)
 
-tests: $(TEST_BIN) $(TARGET_BIN)
+tests: $(TEST_BIN) $(TARGET_BIN) $(if $(SAN),$(B)/test.env)
+
+# What tests/run-one needs to know of a sanitizer build (tests/README.md).
+$(B)/test.env: Makefile
+	@mkdir -p $(@D)
+	printf "SANITIZE='%s'\nSAN_CFLAGS='%s'\nSAN_PRELOAD='%s'\n" \
+		'$(SAN)' '$(SAN_FLAGS)' '$(SAN_RT)' >$@
 
 $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 	@mkdir -p $(@D)
@@ -258,12 +288,13 @@ $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
 	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
 
 # t-random calls the report code in-process on random profiles, built with
-# the sanitizers so that what goes wrong quietly shows.
+# the sanitizers so that what goes wrong quietly shows (in a sanitizer
+# build, with that build's).
 CLI_LIB_SRC := $(filter-out cli/main.c cli/cmd-%.c,$(CLI_SRC))
 $(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cli/*.h) tests/test.h
 	@mkdir -p $(@D)
-	$(CC) $(CLI_TEST_CFLAGS) -DPCPROF_VERSION=\"$(VERSION)\" -fsanitize=address,undefined \
-		-fno-sanitize-recover=undefined -fno-omit-frame-pointer -o $@ $< $(CLI_LIB_SRC) \
+	$(CC) $(CLI_TEST_CFLAGS) -DPCPROF_VERSION=\"$(VERSION)\" $(if $(SAN),,-fsanitize=address$(,)undefined \
+		-fno-sanitize-recover=undefined -fno-omit-frame-pointer) -o $@ $< $(CLI_LIB_SRC) \
 		$(CLI_LIBS) -lm
 
 tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
@@ -293,6 +324,15 @@ check:
 	$(MAKE) deps
 	$(MAKE) all
 	tests/check
+
+# The whole suite again with AddressSanitizer and UBSan, and with
+# ThreadSanitizer, each in a build directory of its own.
+check-asan check-tsan: SANB = $(if $(findstring tsan,$@),build-tsan,build-asan)
+check-asan check-tsan: SANL = $(if $(findstring tsan,$@),thread,address$(,)undefined)
+check-asan check-tsan:
+	$(MAKE) deps
+	$(MAKE) B=$(SANB) SAN=$(SANL) all
+	B=$(SANB) tests/check
 
 # ---- demo ------------------------------------------------------------------
 # tests/demo builds demo-bin and profiles pcprof-demo with pcprof run.  The

@@ -357,7 +357,17 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	/* Ours first, so that its constructor runs before the program's
 	 * other preloads start threads.  LD_PRELOAD takes spaces or colons,
 	 * LD_AUDIT colons only. */
+#ifdef PCPROF_PRELOAD_FIRST
+	/* A sanitizer build of the library needs its runtime loaded before
+	 * anything else in a program that was not built with it (Makefile,
+	 * SAN). */
+	char *ours = xmalloc(strlen(PCPROF_PRELOAD_FIRST) + strlen(lib) + 2);
+	sprintf(ours, "%s %s", PCPROF_PRELOAD_FIRST, lib);
+	env[k++] = prepend("LD_PRELOAD", ours, preload, " ");
+	free(ours);
+#else
 	env[k++] = prepend("LD_PRELOAD", lib, preload, " ");
+#endif
 	if (audit[0])
 		env[k++] = prepend("LD_AUDIT", audit, audits, ":");
 	env[k++] = root_entry;

@@ -3,7 +3,7 @@
 # The target is tests/targets/split: a heartbeat and a 2:1 CPU split
 # between split_a and split_b.
 . "$(dirname "$0")/../cli-run/lib.sh"
-SPLIT=$PWD/build/tests/targets/split
+SPLIT=$PWD/${B:-build}/tests/targets/split
 [ -x "$SPLIT" ] || fail "missing $SPLIT (make all)"
 
 # skip_if_denied ERRFILE: SKIP (exit 77) when pcprof attach failed because

@@ -11,9 +11,9 @@
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-PCPROF=$ROOT/build/pcprof
-FIX=$ROOT/build/tests/cli-report/mkfixture
-JSONCHECK=$ROOT/build/tests/cli-report/jsoncheck
+PCPROF=$ROOT/${B:-build}/pcprof
+FIX=$ROOT/${B:-build}/tests/cli-report/mkfixture
+JSONCHECK=$ROOT/${B:-build}/tests/cli-report/jsoncheck
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 unset DEBUGINFOD_URLS

@@ -13,7 +13,7 @@
 #   and a write that fails leaves the old file and no temporary file.
 . "$(dirname "$0")/lib.sh"
 formats="pprof folded speedscope html"
-HOT=$ROOT/build/tests/targets/hot
+HOT=$ROOT/${B:-build}/tests/targets/hot
 [ -x "$HOT" ] || fail "$HOT not built"
 
 # run_ok CMD...: CMD exits 0

@@ -31,7 +31,7 @@ if command -v gprof >/dev/null; then
 	gprof -b -p "$FIX" "$T/gm/gmon.mkfixture.out" >"$T/g1" 2>&1 || fail "gprof: $(cat "$T/g1")"
 	f=$(awk '/^ time/ { getline; print $NF; exit }' "$T/g1")
 	[ "$f" = fix_hot ] || fail "gprof's first row is $f: $(cat "$T/g1")"
-	gprof -b -p build/tests/cli-report/libhot.so "$T/gm/gmon.libhot.so.out" >"$T/g2" 2>&1 ||
+	gprof -b -p ${B:-build}/tests/cli-report/libhot.so "$T/gm/gmon.libhot.so.out" >"$T/g2" 2>&1 ||
 		fail "gprof libhot.so: $(cat "$T/g2")"
 	f=$(awk '/^ time/ { getline; print $NF; exit }' "$T/g2")
 	[ "$f" = hot_lib_spin ] || fail "gprof's first libhot.so row is $f: $(cat "$T/g2")"

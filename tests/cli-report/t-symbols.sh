@@ -53,7 +53,7 @@ label=$(awk '$1 == "multi_label" { print $2 }' "$T/multi")
 start=$(awk '$1 == "multi_start" { print $2 }' "$T/multi")
 mid=$(awk '$1 == "multi_mid" { print $2 }' "$T/multi")
 # the premise, from readelf: entry and body lie in different rows of one FDE
-readelf -wF build/tests/cli-report/libcold.so >"$T/frames"
+readelf -wF ${B:-build}/tests/cli-report/libcold.so >"$T/frames"
 # (fixed-width hex compares as text)
 s16=$(printf '%016x' "$start")
 m16=$(printf '%016x' "$mid")

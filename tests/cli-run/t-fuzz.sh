@@ -8,6 +8,8 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The fuzzer is a sanitizer build of its own, run by make check.
+[ -z "${SANITIZE:-}" ] || { echo "SKIP: the fuzz target has its own sanitizer build (make check runs it)"; exit 77; }
 command -v clang >/dev/null 2>&1 || { echo "SKIP: clang is not installed"; exit 77; }
 printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' >"$tmp/probe.c"
 if ! clang -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" 2>"$tmp/probe.err"; then

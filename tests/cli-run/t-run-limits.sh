@@ -8,12 +8,17 @@
 #     variant, which needs a descriptor per thread, and the summary counts
 #     the threads left unsampled.
 . "$(dirname "$0")/lib.sh"
-CROWD=$PWD/build/tests/targets/crowd
+CROWD=$PWD/${B:-build}/tests/targets/crowd
 
-"$PCPROF" run -o "$T/r.data" -- "$CROWD" rawexit 2000 2>"$T/err" ||
-	fail "crowd rawexit exited $?: $(cat "$T/err")"
-grep -q "lost: .*the CPU after the last sample of 2000 threads that ended without exit handlers" \
-	"$T/err" || fail "summary: $(cat "$T/err")"
+# Not under ASan (tests/README.md): its runtime, which pcprof run of a
+# sanitizer build preloads into the target, fails a CHECK on raw SYS_exit
+# threads.
+if [ -z "${SANITIZE:-}" ] || [ "${SANITIZE#*thread}" != "$SANITIZE" ]; then
+	"$PCPROF" run -o "$T/r.data" -- "$CROWD" rawexit 2000 2>"$T/err" ||
+		fail "crowd rawexit exited $?: $(cat "$T/err")"
+	grep -q "lost: .*the CPU after the last sample of 2000 threads that ended without exit handlers" \
+		"$T/err" || fail "summary: $(cat "$T/err")"
+fi
 
 (ulimit -n 64 && "$CROWD" files 100) >"$T/out" || fail "unprofiled under ulimit -n 64: $(cat "$T/out")"
 (ulimit -n 64 && PROFIL_PERF_MODE=fasync "$PCPROF" run -o "$T/f.data" --engine perf -- \

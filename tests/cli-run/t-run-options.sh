@@ -28,15 +28,15 @@ done
 
 PCPROF_LIB=$T/nothing "$PCPROF" run -q -o "$T/l.data" -- true 2>"$T/err"
 [ $? = 125 ] && grep -q "PCPROF_LIB" "$T/err" || fail "PCPROF_LIB missing: $(cat "$T/err")"
-PCPROF_LIB=build/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.05 2>"$T/err" ||
-	fail "PCPROF_LIB=build/libprofil.so.1"
+PCPROF_LIB=${B:-build}/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.05 2>"$T/err" ||
+	fail "PCPROF_LIB=${B:-build}/libprofil.so.1"
 dump "$T/l.data"
 [ "$(procs | wc -l)" = 1 ] || fail "PCPROF_LIB: nothing recorded"
 grep -q "audit" "$T/err" && fail "the audit module next to the library was not used: $(cat "$T/err")"
 # A library without the audit module next to it: recorded all the same
 # (modules listed by the library), and the summary says so.
 mkdir "$T/lib"
-cp build/libprofil.so.1 "$T/lib/"
+cp ${B:-build}/libprofil.so.1 "$T/lib/"
 PCPROF_LIB=$T/lib/libprofil.so.1 "$PCPROF" run -o "$T/l.data" -- "$HOT" main 0.5 2>"$T/err" ||
 	fail "PCPROF_LIB without the audit module"
 grep -q "1 without the audit module" "$T/err" || fail "summary: $(cat "$T/err")"
@@ -44,7 +44,8 @@ dump "$T/l.data"
 expect_hot "$(procs)" hot_main 70
 
 # The program's own LD_PRELOAD is kept, after ours.
-LD_PRELOAD=libm.so.6 "$PCPROF" run -q -o "$T/m.data" -- sh -c 'echo "$LD_PRELOAD"' >"$T/out"
-grep -q "libprofil.so.1 libm.so.6$" "$T/out" || fail "LD_PRELOAD: $(cat "$T/out")"
+# (pcprof of a sanitizer build needs its runtime first: SAN_PRELOAD.)
+LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }libm.so.6" "$PCPROF" run -q -o "$T/m.data" -- sh -c 'echo "$LD_PRELOAD"' >"$T/out"
+grep -q "libprofil.so.1 ${SAN_PRELOAD:+$SAN_PRELOAD }libm.so.6$" "$T/out" || fail "LD_PRELOAD: $(cat "$T/out")"
 no_raw_dirs
 exit 0

@@ -41,7 +41,13 @@ check()
 # be noticed after it returned and land in the next write (seen in a loaded
 # fresh-clone run: write 35 samples for 6.5 ms of CPU).  libprofil(7) and
 # docs/reliability.md say so.
-for e in thread-timer perf; do
+# Not in a sanitizer build (tests/README.md): the runtime pcprof then
+# preloads into the target wraps its read and write in interceptors of its
+# own, which is where their samples go; the unprivileged case below still
+# runs.
+engines="thread-timer perf"
+[ -z "${SANITIZE:-}" ] || engines=
+for e in $engines; do
 	PROFIL_HZ=1000 PROFIL_ENGINE=$e "$PCPROF" run -o "$T/$e.data" -- "$HOT" rw 0.5 "$T/$e.cpu" \
 		2>"$T/err" || fail "$e: pcprof run exited $?: $(cat "$T/err")"
 	if ! grep -q "Hz of 1000 ($e[,)]" "$T/err"; then

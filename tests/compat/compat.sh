@@ -1,13 +1,13 @@
 # compat.sh - sourced by the tests/compat/t-*.sh scripts: compile C
 # snippets exactly as a user's program is compiled against the installed
-# header layout (cc -Wall -Werror -I build/include/libprofil).
+# header layout (cc -Wall -Werror -I ${B:-build}/include/libprofil).
 #   cc_ok NAME [FLAGS...] < snippet     must compile and link; binary at $tmp/NAME
 #   cc_fail NAME [FLAGS...] < snippet   must fail; diagnostics at $tmp/NAME.err
 #   run NAME [ARGS...]                  run $tmp/NAME with the built library
 set -eu
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-inc=build/include/libprofil
+inc=${B:-build}/include/libprofil
 [ -f "$inc/sys/profil.h" ] || { echo "headers not built: run make first"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

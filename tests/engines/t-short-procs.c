@@ -87,7 +87,11 @@ int main(void)
 	if (!(buf[0] >= e - dev && buf[0] <= e + dev))
 		T_FAIL("%u ticks, want %.0f +- %.0f (%.3f of CPU up to the exits x rate)", buf[0],
 		       e, dev, buf[0] / e);
-	/* The requirement, a ratio to the whole tree's CPU time. */
+	/* The issue's requirement, a ratio to the whole tree's CPU time.  A
+	 * sanitizer's runtime works after the last exit handler (about 30% of
+	 * these children's CPU time under ASan), where no profiler samples. */
+	if (TP_ASAN || TP_TSAN)
+		return 0;
 	T_RANGE(buf[0], 0.8 * tree * HZ, 1.2 * tree * HZ);
 	return 0;
 }

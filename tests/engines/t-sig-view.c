@@ -464,7 +464,11 @@ static int view(void)
 	T_OK(sigprocmask(SIG_SETMASK, &old, NULL) == 0);
 
 	waits(h);
-	cancel_wait();
+	/* Under ASan a cancelled thread's unwound frames stay poisoned, and the
+	 * library's thread-exit code then trips over them (a false
+	 * stack-buffer-overflow, ASan's own hint says so). */
+	if (!TP_ASAN)
+		cancel_wait();
 	T_EQ(tp_profil_off(), 0);
 	T_OK(buf[0] > 0);
 	return 0;

@@ -55,8 +55,9 @@ static unsigned int sum(const unsigned int *c, size_t n)
 int main(void)
 {
 	/* scale 0x10000: one 4-byte counter per 4 bytes of code. */
-	size_t la = (size_t)(__stop_t_split_a - __start_t_split_a) + 4;
-	size_t lb = (size_t)(__stop_t_split_b - __start_t_split_b) + 4;
+	/* A region's size is a whole number of counters (sprofil: EINVAL). */
+	size_t la = (((size_t)(__stop_t_split_a - __start_t_split_a) + 3) & ~(size_t)3) + 4;
+	size_t lb = (((size_t)(__stop_t_split_b - __start_t_split_b) + 3) & ~(size_t)3) + 4;
 	unsigned int *ca = calloc(la / 4 + 1, 4), *cb = calloc(lb / 4 + 1, 4);
 	T_OK(ca && cb);
 	struct prof p[2] = {

@@ -136,6 +136,20 @@ TP_FN void tp_burn_until_off(void)
 #define TP_TSAN 0
 #endif
 
+/* AddressSanitizer: its pthread_create interceptor starts every thread
+ * through a routine of its own, and it keeps a registry of threads that a
+ * thread ending with a raw SYS_exit corrupts. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TP_ASAN 1
+#endif
+#endif
+#ifndef TP_ASAN
+#define TP_ASAN 0
+#endif
+
 TP_FN void tp_skip_fault_path_under_tsan(void)
 {
 	if (TP_TSAN)
