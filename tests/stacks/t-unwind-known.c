@@ -7,6 +7,7 @@
  *     walk ends normally (at _start), with no marker; with max = 1 .. its
  *     length, the same frames and [truncated] in the last slot (the pc
  *     alone for 1), and nothing for max = 0;
+ *   - 300 frames of recursion: all 256 slots, the last [truncated];
  *   - through libstk.so (main -> via_lib -> stk_call -> cb);
  *   - through a dlopen()ed plugin, before the tables know it (the direct
  *     path) and after a refresh (its table); once it is closed, its table
@@ -102,6 +103,17 @@ NOINL int interrupted(int x)
 	return x + 1;
 }
 
+NOINL int deep(int d)
+{
+	if (d == 0) {
+		walk_here();
+		return 0;
+	}
+	int r = deep(d - 1);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
 static void expect(const char *const *names, int n, int gap)
 {
 	st_expect(&w, names, n, gap);
@@ -136,6 +148,16 @@ int main(void)
 	raise(SIGUSR1);
 	T_EQ(w.n, 0);
 	st_max = WALK_MAX;
+
+	/* 300 frames deep: the walk fills all 256 slots, [truncated] last */
+	sink = deep(300);
+	st_note(&w);
+	T_EQ(w.n, WALK_MAX);
+	T_EQ(w.pcs[WALK_MAX - 1], PCPROF_FRAME_TRUNCATED);
+	int first = st_find(&w, 0, "deep");
+	T_OK(first >= 0 && first <= 4);
+	for (int i = first; i < WALK_MAX - 1; i++)
+		T_OK(strcmp(st_name(w.pcs[i]), "deep") == 0);
 
 	/* a shared library */
 	sink = via_lib(1);
