@@ -8,6 +8,8 @@
  *     length, the same frames and [truncated] in the last slot (the pc
  *     alone for 1), and nothing for max = 0;
  *   - 300 frames of recursion: all 256 slots, the last [truncated];
+ *   - a signal in a lazy PLT entry (a made-up context), before and after
+ *     its push: the PLT rule finds the caller;
  *   - through libstk.so (main -> via_lib -> stk_call -> cb);
  *   - through a dlopen()ed plugin, before the tables know it (the direct
  *     path) and after a refresh (its table); once it is closed, its table
@@ -114,6 +116,57 @@ NOINL int deep(int d)
 	return r + 1;
 }
 
+int main(void);
+
+/* A return address inside ra_target, for a made-up stack. */
+NOINL uintptr_t get_ra(void)
+{
+	return (uintptr_t)__builtin_return_address(0);
+}
+NOINL uintptr_t ra_target(void)
+{
+	uintptr_t ra = get_ra();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+/* A signal in a lazy PLT entry of this program, before and after its push:
+ * made-up contexts (pc in the entry, the stack holding what the entry's
+ * caller and the push left), walked through the PLT rule to the caller. */
+static void plt_frame(void)
+{
+	struct profil_uwalk uw;
+	struct profil_urow row = { 0 };
+	Dl_info di;
+	T_OK(dladdr((void *)main, &di) != 0);
+	uintptr_t pc = (uintptr_t)di.dli_fbase, end = pc + (16 << 20);
+	profil__unwind_enter(&uw);
+	while (pc < end && !(profil__unwind_row(&uw, pc, &row) != PROFIL_UFOUND_NONE &&
+			     row.rule == PROFIL_CFA_PLT))
+		pc++;
+	profil__unwind_leave(&uw);
+	if (pc == end)
+		return; /* linked without a lazy PLT (-z now, -fno-plt): nothing to walk */
+	uintptr_t entry = pc & ~(uintptr_t)15, ra = ra_target();
+	for (int pushed = 0; pushed < 2; pushed++) {
+		uintptr_t stack[64] = { 0 };
+		stack[pushed] = ra; /* under the pushed relocation index, if pushed */
+		ucontext_t uc;
+		memset(&uc, 0, sizeof uc);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(entry + (pushed ? 11 : 0));
+		uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)stack;
+		w.n = profil__unwind(&uc, w.pcs, WALK_MAX);
+		st_note(&w);
+		T_NOTE("entry %#lx pushed %d", (unsigned long)entry, pushed);
+		T_OK(w.n >= 2);
+		T_EQ(w.pcs[1], ra - 1);
+		T_OK(strcmp(st_name(w.pcs[1]), "ra_target") == 0);
+#ifdef ST_VERBOSE
+		fprintf(stderr, "%s\n", t_note_buf);
+#endif
+	}
+}
+
 static void expect(const char *const *names, int n, int gap)
 {
 	st_expect(&w, names, n, gap);
@@ -158,6 +211,8 @@ int main(void)
 	T_OK(first >= 0 && first <= 4);
 	for (int i = first; i < WALK_MAX - 1; i++)
 		T_OK(strcmp(st_name(w.pcs[i]), "deep") == 0);
+
+	plt_frame();
 
 	/* a shared library */
 	sink = via_lib(1);
