@@ -10,6 +10,8 @@
  *   - 300 frames of recursion: all 256 slots, the last [truncated];
  *   - a signal in a lazy PLT entry (a made-up context), before and after
  *     its push: the PLT rule finds the caller;
+ *   - a signal in the signal trampoline (a made-up context): the walk goes
+ *     on from the saved context, exactly;
  *   - through libstk.so (main -> via_lib -> stk_call -> cb);
  *   - through a dlopen()ed plugin, before the tables know it (the direct
  *     path) and after a refresh (its table); once it is closed, its table
@@ -167,6 +169,35 @@ static void plt_frame(void)
 	}
 }
 
+/* A signal while the signal trampoline itself runs (at its start, or at
+ * its syscall): a made-up context whose stack holds the ucontext the
+ * kernel would have saved; the walk goes on from that context's exact pc. */
+static void in_trampoline(void)
+{
+	struct sigaction sa;
+	T_OK(sigaction(SIGUSR1, NULL, &sa) == 0);
+	if (!(sa.sa_flags & SA_RESTORER) || !sa.sa_restorer)
+		return; /* a libc that lets the kernel choose the trampoline */
+	uintptr_t tramp = (uintptr_t)sa.sa_restorer, ra = ra_target();
+	static ucontext_t saved; /* the kernel's ucontext on the made-up stack */
+	memset(&saved, 0, sizeof saved);
+	saved.uc_mcontext.gregs[REG_RIP] = (greg_t)ra; /* an exact pc */
+	static uintptr_t stack[64];
+	saved.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)stack;
+	for (int at = 0; at <= 7; at += 7) {
+		ucontext_t uc;
+		memset(&uc, 0, sizeof uc);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(tramp + at);
+		uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&saved;
+		w.n = profil__unwind(&uc, w.pcs, WALK_MAX);
+		st_note(&w);
+		T_NOTE("trampoline %#lx + %d", (unsigned long)tramp, at);
+		T_OK(w.n >= 2);
+		T_EQ(w.pcs[0], tramp + at);
+		T_EQ(w.pcs[1], ra);
+	}
+}
+
 static void expect(const char *const *names, int n, int gap)
 {
 	st_expect(&w, names, n, gap);
@@ -213,6 +244,7 @@ int main(void)
 		T_OK(strcmp(st_name(w.pcs[i]), "deep") == 0);
 
 	plt_frame();
+	in_trampoline();
 
 	/* a shared library */
 	sink = via_lib(1);
