@@ -250,7 +250,7 @@ struct cfa_state {
 	int64_t ra_off, fp_off;
 };
 
-#define STATE_DEPTH 8
+#define STATE_DEPTH 4 /* remember_state nesting; deeper: unknown rows */
 
 struct run {
 	const struct profil_cie *cie;

@@ -1,8 +1,9 @@
 /*
  * unwind-tables.h - the compact unwind tables of the loaded modules.
  *
- * Built in normal context (profil__unwind_refresh: at library start, and
- * again whenever asked after the set of modules changed) from each
+ * Built in normal context (profil__unwind_refresh: at library start under
+ * pcprof run, and again at the first pthread_create after a walk met a
+ * module loaded or closed since, or whenever asked) from each
  * module's .eh_frame_hdr and .eh_frame, into memory from mmap, and
  * published to the signal handler through one atomic pointer.  A table a
  * handler may still read is never unmapped: a replaced set is retired and
@@ -36,7 +37,7 @@ enum profil_ufound {
 PROFIL_HIDDEN int profil__unwind_refresh(void);
 
 /* Refresh if a walk met code of a module the tables do not have (a
- * dlopen) since the last refresh.  Cheap when nothing changed.  Normal
+ * dlopen), or a table of a module closed since the last refresh.  Cheap when nothing changed.  Normal
  * context; not AS-safe. */
 PROFIL_HIDDEN void profil__unwind_refresh_if_stale(void);
 

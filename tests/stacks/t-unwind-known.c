@@ -7,6 +7,11 @@
  *     walk ends normally (at _start), with no marker; with max = 1 .. its
  *     length, the same frames and [truncated] in the last slot (the pc
  *     alone for 1), and nothing for max = 0;
+ *   - 300 frames of recursion: all 256 slots, the last [truncated];
+ *   - a signal in a lazy PLT entry (a made-up context), before and after
+ *     its push: the PLT rule finds the caller;
+ *   - a signal in the signal trampoline (a made-up context): the walk goes
+ *     on from the saved context, exactly;
  *   - through libstk.so (main -> via_lib -> stk_call -> cb);
  *   - through a dlopen()ed plugin, before the tables know it (the direct
  *     path) and after a refresh (its table); once it is closed, its table
@@ -102,6 +107,97 @@ NOINL int interrupted(int x)
 	return x + 1;
 }
 
+NOINL int deep(int d)
+{
+	if (d == 0) {
+		walk_here();
+		return 0;
+	}
+	int r = deep(d - 1);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
+int main(void);
+
+/* A return address inside ra_target, for a made-up stack. */
+NOINL uintptr_t get_ra(void)
+{
+	return (uintptr_t)__builtin_return_address(0);
+}
+NOINL uintptr_t ra_target(void)
+{
+	uintptr_t ra = get_ra();
+	__asm__ volatile("" ::: "memory");
+	return ra;
+}
+
+/* A signal in a lazy PLT entry of this program, before and after its push:
+ * made-up contexts (pc in the entry, the stack holding what the entry's
+ * caller and the push left), walked through the PLT rule to the caller. */
+static void plt_frame(void)
+{
+	struct profil_uwalk uw;
+	struct profil_urow row = { 0 };
+	Dl_info di;
+	T_OK(dladdr((void *)main, &di) != 0);
+	uintptr_t pc = (uintptr_t)di.dli_fbase, end = pc + (16 << 20);
+	profil__unwind_enter(&uw);
+	while (pc < end && !(profil__unwind_row(&uw, pc, &row) != PROFIL_UFOUND_NONE &&
+			     row.rule == PROFIL_CFA_PLT))
+		pc++;
+	profil__unwind_leave(&uw);
+	if (pc == end)
+		return; /* linked without a lazy PLT (-z now, -fno-plt): nothing to walk */
+	uintptr_t entry = pc & ~(uintptr_t)15, ra = ra_target();
+	for (int pushed = 0; pushed < 2; pushed++) {
+		uintptr_t stack[64] = { 0 };
+		stack[pushed] = ra; /* under the pushed relocation index, if pushed */
+		ucontext_t uc;
+		memset(&uc, 0, sizeof uc);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(entry + (pushed ? 11 : 0));
+		uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)stack;
+		w.n = profil__unwind(&uc, w.pcs, WALK_MAX);
+		st_note(&w);
+		T_NOTE("entry %#lx pushed %d", (unsigned long)entry, pushed);
+		T_OK(w.n >= 2);
+		T_EQ(w.pcs[1], ra - 1);
+		T_OK(strcmp(st_name(w.pcs[1]), "ra_target") == 0);
+#ifdef ST_VERBOSE
+		fprintf(stderr, "%s\n", t_note_buf);
+#endif
+	}
+}
+
+/* A signal while the signal trampoline itself runs (at its start, or at
+ * its syscall): a made-up context whose stack holds the ucontext the
+ * kernel would have saved; the walk goes on from that context's exact pc. */
+static void in_trampoline(void)
+{
+	struct sigaction sa;
+	T_OK(sigaction(SIGUSR1, NULL, &sa) == 0);
+	if (!(sa.sa_flags & SA_RESTORER) || !sa.sa_restorer)
+		return; /* a libc that lets the kernel choose the trampoline */
+	uintptr_t tramp = (uintptr_t)sa.sa_restorer, ra = ra_target();
+	static ucontext_t saved; /* the kernel's ucontext on the made-up stack */
+	memset(&saved, 0, sizeof saved);
+	saved.uc_mcontext.gregs[REG_RIP] = (greg_t)ra; /* an exact pc */
+	static uintptr_t stack[64];
+	saved.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)stack;
+	for (int at = 0; at <= 7; at += 7) {
+		ucontext_t uc;
+		memset(&uc, 0, sizeof uc);
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(tramp + at);
+		uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&saved;
+		w.n = profil__unwind(&uc, w.pcs, WALK_MAX);
+		st_note(&w);
+		T_NOTE("trampoline %#lx + %d", (unsigned long)tramp, at);
+		T_OK(w.n >= 2);
+		T_EQ(w.pcs[0], tramp + at);
+		T_EQ(w.pcs[1], ra);
+	}
+}
+
 static void expect(const char *const *names, int n, int gap)
 {
 	st_expect(&w, names, n, gap);
@@ -136,6 +232,19 @@ int main(void)
 	raise(SIGUSR1);
 	T_EQ(w.n, 0);
 	st_max = WALK_MAX;
+
+	/* 300 frames deep: the walk fills all 256 slots, [truncated] last */
+	sink = deep(300);
+	st_note(&w);
+	T_EQ(w.n, WALK_MAX);
+	T_EQ(w.pcs[WALK_MAX - 1], PCPROF_FRAME_TRUNCATED);
+	int first = st_find(&w, 0, "deep");
+	T_OK(first >= 0 && first <= 4);
+	for (int i = first; i < WALK_MAX - 1; i++)
+		T_OK(strcmp(st_name(w.pcs[i]), "deep") == 0);
+
+	plt_frame();
+	in_trampoline();
 
 	/* a shared library */
 	sink = via_lib(1);
