@@ -338,8 +338,10 @@ static void account_signal(uintptr_t pc, const uintptr_t *stack, int depth, unsi
 }
 
 /* Bytes of the stack we run on kept for what runs below the frame array:
- * the walker, the recorder and the kernel's next signal frame. */
-#define STACK_KEEP 4096
+ * the walker and the recorder (about 2 KiB, gcc -fstack-usage) and the
+ * frame the kernel pushes if a guarded read in the walk faults
+ * (AT_MINSIGSTKSZ: 3376 bytes on an AVX-512 machine, more with AMX). */
+#define STACK_KEEP 8192
 
 /*
  * How many frames the walk may keep, given the room left on the stack the
