@@ -181,11 +181,21 @@ static bool matches(const char *pat, const char *s)
  * libiberty's demangler, the one binutils and gdb use (its automatic style
  * tries Rust first, then the Itanium C++ ABI); anything else, or a name
  * it cannot demangle, as it is.  A suffix after '@' (a PLT stub's "@plt",
- * a symbol version) is kept: "ns::f(int)@plt".
+ * a symbol version) is kept: "ns::f(int)@plt", except a default version
+ * ("@@GLIBC_2.34"), which is the name any caller links to and says nothing
+ * a reader needs; the raw name keeps it.
  */
 static char *demangle(const char *sym)
 {
 	const char *at = strchr(sym, '@');
+	if (at && at[1] == '@') {
+		char *plain = strndup(sym, (size_t)(at - sym));
+		if (!plain)
+			die(2, "out of memory");
+		char *d = demangle(plain);
+		free(plain);
+		return d;
+	}
 	char *head = at ? strndup(sym, (size_t)(at - sym)) : NULL;
 	if (at && !head)
 		die(2, "out of memory");
