@@ -183,6 +183,14 @@ $(B)/install/pcprof: $(B)/install/cmd-run.o $(filter-out $(B)/cli/cmd-run.o,$(CL
 
 install: $(if $(CLI_SRC),$(B)/install/pcprof)
 
+# The HTML page's script, cli/html-flame.js, becomes a C string literal
+# (tabs as spaces: the page holds no control characters, t-names.sh).
+$(B)/cli/html-flame.inc: cli/html-flame.js
+	@mkdir -p $(@D)
+	sed -e 's/\t/  /g' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+$(B)/cli/out-html.o: $(B)/cli/html-flame.inc
+$(B)/cli/out-html.o: CLI_CFLAGS += -I$(B)/cli
+
 $(B)/pcprof: $(CLI_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
 
@@ -291,9 +299,10 @@ $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
 # the sanitizers so that what goes wrong quietly shows (in a sanitizer
 # build, with that build's).
 CLI_LIB_SRC := $(filter-out cli/main.c cli/cmd-%.c,$(CLI_SRC))
-$(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cli/*.h) tests/test.h
+$(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cli/*.h) tests/test.h \
+		$(B)/cli/html-flame.inc
 	@mkdir -p $(@D)
-	$(CC) $(CLI_TEST_CFLAGS) -DPCPROF_VERSION=\"$(VERSION)\" $(if $(SAN),,-fsanitize=address$(,)undefined \
+	$(CC) $(CLI_TEST_CFLAGS) -I$(B)/cli -DPCPROF_VERSION=\"$(VERSION)\" $(if $(SAN),,-fsanitize=address$(,)undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer) -o $@ $< $(CLI_LIB_SRC) \
 		$(CLI_LIBS) -lm
 

@@ -53,6 +53,29 @@ static const char *const style =
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	"td.fn{font-family:ui-monospace,monospace;overflow-wrap:anywhere}"
 	".src{color:var(--muted);font:12px system-ui,sans-serif;margin-top:1px}\n"
+	".flame{margin:8px 0 20px}.controls{display:flex;flex-wrap:wrap;gap:6px 16px;"
+	"align-items:center;margin-bottom:6px;font-size:13px}.controls input,.controls select,"
+	".controls button,.crumbs button{font:inherit;color:inherit;background:var(--track);"
+	"border:1px solid var(--line);border-radius:4px;padding:2px 8px}"
+	".match{font-weight:600}.crumbs{font-size:12px;min-height:22px;margin-bottom:4px}"
+	".crumbs button{font:12px ui-monospace,monospace;padding:0 6px}\n"
+	".fg{width:100%;overflow:hidden}svg.flamegraph{max-width:none}"
+	".frame{cursor:pointer}.frame rect{stroke:var(--bg);stroke-width:.5}"
+	".frame text{fill:#111;font:11px ui-monospace,monospace;pointer-events:none}"
+	".frame.above rect{opacity:.55}.frame.root rect{fill:var(--line)}"
+	".frame.root text{fill:var(--fg)}"
+	".frame.marker rect{fill:var(--cold);stroke:var(--muted);stroke-dasharray:3 2}"
+	".frame.marker text,.frame.other text{fill:var(--muted);font-style:italic}"
+	".frame.match rect{fill:#f03e9a}.frame:focus{outline:none}"
+	".frame:focus rect{stroke:var(--fg);stroke-width:2}\n"
+	".tip{position:fixed;z-index:2;max-width:560px;padding:6px 9px;border-radius:4px;"
+	"background:var(--fg);color:var(--bg);font-size:12px;pointer-events:none;"
+	"overflow-wrap:anywhere}.tip b{font-family:ui-monospace,monospace}\n"
+	".hint{color:var(--muted);font-size:12px;margin:4px 0}"
+	".calls{display:flex;flex-wrap:wrap;gap:8px 32px}.calls h3{flex-basis:100%;"
+	"font:600 14px ui-monospace,monospace;margin:8px 0 0;overflow-wrap:anywhere}"
+	".calls table{width:auto;min-width:280px}.calls caption{text-align:left;"
+	"color:var(--muted);font-size:12px}\n"
 	".notes{color:var(--muted);font-size:13px;white-space:pre-wrap}footer{margin-top:28px;"
 	"color:var(--muted);"
 	"font-size:12px}\n";
@@ -380,6 +403,223 @@ static void table(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
 			n - shown);
 }
 
+/* ---- the flame graph's data --------------------------------------------------
+ *
+ * The call tree by function path (a path's locations merged, as in
+ * `report --tree`) as compact JSON for cli/html-flame.js:
+ *   {"total": samples of the selected processes (the 100% of every share),
+ *    "fns": [label...], "fmod": [module index or -1...],
+ *    "fkind": [0 function, 1 [unknown]/[truncated] marker, 2 merged...],
+ *    "mods": [name...], "mcol": [colour...],
+ *    "nodes": [fn, total, self, children, ...]}   (preorder, roots only at
+ * the top: the page adds the root "all")
+ * A node whose total is below MERGE_DIV-th of all samples (0.05%) is
+ * merged with its small siblings and all their descendants into one node
+ * "[other]" under their parent, whose self and total are their sum: the
+ * page stays small (at most MERGE_DIV nodes per depth) whatever the
+ * profile, at the price of the exact callers of tiny calls, which the
+ * table and `pcprof report --callers` still give. */
+#define MERGE_DIV 2000
+
+struct ftree {
+	const struct model *f;
+	uint32_t *canon;        /* model_fn_stacks */
+	uint64_t *total, *self; /* per canonical node */
+	uint32_t *first, *kids; /* children of node n: kids[first[n]..first[n+1]) */
+	uint32_t *roots;
+	size_t nroots;
+	uint32_t *fnix;   /* fn -> index in "fns" + 1 */
+	uint32_t *fnlist; /* "fns" in order */
+	size_t nfns;
+};
+
+static const struct ftree *sort_ft;
+
+static int by_total_label(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct ftree *t = sort_ft;
+	if (t->total[x] != t->total[y])
+		return t->total[x] > t->total[y] ? -1 : 1;
+	const struct model *f = t->f;
+	return strcmp(f->fns[f->pcs[f->nodes[x].pc].fn].label,
+		      f->fns[f->pcs[f->nodes[y].pc].fn].label);
+}
+
+static void ftree_build(struct ftree *t, const struct model *f)
+{
+	size_t n = f->nnodes;
+	memset(t, 0, sizeof *t);
+	t->f = f;
+	t->canon = model_fn_stacks(f);
+	t->total = xcalloc(n + 1, sizeof *t->total);
+	t->self = xcalloc(n + 1, sizeof *t->self);
+	for (size_t i = 0; i < f->nhits; i++)
+		t->self[t->canon[f->hits[i].node]] += f->hits[i].count;
+	/* totals: children after parents, canonical parents before children */
+	for (size_t i = n; i-- > 0;) {
+		if (t->canon[i] != i)
+			continue;
+		t->total[i] += t->self[i];
+		uint32_t p = f->nodes[i].parent;
+		if (p != MODEL_NO_NODE)
+			t->total[t->canon[p]] += t->total[i];
+	}
+	/* children lists (counting sort by parent) */
+	t->first = xcalloc(n + 2, sizeof *t->first);
+	t->kids = xmalloc((n ? n : 1) * sizeof *t->kids);
+	t->roots = xmalloc((n ? n : 1) * sizeof *t->roots);
+	for (size_t i = 0; i < n; i++) {
+		if (t->canon[i] != i || !t->total[i])
+			continue;
+		uint32_t p = f->nodes[i].parent;
+		if (p == MODEL_NO_NODE)
+			t->roots[t->nroots++] = (uint32_t)i;
+		else
+			t->first[t->canon[p] + 2]++;
+	}
+	for (size_t i = 2; i < n + 2; i++)
+		t->first[i] += t->first[i - 1];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = f->nodes[i].parent;
+		if (t->canon[i] == i && t->total[i] && p != MODEL_NO_NODE)
+			t->kids[t->first[t->canon[p] + 1]++] = (uint32_t)i;
+	}
+	sort_ft = t;
+	qsort(t->roots, t->nroots, sizeof *t->roots, by_total_label);
+	for (size_t i = 0; i < n; i++)
+		if (t->first[i + 1] > t->first[i])
+			qsort(t->kids + t->first[i], t->first[i + 1] - t->first[i], sizeof *t->kids,
+			      by_total_label);
+	t->fnix = xcalloc(f->nfns + 1, sizeof *t->fnix);
+	t->fnlist = xmalloc((f->nfns + 1) * sizeof *t->fnlist);
+}
+
+static void ftree_free(struct ftree *t)
+{
+	free(t->canon);
+	free(t->total);
+	free(t->self);
+	free(t->first);
+	free(t->kids);
+	free(t->roots);
+	free(t->fnix);
+	free(t->fnlist);
+}
+
+static bool tiny(const struct ftree *t, uint64_t n)
+{
+	return n * MERGE_DIV < t->f->total;
+}
+
+static uint32_t fn_index(struct ftree *t, uint32_t fn)
+{
+	if (!t->fnix[fn]) {
+		t->fnlist[t->nfns] = fn;
+		t->fnix[fn] = (uint32_t)++t->nfns;
+	}
+	return t->fnix[fn] - 1;
+}
+
+/* Nodes list[0..n) (siblings, most first) and their subtrees, preorder. */
+static void ftree_write(FILE *s, struct ftree *t, const uint32_t *list, size_t n, bool *comma)
+{
+	size_t big = 0;
+	uint64_t rest = 0;
+	while (big < n && !tiny(t, t->total[list[big]]))
+		big++;
+	for (size_t i = big; i < n; i++)
+		rest += t->total[list[i]];
+	for (size_t i = 0; i < big; i++) {
+		uint32_t k = list[i];
+		const uint32_t *kids = t->kids + t->first[k];
+		size_t nk = t->first[k + 1] - t->first[k], shown = 0;
+		while (shown < nk && !tiny(t, t->total[kids[shown]]))
+			shown++;
+		fprintf(s, "%s%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%zu", *comma ? "," : "",
+			fn_index(t, t->f->pcs[t->f->nodes[k].pc].fn), t->total[k], t->self[k],
+			shown + (shown < nk));
+		*comma = true;
+		ftree_write(s, t, kids, nk, comma);
+	}
+	if (rest) {
+		/* the merged node's fn is the one past the functions: "[other]" */
+		fprintf(s, "%s-1,%" PRIu64 ",%" PRIu64 ",0", *comma ? "," : "", rest, rest);
+		*comma = true;
+	}
+}
+
+static void flame_data(FILE *s, const struct model *f, const uint32_t *rank)
+{
+	struct ftree t;
+	ftree_build(&t, f);
+	fprintf(s, "{\"total\":%" PRIu64 ",\"nodes\":[", f->total);
+	bool comma = false;
+	ftree_write(s, &t, t.roots, t.nroots, &comma);
+	fputs("],\n\"fns\":[", s);
+	for (size_t i = 0; i < t.nfns; i++) {
+		char *l = text_dup(f->fns[t.fnlist[i]].label);
+		fputs(i ? ",\"" : "\"", s);
+		out_json_html_str(s, l);
+		fputc('"', s);
+		free(l);
+	}
+	fputs("],\n\"fmod\":[", s);
+	for (size_t i = 0; i < t.nfns; i++) {
+		uint32_t m = f->fns[t.fnlist[i]].mod;
+		fprintf(s, "%s%ld", i ? "," : "", m == MODEL_NO_MOD ? -1L : (long)m);
+	}
+	fputs("],\n\"fkind\":[", s);
+	for (size_t i = 0; i < t.nfns; i++)
+		fprintf(s, "%s%d", i ? "," : "", f->fns[t.fnlist[i]].marker);
+	fputs("],\n\"mods\":[", s);
+	for (size_t i = 0; i < f->nmods; i++) {
+		char *l = text_dup(f->mods[i].name);
+		fputs(i ? ",\"" : "\"", s);
+		out_json_html_str(s, l);
+		fputc('"', s);
+		free(l);
+	}
+	fputs("],\n\"mcol\":[", s);
+	for (size_t i = 0; i < f->nmods; i++)
+		fprintf(s, "%s\"%s\"", i ? "," : "", mod_color(f, rank, (uint32_t)i));
+	fprintf(s, "],\n\"merge\":%g}", 100.0 / MERGE_DIV);
+	ftree_free(&t);
+}
+
+static const char flame_js[] =
+#include "html-flame.inc"
+	;
+
+/* The flame graph: its controls, the picture cli/html-flame.js draws from
+ * the data, and the caller/callee tables of the selected function. */
+static void flame(FILE *s, const struct model *f, const uint32_t *rank)
+{
+	fputs("<section class=\"flame\" id=\"flame\">\n<h2>Call stacks</h2>\n"
+	      "<div class=\"controls\" role=\"toolbar\">"
+	      "<button type=\"button\" id=\"fg-mode\" aria-pressed=\"false\">icicle</button>"
+	      "<label>colour <select id=\"fg-colour\"><option value=\"module\">by module</option>"
+	      "<option value=\"name\">by name</option></select></label>"
+	      "<label>search <input id=\"fg-search\" type=\"search\" size=\"24\" "
+	      "placeholder=\"regex or text\" autocomplete=\"off\"></label>"
+	      "<span id=\"fg-match\" class=\"match\" aria-live=\"polite\"></span>"
+	      "<button type=\"button\" id=\"fg-reset\">reset zoom</button></div>\n"
+	      "<nav class=\"crumbs\" id=\"fg-crumbs\" aria-label=\"zoom path\"></nav>\n"
+	      "<div class=\"fg\" id=\"fg\"><noscript>The flame graph needs JavaScript; the "
+	      "tables below do not.</noscript></div>\n"
+	      "<div class=\"tip\" id=\"fg-tip\" role=\"tooltip\" hidden></div>\n"
+	      "<p class=\"hint\">Click a frame to zoom into it and to show its function&rsquo;s "
+	      "callers and callees; Esc resets.  Frames below ",
+	      s);
+	fprintf(s, "%g%% of all samples are merged into one [other] frame per caller.</p>\n",
+		100.0 / MERGE_DIV);
+	fputs("<div class=\"calls\" id=\"fg-calls\" hidden></div>\n"
+	      "<script type=\"application/json\" id=\"fg-data\">",
+	      s);
+	flame_data(s, f, rank);
+	fprintf(s, "</script>\n<script>\n%s</script>\n</section>\n", flame_js);
+}
+
 static int write_html(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
@@ -396,7 +636,11 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 	for (size_t i = 0; i < nm; i++)
 		rank[mods[i]] = (uint32_t)i;
 
+	/* the policy forbids every fetch, so that even a name that got through
+	 * as markup could load nothing */
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
 	      "<meta name=\"viewport\" "
 	      "content=\"width=device-width,initial-scale=1\">\n<title>pcprof: ",
 	      s);
@@ -412,6 +656,7 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 	if (!nf) {
 		fputs("<p>No samples.</p>\n", s);
 	} else {
+		flame(s, f, rank);
 		fputs("<main class=\"grid\"><section class=\"pictures\">\n", s);
 		module_bar(s, f, mods, nm, rank);
 		function_bars(s, f, fns, nf, rank);

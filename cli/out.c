@@ -8,7 +8,10 @@
 
 #include "util.h"
 
-void out_json_str(FILE *f, const char *s)
+/* html: also <, >, & and U+2028/U+2029 as \u escapes, so that the JSON
+ * can sit inside an HTML <script> element (no "</script>", no "<!--") and
+ * be read by a JavaScript parser as well as a JSON one. */
+static void json_str(FILE *f, const char *s, bool html)
 {
 	while (*s) {
 		uint32_t c;
@@ -18,13 +21,25 @@ void out_json_str(FILE *f, const char *s)
 			n = 1;
 		} else if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", (int)c);
-		} else if (c < 0x20 || c == 0x7f) {
+		} else if (c < 0x20 || c == 0x7f ||
+			   (html &&
+			    (c == '<' || c == '>' || c == '&' || c == 0x2028 || c == 0x2029))) {
 			fprintf(f, "\\u%04x", (unsigned)c);
 		} else {
 			fwrite(s, 1, n, f);
 		}
 		s += n;
 	}
+}
+
+void out_json_str(FILE *f, const char *s)
+{
+	json_str(f, s, false);
+}
+
+void out_json_html_str(FILE *f, const char *s)
+{
+	json_str(f, s, true);
 }
 
 void out_html_str(FILE *f, const char *s)

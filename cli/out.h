@@ -32,6 +32,9 @@ extern const struct out_format out_gmon, out_pprof, out_folded, out_speedscope, 
  * and control characters escaped; bytes that are not UTF-8 become U+FFFD,
  * since JSON text is UTF-8 and strict readers reject anything else. */
 void out_json_str(FILE *f, const char *s);
+/* The same, for JSON inside an HTML <script> element: <, >, & and the
+ * line separators U+2028/U+2029 as \u escapes too. */
+void out_json_html_str(FILE *f, const char *s);
 /* s as HTML text or attribute value: shown as text_put shows it to a
  * terminal (util.h: a name's newline is "\n" there too), then &, <, >, "
  * and ' escaped. */

@@ -1,6 +1,89 @@
 // html-probe.js - appended (in a <script>) to a copy of the exported page by
-// t-export-html.sh: measures what chromium actually laid out and adds the
+// t-export-html*.sh: measures what chromium actually laid out and adds the
 // results to the DOM as "probe KEY VALUE" lines, for --dump-dom.
+//
+// The flame graph: the page's URL fragment lists steps, '&'-separated,
+// done in order, each numbered from 0 (the step's number is the second
+// field of what it prints):
+//   draw           print the frames drawn
+//   click=NAME@D   click the first frame (in document order) named NAME at
+//                  depth D (the root "all" is depth 0), then print the
+//                  frames and the caller/callee tables
+//   tip=NAME@D     move the mouse over that frame, print the tooltip
+//   search=TEXT    type TEXT into the search box, print the match line and
+//                  the frames
+//   esc            press Escape
+//   icicle         press the flame/icicle button
+// Lines: "fr STEP DEPTH X WIDTH Y CLASSES NAME", "calls STEP TITLE",
+// "caller|callee STEP TOTAL% SAMPLES NAME", "match STEP TEXT", "tip STEP
+// TEXT", where every NAME, TITLE and TEXT is encodeURIComponent'ed (no
+// spaces); X, WIDTH and Y in CSS pixels.
+function flame(put, out) {
+	const fg = () => document.querySelector('svg.flamegraph');
+	put('flame', fg() ? 1 : 0);
+	if (!fg())
+		return;
+	const enc = encodeURIComponent;
+	const frames = () => [...fg().querySelectorAll('g.frame')];
+	const find = (spec) => {
+		const at = spec.lastIndexOf('@');
+		const name = spec.slice(0, at), depth = spec.slice(at + 1);
+		return frames().find((g) => g.dataset.name === name && g.dataset.depth === depth);
+	};
+	const dump = (step) => {
+		for (const g of frames()) {
+			const r = g.querySelector('rect').getBoundingClientRect();
+			const cls = g.getAttribute('class').split(' ').filter((c) => c !== 'frame');
+			out.push(['fr', step, g.dataset.depth, r.x.toFixed(2), r.width.toFixed(2),
+				r.y.toFixed(2), cls.join(',') || '-', enc(g.dataset.name)].join(' '));
+		}
+	};
+	const steps = location.hash.slice(1).split('&').filter((s) => s).map(decodeURIComponent);
+	steps.forEach((st, i) => {
+		const eq = st.indexOf('=');
+		const op = eq < 0 ? st : st.slice(0, eq), arg = eq < 0 ? '' : st.slice(eq + 1);
+		if (op === 'draw') {
+			dump(i);
+		} else if (op === 'click' || op === 'tip') {
+			const g = find(arg);
+			if (!g) {
+				out.push('missing ' + i + ' ' + enc(arg));
+				return;
+			}
+			const r = g.querySelector('rect').getBoundingClientRect();
+			const at = { bubbles: true, clientX: r.x + 2, clientY: r.y + 2 };
+			if (op === 'tip') {
+				g.dispatchEvent(new MouseEvent('mousemove', at));
+				const tip = document.getElementById('fg-tip');
+				out.push('tip ' + i + ' ' + (tip.hidden ? '-' : enc(tip.textContent)));
+				return;
+			}
+			g.dispatchEvent(new MouseEvent('click', at));
+			dump(i);
+			const calls = document.getElementById('fg-calls');
+			const h = calls.querySelector('h3');
+			out.push('calls ' + i + ' ' + (calls.hidden || !h ? '-' : enc(h.textContent)));
+			for (const kind of ['caller', 'callee'])
+				for (const tr of calls.querySelectorAll('table.' + kind + 's tbody tr'))
+					if (tr.cells.length === 3)
+						out.push([kind, i, tr.cells[0].textContent, tr.cells[1].textContent,
+							enc(tr.cells[2].textContent)].join(' '));
+		} else if (op === 'search') {
+			const box = document.getElementById('fg-search');
+			box.value = arg;
+			box.dispatchEvent(new Event('input', { bubbles: true }));
+			out.push('match ' + i + ' ' + enc(document.getElementById('fg-match').textContent));
+			dump(i);
+		} else if (op === 'esc') {
+			document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+		} else if (op === 'icicle') {
+			document.getElementById('fg-mode').click();
+		} else {
+			out.push('unknown-step ' + i + ' ' + enc(st));
+		}
+	});
+}
+
 (function () {
 	const out = [];
 	const put = (k, v) => out.push('probe ' + k + ' ' + v);
@@ -25,6 +108,9 @@
 	const p = box(document.querySelector('section.pictures'));
 	put('side_by_side', t.left >= p.right && t.top < p.bottom ? 1 : 0);
 	put('resources', performance.getEntriesByType('resource').length);
+	put('images', document.querySelectorAll('img').length);
+	put('violations', (window.probeViolations || []).length);
+	flame(put, out);
 	const pre = document.createElement('pre');
 	pre.id = 'probe';
 	pre.textContent = '\n' + out.join('\n') + '\n';

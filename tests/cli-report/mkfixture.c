@@ -36,13 +36,15 @@
  *       Write a pcprof.data of one process with N sample records (distinct
  *       pc and thread pairs, one sample each): N/100 pcs spread over libc's
  *       code, in each of 100 named threads; for the export benchmarks.
- *   mkfixture stacks FILE
+ *   mkfixture stacks FILE [--hostile]
  *       Write a pcprof.data (format 2) of one process whose samples carry
  *       call stacks through this program's main and fix_* functions and
  *       libhot.so, with recursion, a [truncated] stack, a leaf outside
  *       every module and samples without a stack; stacks_fixture() below
  *       lists them with their counts, which the t-*-stacks.sh tests
- *       check report and export against.
+ *       check report and export against.  --hostile adds 10 samples of
+ *       main;HOSTILE_FN, a function of this program whose symbol is HTML
+ *       markup with a script in it (t-export-html.sh).
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture multi
@@ -608,9 +610,29 @@ static const struct stk stacks_fixture[] = {
 	{ { "fix_hot" }, 0, 80, 0 },
 };
 
+/* A function whose name is markup that would run a script if a page
+ * pasted it as HTML: its symbol, spelled by the assembler (C cannot), and
+ * a pointer to it. */
+#define HOSTILE_FN "</script><img src=x onerror=document.title='pwned'>&amp;"
+__asm__(".text\n"
+	".globl \"" HOSTILE_FN "\"\n"
+	".type \"" HOSTILE_FN "\", @function\n"
+	"\"" HOSTILE_FN "\":\n"
+	"\t.fill 15, 1, 0x90\n"
+	"\tret\n"
+	".size \"" HOSTILE_FN "\", 16\n"
+	".section .data.rel.ro\n"
+	".balign 8\n"
+	"mkfixture_hostile_fn:\n"
+	"\t.quad \"" HOSTILE_FN "\"\n"
+	".text\n");
+extern const uintptr_t mkfixture_hostile_fn;
+
 static uint64_t stk_pc(const char *fn, int leaf)
 {
 	uint64_t off = leaf ? 4 : 8;
+	if (strcmp(fn, HOSTILE_FN) == 0)
+		return (uint64_t)mkfixture_hostile_fn + off;
 	if (strcmp(fn, "main") == 0)
 		return (uint64_t)(uintptr_t)main + off;
 	if (strcmp(fn, "fix_hot") == 0)
@@ -638,7 +660,7 @@ static uint32_t stk_frame(struct pp_process *p, uint64_t pc, uint32_t parent)
 	return (uint32_t)p->nframes++;
 }
 
-static int write_stacks(const char *file)
+static int write_stacks(const char *file, int hostile_fn)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -653,11 +675,12 @@ static int write_stacks(const char *file)
 	p->threads = calloc(2, sizeof *p->threads);
 	p->threads[0] = (struct pp_thread){ .tid = 4242, .name = "mkfixture" };
 	p->threads[1] = (struct pp_thread){ .tid = 4243, .name = "worker" };
-	size_t n = sizeof stacks_fixture / sizeof stacks_fixture[0];
+	static const struct stk hostile_stk = { { "main", HOSTILE_FN }, 0, 10, 1 };
+	size_t n = sizeof stacks_fixture / sizeof stacks_fixture[0] + (hostile_fn != 0);
 	p->frames = calloc(n * STK_MAX, sizeof *p->frames);
 	p->samples = calloc(n, sizeof *p->samples);
 	for (size_t i = 0; i < n; i++) {
-		const struct stk *k = &stacks_fixture[i];
+		const struct stk *k = i < n - (hostile_fn != 0) ? &stacks_fixture[i] : &hostile_stk;
 		int depth = 0;
 		while (depth < STK_MAX && k->fn[depth])
 			depth++;
@@ -787,8 +810,9 @@ int main(int argc, char **argv)
 				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
 	if (argc == 4 && strcmp(argv[1], "samples") == 0)
 		return write_samples(argv[2], strtoull(argv[3], NULL, 0));
-	if (argc == 3 && strcmp(argv[1], "stacks") == 0)
-		return write_stacks(argv[2]);
+	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--hostile") == 0)) &&
+	    strcmp(argv[1], "stacks") == 0)
+		return write_stacks(argv[2], argc == 4);
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
@@ -797,9 +821,9 @@ int main(int argc, char **argv)
 		return spin(atof(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
-	fprintf(stderr,
-		"usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
-		"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
-		"samples FILE N | stacks FILE | counts | multi | spin SECONDS | pltspin SECONDS\n");
+	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
+			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
+			"samples FILE N | stacks FILE [--hostile] | counts | multi | spin SECONDS "
+			"| pltspin SECONDS\n");
 	return 2;
 }

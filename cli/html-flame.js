@@ -1,0 +1,350 @@
+// html-flame.js - the flame graph of pcprof's HTML page (cli/out-html.c
+// embeds this file as a string and writes the call tree as JSON into
+// <script id="fg-data">; docs/formats.md "HTML" describes both).  Every
+// name reaches the page through textContent or setAttribute, never as
+// markup.  No network, no storage, no timers.
+(function () {
+	'use strict';
+	const el = (id) => document.getElementById(id);
+	const host = el('fg');
+	const D = JSON.parse(el('fg-data').textContent);
+	const SVG = 'http://www.w3.org/2000/svg';
+	const ROW = 18;    // px per frame row
+	const MINW = 0.5;  // frames narrower than this (px) are not drawn
+	const GREY = '#868e96';
+
+	// ---- the tree: {fn, total, self, kids, parent, depth} ----
+	const all = [];
+	const root = { fn: -2, total: 0, self: 0, kids: [], parent: null, depth: 0 };
+	all.push(root);
+	const raw = D.nodes;
+	const stack = [[root, Infinity]];
+	for (let i = 0; i + 3 < raw.length; i += 4) {
+		const top = stack[stack.length - 1];
+		const n = { fn: raw[i], total: raw[i + 1], self: raw[i + 2], kids: [], parent: top[0],
+			depth: top[0].depth + 1 };
+		all.push(n);
+		top[0].kids.push(n);
+		top[1]--;
+		if (n.parent === root)
+			root.total += n.total;
+		if (raw[i + 3] > 0)
+			stack.push([n, raw[i + 3]]);
+		while (stack.length > 1 && stack[stack.length - 1][1] === 0)
+			stack.pop();
+	}
+	let maxDepth = 0;
+	for (const n of all)
+		if (n.depth > maxDepth)
+			maxDepth = n.depth;
+
+	const name = (fn) => fn === -2 ? 'all' : fn < 0 ? '[other]' : D.fns[fn];
+	const modOf = (fn) => fn < 0 ? -1 : D.fmod[fn];
+	const modName = (fn) => modOf(fn) < 0 ? (fn === -2 ? '' : '[unknown]') : D.mods[modOf(fn)];
+	const kind = (fn) => fn === -2 ? 3 : fn < 0 ? 2 : D.fkind[fn];
+	const pct = (v) => D.total ? (100 * v / D.total).toFixed(2) : '0.00';
+
+	// ---- state ----
+	let zoom = root;
+	let icicle = false;
+	let byName = false;
+	let matched = new Set();
+
+	// colours: the module's (as in the rest of the page) or a hash of the name
+	function hash(s) {
+		let h = 2166136261;
+		for (let i = 0; i < s.length; i++)
+			h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+		return h >>> 0;
+	}
+	function colour(n) {
+		const k = kind(n.fn);
+		if (k !== 0)
+			return GREY;
+		if (byName) {
+			const h = hash(name(n.fn));
+			return 'hsl(' + (h % 360) + ',62%,' + (58 + (h >>> 9) % 14) + '%)';
+		}
+		const m = modOf(n.fn);
+		return m >= 0 && D.mcol[m] ? D.mcol[m] : GREY;
+	}
+
+	// ---- drawing ----
+	const tip = el('fg-tip');
+	let svg = null;
+	const shown = new Map(); // <g> -> node
+
+	function frame(n, x, w, cls) {
+		const g = document.createElementNS(SVG, 'g');
+		const k = kind(n.fn);
+		g.setAttribute('class', 'frame' + (k === 1 ? ' marker' : k === 2 ? ' other' : '') +
+			(k === 3 ? ' root' : '') + (matched.has(n) ? ' match' : '') + cls);
+		g.setAttribute('tabindex', '0');
+		g.setAttribute('role', 'button');
+		g.setAttribute('data-name', name(n.fn));
+		g.setAttribute('data-depth', String(n.depth));
+		g.setAttribute('aria-label', name(n.fn) + ' ' + modName(n.fn) + ' ' + pct(n.total) + '%');
+		const y = icicle ? n.depth * ROW : (maxDepth - n.depth) * ROW;
+		const r = document.createElementNS(SVG, 'rect');
+		r.setAttribute('x', x.toFixed(2));
+		r.setAttribute('y', String(y));
+		r.setAttribute('width', Math.max(w - 0.5, 0.1).toFixed(2));
+		r.setAttribute('height', String(ROW - 1));
+		r.setAttribute('fill', colour(n));
+		g.appendChild(r);
+		const chars = Math.floor((w - 6) / 6.6);
+		if (chars >= 3) {
+			const t = document.createElementNS(SVG, 'text');
+			t.setAttribute('x', (x + 3).toFixed(2));
+			t.setAttribute('y', String(y + ROW - 5));
+			const s = name(n.fn);
+			t.textContent = s.length <= chars ? s : s.slice(0, chars - 1) + '\u2026';
+			g.appendChild(t);
+		}
+		svg.appendChild(g);
+		shown.set(g, n);
+	}
+
+	function draw() {
+		const W = Math.max(host.clientWidth, 200);
+		let depth = zoom.depth;
+		(function deepest(n) {
+			if (n.depth > depth)
+				depth = n.depth;
+			for (const k of n.kids)
+				if (W * k.total / zoom.total >= MINW)
+					deepest(k);
+		})(zoom);
+		shown.clear();
+		svg = document.createElementNS(SVG, 'svg');
+		svg.setAttribute('class', 'flamegraph');
+		svg.setAttribute('width', String(W));
+		svg.setAttribute('height', String((maxDepth + 1) * ROW));
+		svg.setAttribute('role', 'img');
+		svg.setAttribute('aria-label', icicle ? 'icicle graph' : 'flame graph');
+		for (let a = zoom.parent; a; a = a.parent)
+			frame(a, 0, W, ' above');
+		(function put(n, x, w) {
+			frame(n, x, w, '');
+			let cx = x;
+			for (const k of n.kids) {
+				const kw = w * k.total / n.total;
+				if (kw >= MINW)
+					put(k, cx, kw);
+				cx += kw;
+			}
+		})(zoom, 0, W);
+		host.replaceChildren(svg);
+		crumbs();
+	}
+
+	function crumbs() {
+		const nav = el('fg-crumbs');
+		const path = [];
+		for (let a = zoom; a; a = a.parent)
+			path.unshift(a);
+		nav.replaceChildren();
+		path.forEach((a, i) => {
+			if (i)
+				nav.appendChild(document.createTextNode(' \u203a '));
+			const b = document.createElement('button');
+			b.type = 'button';
+			b.textContent = name(a.fn);
+			b.addEventListener('click', () => zoomTo(a));
+			nav.appendChild(b);
+		});
+	}
+
+	function zoomTo(n) {
+		zoom = n;
+		draw();
+	}
+
+	// ---- search ----
+	function search(q) {
+		matched = new Set();
+		const out = el('fg-match');
+		if (q) {
+			let test;
+			try {
+				const re = new RegExp(q);
+				test = (s) => re.test(s);
+			} catch (e) {
+				test = (s) => s.indexOf(q) >= 0;
+			}
+			let share = 0;
+			(function walk(n, under) {
+				const hit = n !== root && test(name(n.fn));
+				if (hit) {
+					matched.add(n);
+					if (!under)
+						share += n.total;
+				}
+				for (const k of n.kids)
+					walk(k, under || hit);
+			})(root, false);
+			out.textContent = 'matched ' + pct(share) + '% (' + matched.size + ' frames)';
+		} else {
+			out.textContent = '';
+		}
+		draw();
+	}
+
+	// ---- callers and callees of one function, over all its frames ----
+	// A row counts each sample once however often its edge recurs in the
+	// stack, as `pcprof report --callers` does.
+	function calls(fn) {
+		const box = el('fg-calls');
+		if (fn < 0) {
+			box.hidden = true;
+			return;
+		}
+		const callers = new Map(), callees = new Map(), on = new Map();
+		let total = 0, self = 0, inside = 0;
+		const add = (m, k, v) => m.set(k, (m.get(k) || 0) + v);
+		(function walk(n) {
+			const keys = [];
+			if (n !== root) {
+				if (n.fn === fn) {
+					const c = n.parent === root ? -3 : n.parent.fn;
+					keys.push('r' + c);
+					if (!on.get('r' + c))
+						add(callers, c, n.total);
+					if (!inside)
+						total += n.total;
+					self += n.self;
+				}
+				if (n.parent !== root && n.parent.fn === fn) {
+					keys.push('e' + n.fn);
+					if (!on.get('e' + n.fn))
+						add(callees, n.fn, n.total);
+				}
+			}
+			for (const k of keys)
+				on.set(k, (on.get(k) || 0) + 1);
+			if (n.fn === fn)
+				inside++;
+			for (const k of n.kids)
+				walk(k);
+			if (n.fn === fn)
+				inside--;
+			for (const k of keys)
+				on.set(k, on.get(k) - 1);
+		})(root);
+		if (self)
+			callees.set(-4, self);
+		box.replaceChildren();
+		const h = document.createElement('h3');
+		h.textContent = name(fn) + ' (' + modName(fn) + '): total ' + pct(total) + '%, self ' +
+			pct(self) + '%';
+		box.appendChild(h);
+		for (const [title, m, cls] of [['callers', callers, 'callers'], ['callees', callees, 'callees']]) {
+			const t = document.createElement('table');
+			t.className = cls;
+			const head = t.createTHead().insertRow();
+			for (const c of ['total%', 'samples', title === 'callers' ? 'caller' : 'callee']) {
+				const th = document.createElement('th');
+				th.textContent = c;
+				head.appendChild(th);
+			}
+			const body = t.createTBody();
+			const label = (k) => k === -3 ? '[root]' : k === -4 ? '[self]' : name(k);
+			const rows = [...m.entries()].map(([k, v]) => [label(k), v])
+				.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+			for (const [k, v] of rows) {
+				const tr = body.insertRow();
+				tr.insertCell().textContent = pct(v);
+				tr.insertCell().textContent = String(v);
+				tr.insertCell().textContent = k;
+				tr.cells[0].className = tr.cells[1].className = 'n';
+				tr.cells[2].className = 'fn';
+			}
+			if (!rows.length)
+				body.insertRow().insertCell().textContent = 'none';
+			const cap = t.createCaption();
+			cap.textContent = title;
+			box.appendChild(t);
+		}
+		box.hidden = false;
+	}
+
+	// ---- events ----
+	function nodeOf(e) {
+		const g = e.target.closest && e.target.closest('g.frame');
+		return g ? shown.get(g) : null;
+	}
+	function pick(n) {
+		zoomTo(n);
+		calls(n.fn);
+	}
+	host.addEventListener('click', (e) => {
+		const n = nodeOf(e);
+		if (n)
+			pick(n);
+	});
+	host.addEventListener('keydown', (e) => {
+		const n = nodeOf(e);
+		if (n && (e.key === 'Enter' || e.key === ' ')) {
+			e.preventDefault();
+			pick(n);
+		}
+	});
+	function showTip(n, x, y) {
+		tip.replaceChildren();
+		const b = document.createElement('b');
+		b.textContent = name(n.fn);
+		tip.appendChild(b);
+		const lines = [modName(n.fn), n.total + ' samples, total ' + pct(n.total) + '%',
+			'self ' + n.self + ' samples, ' + pct(n.self) + '%'];
+		for (const l of lines) {
+			const d = document.createElement('div');
+			d.textContent = l;
+			tip.appendChild(d);
+		}
+		tip.hidden = false;
+		tip.style.left = Math.min(x + 12, window.innerWidth - tip.offsetWidth - 8) + 'px';
+		tip.style.top = (y + 14) + 'px';
+	}
+	host.addEventListener('mousemove', (e) => {
+		const n = nodeOf(e);
+		if (n)
+			showTip(n, e.clientX, e.clientY);
+		else
+			tip.hidden = true;
+	});
+	host.addEventListener('mouseleave', () => { tip.hidden = true; });
+	host.addEventListener('focusin', (e) => {
+		const n = nodeOf(e);
+		if (n) {
+			const r = e.target.getBoundingClientRect();
+			showTip(n, r.left, r.bottom - 14);
+		}
+	});
+	host.addEventListener('focusout', () => { tip.hidden = true; });
+	const mode = el('fg-mode');
+	mode.addEventListener('click', () => {
+		icicle = !icicle;
+		mode.textContent = icicle ? 'flame' : 'icicle';
+		mode.setAttribute('aria-pressed', String(icicle));
+		draw();
+	});
+	el('fg-colour').addEventListener('change', (e) => {
+		byName = e.target.value === 'name';
+		draw();
+	});
+	const box = el('fg-search');
+	box.addEventListener('input', () => search(box.value));
+	el('fg-reset').addEventListener('click', () => zoomTo(root));
+	document.addEventListener('keydown', (e) => {
+		if (e.key !== 'Escape')
+			return;
+		tip.hidden = true;
+		if (box.value) {
+			box.value = '';
+			search('');
+		}
+		zoomTo(root);
+	});
+	window.addEventListener('resize', draw);
+	draw();
+})();
