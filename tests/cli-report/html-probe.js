@@ -108,9 +108,10 @@ function flame(put, out) {
 	const p = box(document.querySelector('section.pictures'));
 	put('side_by_side', t.left >= p.right && t.top < p.bottom ? 1 : 0);
 	put('resources', performance.getEntriesByType('resource').length);
+	flame(put, out);
+	// after the flame graph's steps: whatever they showed
 	put('images', document.querySelectorAll('img').length);
 	put('violations', (window.probeViolations || []).length);
-	flame(put, out);
 	const pre = document.createElement('pre');
 	pre.id = 'probe';
 	pre.textContent = '\n' + out.join('\n') + '\n';
