@@ -45,6 +45,12 @@
  *       check report and export against.  --hostile adds 10 samples of
  *       main;HOSTILE_FN, a function of this program whose symbol is HTML
  *       markup with a script in it (t-export-html.sh).
+ *   mkfixture tree FILE N
+ *       Write a pcprof.data (format 2) of one process whose N frames form
+ *       a random call tree (each frame's caller a uniformly chosen earlier
+ *       frame, 1% of them roots: depth about ln N) over pcs spread across
+ *       libc's code, one stack sample of 1 to 4 samples per frame; for
+ *       the HTML page's size at scale (docs/formats.md "HTML").
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture multi
@@ -699,6 +705,51 @@ static int write_stacks(const char *file, int hostile_fn)
 	return save(file, &prof, &l);
 }
 
+static int write_tree(const char *file, size_t n)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	struct pp_profile prof;
+	fill_profile(&prof, "mkfixture tree", 1);
+	struct pp_process *p = &prof.procs[0];
+	fill_process(p, 4242, 4241, l.m[0].path, "mkfixture tree");
+	p->lost = 0;
+	p->modules = copy_modules(&l);
+	p->nmodules = l.n;
+	p->nthreads = 1;
+	p->threads = calloc(1, sizeof *p->threads);
+	p->threads[0] = (struct pp_thread){ .tid = 4242, .name = "mkfixture" };
+	uint32_t libc = pp_find_module(p, (uint64_t)(uintptr_t)getppid, 0);
+	const struct pp_segment *text = NULL;
+	for (uint32_t i = 0; libc != PP_NO_MODULE && i < p->modules[libc].nsegs; i++)
+		if (p->modules[libc].seg[i].flags & PF_X)
+			text = &p->modules[libc].seg[i];
+	if (!text || !n) {
+		fprintf(stderr, "mkfixture: no libc code segment or N is 0\n");
+		return 1;
+	}
+	p->frames = calloc(n, sizeof *p->frames);
+	p->samples = calloc(n, sizeof *p->samples);
+	uint64_t x = 88172645463325252ull; /* xorshift64, fixed seed */
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t pc = p->modules[libc].bias + text->vaddr + (x >> 20) % text->memsz;
+		uint32_t parent = i == 0 || (x & 127) == 0 ? PP_NO_FRAME : (uint32_t)((x >> 7) % i);
+		p->frames[i] = (struct pp_frame){ pc, libc, parent };
+		p->samples[i] = (struct pp_sample){ pc, libc, 0, 1 + (x >> 40) % 4, (uint32_t)i };
+		p->ticks += p->samples[i].count;
+	}
+	p->nframes = n;
+	p->nsamples = n;
+	p->threads[0].ticks = p->ticks;
+	p->signals = p->ticks;
+	p->cpu_ns = p->ticks * 1000000ull;
+	pp_sort_samples(p);
+	return save(file, &prof, &l);
+}
+
 /* Expected totals per label, both processes together. */
 static int print_counts(void)
 {
@@ -813,6 +864,8 @@ int main(int argc, char **argv)
 	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--hostile") == 0)) &&
 	    strcmp(argv[1], "stacks") == 0)
 		return write_stacks(argv[2], argc == 4);
+	if (argc == 4 && strcmp(argv[1], "tree") == 0)
+		return write_tree(argv[2], strtoul(argv[3], NULL, 10));
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
@@ -823,7 +876,8 @@ int main(int argc, char **argv)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
 			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
-			"samples FILE N | stacks FILE [--hostile] | counts | multi | spin SECONDS "
+			"samples FILE N | stacks FILE [--hostile] | tree FILE N | counts | multi | "
+			"spin SECONDS "
 			"| pltspin SECONDS\n");
 	return 2;
 }

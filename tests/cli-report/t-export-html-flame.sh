@@ -12,6 +12,8 @@
 # the matching frames and prints their share.  With mkfixture's
 # function named "</script><img src=x onerror=...>", the name is shown as
 # text everywhere and nothing runs or loads.  Nothing is ever fetched.
+# A random tree of 200000 frames (mkfixture tree) gives a page under
+# 20 MB that still draws.
 . "$(dirname "$0")/lib.sh"
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || skip "chromium not installed"
@@ -173,4 +175,16 @@ case $(line tip 1) in "$E"mkfixture*) ;; *) fail "hostile tooltip: $(line tip 1)
 case $(line calls 2) in "$E%20(mkfixture)"*) ;; *) fail "hostile title: $(line calls 2)" ;; esac
 grep -q '<title>pcprof: mkfixture stacks</title>' "$T/dom" || fail "the page's title changed: $(grep -o '<title>[^<]*' "$T/dom" | head -1)"
 grep -q '<img' "$T/dom" && fail "an <img> element got into the page"
+
+# at scale: a call tree of 200000 frames (about as many function paths)
+# makes a page well under 20 MB, tiny nodes merged into [other] frames,
+# which chromium draws and searches
+"$FIX" tree "$T/big.data" 200000 || fail "mkfixture tree"
+"$PCPROF" export -f html -o "$T/big.html" "$T/big.data" 2>"$T/err" || fail "export big: $(cat "$T/err")"
+size=$(wc -c <"$T/big.html")
+[ "$size" -lt 20000000 ] || fail "the page of 200000 frames is $size bytes"
+grep -q '"nodes":\[.*,-1,' "$T/big.html" || fail "no [other] node in the page of 200000 frames"
+run "$T/big.html" 'draw&search=%5Bother%5D'
+[ "$(frames 0 | wc -l)" -gt 100 ] || fail "$(frames 0 | wc -l) frames drawn"
+case $(line match 1) in matched%20[1-9]*) ;; *) fail "no [other] frame found: $(line match 1)" ;; esac
 exit 0
