@@ -91,6 +91,8 @@
 		r.setAttribute('width', Math.max(w - 0.5, 0.1).toFixed(2));
 		r.setAttribute('height', String(ROW - 1));
 		r.setAttribute('fill', colour(n));
+		if (!byName && kind(n.fn) === 0) // neighbours of one module apart
+			r.setAttribute('fill-opacity', (0.72 + (hash(name(n.fn)) % 29) / 100).toFixed(2));
 		g.appendChild(r);
 		const chars = Math.floor((w - 6) / 6.6);
 		if (chars >= 3) {
