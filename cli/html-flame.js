@@ -163,33 +163,39 @@
 	}
 
 	// ---- search ----
-	function search(q) {
+	// Highlight the frames for which test(node) holds; print their share
+	// (a frame under a highlighted one counted once).
+	function mark(test, what) {
 		matched = new Set();
-		const out = el('fg-match');
-		if (q) {
-			let test;
-			try {
-				const re = new RegExp(q);
-				test = (s) => re.test(s);
-			} catch (e) {
-				test = (s) => s.indexOf(q) >= 0;
+		let share = 0;
+		(function walk(n, under) {
+			const hit = n !== root && test(n);
+			if (hit) {
+				matched.add(n);
+				if (!under)
+					share += n.total;
 			}
-			let share = 0;
-			(function walk(n, under) {
-				const hit = n !== root && test(name(n.fn));
-				if (hit) {
-					matched.add(n);
-					if (!under)
-						share += n.total;
-				}
-				for (const k of n.kids)
-					walk(k, under || hit);
-			})(root, false);
-			out.textContent = 'matched ' + pct(share) + '% (' + matched.size + ' frames)';
-		} else {
-			out.textContent = '';
-		}
+			for (const k of n.kids)
+				walk(k, under || hit);
+		})(root, false);
+		el('fg-match').textContent = what + pct(share) + '% (' + matched.size + ' frames)';
 		draw();
+	}
+	function search(q) {
+		if (!q) {
+			matched = new Set();
+			el('fg-match').textContent = '';
+			draw();
+			return;
+		}
+		let test;
+		try {
+			const re = new RegExp(q);
+			test = (s) => re.test(s);
+		} catch (e) {
+			test = (s) => s.indexOf(q) >= 0;
+		}
+		mark((n) => test(name(n.fn)), 'matched ');
 	}
 
 	// ---- callers and callees of one function, over all its frames ----
@@ -337,6 +343,22 @@
 	const box = el('fg-search');
 	box.addEventListener('input', () => search(box.value));
 	el('fg-reset').addEventListener('click', () => zoomTo(root));
+	// a row of the function table: its frames highlighted, its callers
+	// and callees shown
+	function row(e) {
+		const tr = e.target.closest && e.target.closest('table.functions tr[data-fn]');
+		if (!tr || (e.type === 'keydown' && e.key !== 'Enter'))
+			return;
+		const fn = Number(tr.getAttribute('data-fn'));
+		box.value = '';
+		zoom = root;
+		mark((n) => n.fn === fn, name(fn) + ': ');
+		calls(fn);
+		el('flame').scrollIntoView();
+	}
+	// (the table comes after this script: listen on the document)
+	document.addEventListener('click', row);
+	document.addEventListener('keydown', row);
 	document.addEventListener('keydown', (e) => {
 		if (e.key !== 'Escape')
 			return;

@@ -52,6 +52,7 @@ static const char *const style =
 	"td{padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
 	"td.fn{font-family:ui-monospace,monospace;overflow-wrap:anywhere}"
+	"tr[data-fn]{cursor:pointer}tr[data-fn]:hover,tr[data-fn]:focus{background:var(--track)}"
 	".src{color:var(--muted);font:12px system-ui,sans-serif;margin-top:1px}\n"
 	".flame{margin:8px 0 20px}.controls{display:flex;flex-wrap:wrap;gap:6px 16px;"
 	"align-items:center;margin-bottom:6px;font-size:13px}.controls input,.controls select,"
@@ -368,8 +369,10 @@ static void heat_strip(FILE *s, const struct model *f, uint32_t m, const uint32_
 	fputs("</svg></figure>\n", s);
 }
 
+/* fnix: per function, its index in the flame graph's data + 1 (0: not
+ * there), so that a click on its row can select it there. */
 static void table(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
-		  const uint32_t *rank)
+		  const uint32_t *rank, const uint32_t *fnix)
 {
 	size_t shown = n > TOP_ROWS ? TOP_ROWS : n;
 	fputs("<h2>Functions</h2>\n<table class=\"functions\"><thead><tr><th>#</th><th>self%</th>"
@@ -378,8 +381,12 @@ static void table(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
 	      s);
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_fn *fn = &f->fns[fns[i]];
+		if (fnix && fnix[fns[i]])
+			fprintf(s, "<tr data-fn=\"%" PRIu32 "\" tabindex=\"0\">", fnix[fns[i]] - 1);
+		else
+			fputs("<tr>", s);
 		fprintf(s,
-			"<tr><td class=\"n\">%zu</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f"
+			"<td class=\"n\">%zu</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f"
 			"</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
 			"<td class=\"fn\">",
 			i + 1, pct(f, fn->samples), pct(f, fn->total), fn->samples, fn->seconds);
@@ -549,29 +556,28 @@ static void ftree_write(FILE *s, struct ftree *t, const uint32_t *list, size_t n
 	}
 }
 
-static void flame_data(FILE *s, const struct model *f, const uint32_t *rank)
+static void flame_data(FILE *s, struct ftree *t, const uint32_t *rank)
 {
-	struct ftree t;
-	ftree_build(&t, f);
+	const struct model *f = t->f;
 	fprintf(s, "{\"total\":%" PRIu64 ",\"nodes\":[", f->total);
 	bool comma = false;
-	ftree_write(s, &t, t.roots, t.nroots, &comma);
+	ftree_write(s, t, t->roots, t->nroots, &comma);
 	fputs("],\n\"fns\":[", s);
-	for (size_t i = 0; i < t.nfns; i++) {
-		char *l = text_dup(f->fns[t.fnlist[i]].label);
+	for (size_t i = 0; i < t->nfns; i++) {
+		char *l = text_dup(f->fns[t->fnlist[i]].label);
 		fputs(i ? ",\"" : "\"", s);
 		out_json_html_str(s, l);
 		fputc('"', s);
 		free(l);
 	}
 	fputs("],\n\"fmod\":[", s);
-	for (size_t i = 0; i < t.nfns; i++) {
-		uint32_t m = f->fns[t.fnlist[i]].mod;
+	for (size_t i = 0; i < t->nfns; i++) {
+		uint32_t m = f->fns[t->fnlist[i]].mod;
 		fprintf(s, "%s%ld", i ? "," : "", m == MODEL_NO_MOD ? -1L : (long)m);
 	}
 	fputs("],\n\"fkind\":[", s);
-	for (size_t i = 0; i < t.nfns; i++)
-		fprintf(s, "%s%d", i ? "," : "", f->fns[t.fnlist[i]].marker);
+	for (size_t i = 0; i < t->nfns; i++)
+		fprintf(s, "%s%d", i ? "," : "", f->fns[t->fnlist[i]].marker);
 	fputs("],\n\"mods\":[", s);
 	for (size_t i = 0; i < f->nmods; i++) {
 		char *l = text_dup(f->mods[i].name);
@@ -584,7 +590,6 @@ static void flame_data(FILE *s, const struct model *f, const uint32_t *rank)
 	for (size_t i = 0; i < f->nmods; i++)
 		fprintf(s, "%s\"%s\"", i ? "," : "", mod_color(f, rank, (uint32_t)i));
 	fprintf(s, "],\n\"merge\":%g}", 100.0 / MERGE_DIV);
-	ftree_free(&t);
 }
 
 static const char flame_js[] =
@@ -593,7 +598,7 @@ static const char flame_js[] =
 
 /* The flame graph: its controls, the picture cli/html-flame.js draws from
  * the data, and the caller/callee tables of the selected function. */
-static void flame(FILE *s, const struct model *f, const uint32_t *rank)
+static void flame(FILE *s, struct ftree *t, const uint32_t *rank)
 {
 	fputs("<section class=\"flame\" id=\"flame\">\n<h2>Call stacks</h2>\n"
 	      "<div class=\"controls\" role=\"toolbar\">"
@@ -609,14 +614,15 @@ static void flame(FILE *s, const struct model *f, const uint32_t *rank)
 	      "tables below do not.</noscript></div>\n"
 	      "<div class=\"tip\" id=\"fg-tip\" role=\"tooltip\" hidden></div>\n"
 	      "<p class=\"hint\">Click a frame to zoom into it and to show its function&rsquo;s "
-	      "callers and callees; Esc resets.  Frames below ",
+	      "callers and callees, or a row of the function table to find its frames; Esc "
+	      "resets.  Frames below ",
 	      s);
 	fprintf(s, "%g%% of all samples are merged into one [other] frame per caller.</p>\n",
 		100.0 / MERGE_DIV);
 	fputs("<div class=\"calls\" id=\"fg-calls\" hidden></div>\n"
 	      "<script type=\"application/json\" id=\"fg-data\">",
 	      s);
-	flame_data(s, f, rank);
+	flame_data(s, t, rank);
 	fprintf(s, "</script>\n<script>\n%s</script>\n</section>\n", flame_js);
 }
 
@@ -627,6 +633,7 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 		return -1;
 	FILE *s = ofile_stream(o);
 	size_t nm, nf;
+	struct ftree tree;
 	uint32_t *mods = model_sorted_mods(f, MODEL_SORT_SAMPLES, &nm);
 	uint32_t *fns = model_sorted_fns(f, MODEL_SORT_SAMPLES, &nf);
 	/* colour rank of each module: by samples */
@@ -656,7 +663,8 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 	if (!nf) {
 		fputs("<p>No samples.</p>\n", s);
 	} else {
-		flame(s, f, rank);
+		ftree_build(&tree, f);
+		flame(s, &tree, rank);
 		fputs("<main class=\"grid\"><section class=\"pictures\">\n", s);
 		module_bar(s, f, mods, nm, rank);
 		function_bars(s, f, fns, nf, rank);
@@ -664,7 +672,8 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 		for (size_t i = 0; i < nm && i < TOP_STRIPS; i++)
 			heat_strip(s, f, mods[i], fns, nf, rank);
 		fputs("</section>\n<section class=\"table\">\n", s);
-		table(s, f, fns, nf, rank);
+		table(s, f, fns, nf, rank, tree.fnix);
+		ftree_free(&tree);
 		fputs("</section></main>\n", s);
 	}
 	/* the symbolization notes belong on the page, and on stderr as usual */

@@ -9,7 +9,10 @@
 //   click=NAME@D   click the first frame (in document order) named NAME at
 //                  depth D (the root "all" is depth 0), then print the
 //                  frames and the caller/callee tables
+//   enter=NAME@D   the same with the Enter key on the frame
 //   tip=NAME@D     move the mouse over that frame, print the tooltip
+//   row=NAME       click the function table's row of NAME, then print as
+//                  for search, and the caller/callee tables
 //   search=TEXT    type TEXT into the search box, print the match line and
 //                  the frames
 //   esc            press Escape
@@ -38,13 +41,25 @@ function flame(put, out) {
 				r.y.toFixed(2), cls.join(',') || '-', enc(g.dataset.name)].join(' '));
 		}
 	};
+	const calls = (step) => {
+		const box = document.getElementById('fg-calls');
+		const h = box.querySelector('h3');
+		out.push('calls ' + step + ' ' + (box.hidden || !h ? '-' : enc(h.textContent)));
+		for (const kind of ['caller', 'callee'])
+			for (const tr of box.querySelectorAll('table.' + kind + 's tbody tr'))
+				if (tr.cells.length === 3)
+					out.push([kind, step, tr.cells[0].textContent, tr.cells[1].textContent,
+						enc(tr.cells[2].textContent)].join(' '));
+	};
+	const match = (step) =>
+		out.push('match ' + step + ' ' + enc(document.getElementById('fg-match').textContent));
 	const steps = location.hash.slice(1).split('&').filter((s) => s).map(decodeURIComponent);
 	steps.forEach((st, i) => {
 		const eq = st.indexOf('=');
 		const op = eq < 0 ? st : st.slice(0, eq), arg = eq < 0 ? '' : st.slice(eq + 1);
 		if (op === 'draw') {
 			dump(i);
-		} else if (op === 'click' || op === 'tip') {
+		} else if (op === 'click' || op === 'enter' || op === 'tip') {
 			const g = find(arg);
 			if (!g) {
 				out.push('missing ' + i + ' ' + enc(arg));
@@ -58,21 +73,28 @@ function flame(put, out) {
 				out.push('tip ' + i + ' ' + (tip.hidden ? '-' : enc(tip.textContent)));
 				return;
 			}
-			g.dispatchEvent(new MouseEvent('click', at));
+			if (op === 'enter')
+				g.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+			else
+				g.dispatchEvent(new MouseEvent('click', at));
 			dump(i);
-			const calls = document.getElementById('fg-calls');
-			const h = calls.querySelector('h3');
-			out.push('calls ' + i + ' ' + (calls.hidden || !h ? '-' : enc(h.textContent)));
-			for (const kind of ['caller', 'callee'])
-				for (const tr of calls.querySelectorAll('table.' + kind + 's tbody tr'))
-					if (tr.cells.length === 3)
-						out.push([kind, i, tr.cells[0].textContent, tr.cells[1].textContent,
-							enc(tr.cells[2].textContent)].join(' '));
+			calls(i);
+		} else if (op === 'row') {
+			const tr = [...document.querySelectorAll('table.functions tbody tr')].find(
+				(r) => r.querySelector('td.fn').firstChild.textContent === arg);
+			if (!tr) {
+				out.push('missing ' + i + ' ' + enc(arg));
+				return;
+			}
+			tr.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+			match(i);
+			dump(i);
+			calls(i);
 		} else if (op === 'search') {
 			const box = document.getElementById('fg-search');
 			box.value = arg;
 			box.dispatchEvent(new Event('input', { bubbles: true }));
-			out.push('match ' + i + ' ' + enc(document.getElementById('fg-match').textContent));
+			match(i);
 			dump(i);
 		} else if (op === 'esc') {
 			document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));

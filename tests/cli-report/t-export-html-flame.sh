@@ -6,8 +6,9 @@
 # offset (within a pixel of its share of the root's), root at the bottom
 # and after the toggle at the top, [truncated] drawn as a marker; the
 # tooltip; a click zooms (the frame becomes full width, its ancestors
-# stay, the rest goes) and shows the callers and callees of its function
-# with the totals `pcprof report --callers/--callees` gives (recursion:
+# stay, the rest goes; Enter too) and shows the callers and callees of
+# its function (a row of the function table selects it as well) with the
+# totals `pcprof report --callers/--callees` gives (recursion:
 # fix_cold); Esc resets; search by text and by regex highlights exactly
 # the matching frames and prints their share.  With mkfixture's
 # function named "</script><img src=x onerror=...>", the name is shown as
@@ -71,7 +72,7 @@ same() {
 	diff "$T/want" "$T/got" >"$T/diff" || fail "$1: $(cat "$T/diff")"
 }
 
-run "$T/st.html" 'draw&tip=fix_hot@3&click=fix_warm@2&esc&search=fix_warm&search=%5Efix_(hot%7Ccold)%24&esc&icicle&draw&click=fix_cold@2'
+run "$T/st.html" 'draw&tip=fix_hot@3&click=fix_warm@2&esc&search=fix_warm&search=%5Efix_(hot%7Ccold)%24&esc&icicle&draw&click=fix_cold@2&esc&enter=hot_lib_spin@2&esc&row=fix_hot'
 
 # step 0: the flame graph, document order (children by total, most first):
 # depth, name, offset and width as shares of the root
@@ -153,6 +154,25 @@ same "callers of fix_cold"
 line callee 9 >"$T/got"
 printf '5.00 50 %%5Bself%%5D\n5.00 50 fix_warm\n' >"$T/want"
 same "callees of fix_cold"
+
+# step 11: Enter on a frame zooms as a click does (the icicle stays)
+frames 11 | awk '{ print $1, $2 }' | sort >"$T/got"
+printf '0 all\n1 main\n2 hot_lib_spin\n' >"$T/want"
+same "Enter on hot_lib_spin"
+frames 11 | awk '{ w[$2] = $4 } END { d = w["hot_lib_spin"] - w["all"]; exit !(d < 1 && d > -1) }' ||
+	fail "Enter did not zoom: $(frames 11)"
+[ "$(line calls 11)" = 'hot_lib_spin%20(libhot.so)%3A%20total%2015.00%25%2C%20self%2015.00%25' ] ||
+	fail "hot_lib_spin title: $(line calls 11)"
+# step 13: fix_hot's row of the function table: its three frames
+# highlighted with its total, its callers listed
+[ "$(line match 13)" = 'fix_hot%3A%2068.00%25%20(3%20frames)' ] || fail "row fix_hot: $(line match 13)"
+frames 13 | awk '$6 ~ /match/ { print $1, $2 }' >"$T/got"
+printf '3 fix_hot\n2 fix_hot\n1 fix_hot\n' >"$T/want"
+same "frames of fix_hot's row"
+line caller 13 >"$T/got"
+printf '40.00 400 fix_warm\n20.00 200 main\n8.00 80 %%5Broot%%5D\n' >"$T/want"
+same "callers of fix_hot"
+
 # and the report says the same
 for fn in fix_warm fix_cold; do
 	"$PCPROF" report --callers $fn --callees $fn "$T/st.data" >"$T/r" 2>/dev/null || fail "report"
