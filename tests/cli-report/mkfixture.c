@@ -36,7 +36,7 @@
  *       Write a pcprof.data of one process with N sample records (distinct
  *       pc and thread pairs, one sample each): N/100 pcs spread over libc's
  *       code, in each of 100 named threads; for the export benchmarks.
- *   mkfixture stacks FILE [--hostile]
+ *   mkfixture stacks FILE [--hostile] [--recursion]
  *       Write a pcprof.data (format 2) of one process whose samples carry
  *       call stacks through this program's main and fix_* functions and
  *       libhot.so, with recursion, a [truncated] stack, a leaf outside
@@ -44,7 +44,9 @@
  *       lists them with their counts, which the t-*-stacks.sh tests
  *       check report and export against.  --hostile adds 10 samples of
  *       main;HOSTILE_FN, a function of this program whose symbol is HTML
- *       markup with a script in it (t-export-html.sh).
+ *       markup with a script in it (t-export-html-flame.sh);
+ *       --recursion adds 30 samples of main;fix_cold;fix_warm;fix_cold;
+ *       fix_warm, whose edges fix_cold->fix_warm repeat.
  *   mkfixture tree FILE N
  *       Write a pcprof.data (format 2) of one process whose N frames form
  *       a random call tree (each frame's caller a uniformly chosen earlier
@@ -666,7 +668,7 @@ static uint32_t stk_frame(struct pp_process *p, uint64_t pc, uint32_t parent)
 	return (uint32_t)p->nframes++;
 }
 
-static int write_stacks(const char *file, int hostile_fn)
+static int write_stacks(const char *file, int hostile_fn, int recursion)
 {
 	struct modlist l = { 0 };
 	dl_iterate_phdr(add_module, &l);
@@ -681,12 +683,18 @@ static int write_stacks(const char *file, int hostile_fn)
 	p->threads = calloc(2, sizeof *p->threads);
 	p->threads[0] = (struct pp_thread){ .tid = 4242, .name = "mkfixture" };
 	p->threads[1] = (struct pp_thread){ .tid = 4243, .name = "worker" };
-	static const struct stk hostile_stk = { { "main", HOSTILE_FN }, 0, 10, 1 };
-	size_t n = sizeof stacks_fixture / sizeof stacks_fixture[0] + (hostile_fn != 0);
+	static const struct stk extra[] = {
+		{ { "main", HOSTILE_FN }, 0, 10, 1 },
+		{ { "main", "fix_cold", "fix_warm", "fix_cold", "fix_warm" }, 0, 30, 1 },
+	};
+	const size_t nfix = sizeof stacks_fixture / sizeof stacks_fixture[0];
+	size_t n = nfix + (hostile_fn != 0) + (recursion != 0);
 	p->frames = calloc(n * STK_MAX, sizeof *p->frames);
 	p->samples = calloc(n, sizeof *p->samples);
 	for (size_t i = 0; i < n; i++) {
-		const struct stk *k = i < n - (hostile_fn != 0) ? &stacks_fixture[i] : &hostile_stk;
+		const struct stk *k = i < nfix                  ? &stacks_fixture[i]
+				      : i == nfix && hostile_fn ? &extra[0]
+								: &extra[1];
 		int depth = 0;
 		while (depth < STK_MAX && k->fn[depth])
 			depth++;
@@ -861,9 +869,18 @@ int main(int argc, char **argv)
 				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
 	if (argc == 4 && strcmp(argv[1], "samples") == 0)
 		return write_samples(argv[2], strtoull(argv[3], NULL, 0));
-	if ((argc == 3 || (argc == 4 && strcmp(argv[3], "--hostile") == 0)) &&
-	    strcmp(argv[1], "stacks") == 0)
-		return write_stacks(argv[2], argc == 4);
+	if (argc >= 3 && strcmp(argv[1], "stacks") == 0) {
+		int hostile_fn = 0, recursion = 0;
+		for (int i = 3; i < argc; i++)
+			if (strcmp(argv[i], "--hostile") == 0)
+				hostile_fn = 1;
+			else if (strcmp(argv[i], "--recursion") == 0)
+				recursion = 1;
+			else
+				argc = 0; /* usage */
+		if (argc)
+			return write_stacks(argv[2], hostile_fn, recursion);
+	}
 	if (argc == 4 && strcmp(argv[1], "tree") == 0)
 		return write_tree(argv[2], strtoul(argv[3], NULL, 10));
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
@@ -876,7 +893,8 @@ int main(int argc, char **argv)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
 			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
-			"samples FILE N | stacks FILE [--hostile] | tree FILE N | counts | multi | "
+			"samples FILE N | stacks FILE [--hostile] [--recursion] | tree FILE N | "
+			"counts | multi | "
 			"spin SECONDS "
 			"| pltspin SECONDS\n");
 	return 2;

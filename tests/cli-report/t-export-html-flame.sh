@@ -9,7 +9,7 @@
 # stay, the rest goes; Enter too) and shows the callers and callees of
 # its function (a row of the function table selects it as well) with the
 # totals `pcprof report --callers/--callees` gives (recursion:
-# fix_cold); Esc resets; search by text and by regex highlights exactly
+# fix_cold, and an edge twice in one stack); Esc resets; search by text and by regex highlights exactly
 # the matching frames and prints their share.  With mkfixture's
 # function named "</script><img src=x onerror=...>", the name is shown as
 # text everywhere and nothing runs or loads.  Nothing is ever fetched.
@@ -20,7 +20,7 @@ chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || skip "chromium not installed"
 
 "$FIX" stacks "$T/st.data" || fail "mkfixture stacks"
-"$FIX" stacks "$T/h.data" --hostile || fail "mkfixture stacks --hostile"
+"$FIX" stacks "$T/h.data" --hostile --recursion || fail "mkfixture stacks --hostile --recursion"
 for f in st h; do
 	"$PCPROF" export -f html -o "$T/$f.html" "$T/$f.data" 2>"$T/err" ||
 		fail "export $f: $(cat "$T/err")"
@@ -189,12 +189,28 @@ done
 
 # the hostile name: drawn, hovered and clicked as text; nothing ran
 E="%3C%2Fscript%3E%3Cimg%20src%3Dx%20onerror%3Ddocument.title%3D'pwned'%3E%26amp%3B"
-run "$T/h.html" "draw&tip=$E@2&click=$E@2"
+run "$T/h.html" "draw&tip=$E@2&click=$E@2&esc&click=fix_warm@2&esc&click=fix_cold@2"
 frames 0 | awk -v e="$E" '$2 == e && $1 == 2' | grep -q . || fail "hostile frame not drawn: $(frames 0)"
 case $(line tip 1) in "$E"mkfixture*) ;; *) fail "hostile tooltip: $(line tip 1)" ;; esac
 case $(line calls 2) in "$E%20(mkfixture)"*) ;; *) fail "hostile title: $(line calls 2)" ;; esac
 grep -q '<title>pcprof: mkfixture stacks</title>' "$T/dom" || fail "the page's title changed: $(grep -o '<title>[^<]*' "$T/dom" | head -1)"
 grep -q '<img' "$T/dom" && fail "an <img> element got into the page"
+# mkfixture's --recursion stack main;fix_cold;fix_warm;fix_cold;fix_warm
+# (30 samples) has the edge fix_cold->fix_warm twice: counted once
+line caller 4 >"$T/got"
+printf '38.46 400 main\n9.62 100 %%5Btruncated%%5D\n7.69 80 fix_cold\n' >"$T/want"
+same "callers of fix_warm with a repeated edge"
+line callee 6 >"$T/got"
+printf '7.69 80 fix_warm\n4.81 50 %%5Bself%%5D\n' >"$T/want"
+same "callees of fix_cold with a repeated edge"
+"$PCPROF" report --callers fix_warm --callees fix_cold "$T/h.data" >"$T/r" 2>/dev/null || fail "report"
+for kind in caller:4 callee:6; do
+	awk -v h="total%    samples  ${kind%:*}" 'index($0, h) == 1 { on = 1; next }
+		on && NF == 0 { exit } on { print $1, $2, $3 }' "$T/r" |
+		sed 's/\[/%5B/; s/\]/%5D/' | sort >"$T/want"
+	line ${kind%:*} ${kind#*:} | sort >"$T/got"
+	same "${kind%:*}s with a repeated edge against pcprof report"
+done
 
 # at scale: a call tree of 200000 frames (about as many function paths)
 # makes a page well under 20 MB, tiny nodes merged into [other] frames,
