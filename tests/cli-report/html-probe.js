@@ -16,11 +16,13 @@
 //   search=TEXT    type TEXT into the search box, print the match line and
 //                  the frames
 //   esc            press Escape
+//   colour=KEY     choose colours by KEY (module or name), print the
+//                  number of distinct fills of the functions' frames
 //   icicle         press the flame/icicle button
 // Lines: "fr STEP DEPTH X WIDTH Y CLASSES NAME", "calls STEP TITLE",
 // "caller|callee STEP TOTAL% SAMPLES NAME", "match STEP TEXT", "tip STEP
-// TEXT", where every NAME, TITLE and TEXT is encodeURIComponent'ed (no
-// spaces); X, WIDTH and Y in CSS pixels.
+// TEXT", "fills STEP N", where every NAME, TITLE and TEXT is
+// encodeURIComponent'ed (no spaces); X, WIDTH and Y in CSS pixels.
 function flame(put, out) {
 	const fg = () => document.querySelector('svg.flamegraph');
 	put('flame', fg() ? 1 : 0);
@@ -98,6 +100,13 @@ function flame(put, out) {
 			dump(i);
 		} else if (op === 'esc') {
 			document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+		} else if (op === 'colour') {
+			const sel = document.getElementById('fg-colour');
+			sel.value = arg;
+			sel.dispatchEvent(new Event('change', { bubbles: true }));
+			const fills = new Set(frames().filter((g) => !/root|marker|other/.test(
+				g.getAttribute('class'))).map((g) => g.querySelector('rect').getAttribute('fill')));
+			out.push('fills ' + i + ' ' + fills.size);
 		} else if (op === 'icicle') {
 			document.getElementById('fg-mode').click();
 		} else {

@@ -72,7 +72,7 @@ same() {
 	diff "$T/want" "$T/got" >"$T/diff" || fail "$1: $(cat "$T/diff")"
 }
 
-run "$T/st.html" 'draw&tip=fix_hot@3&click=fix_warm@2&esc&search=fix_warm&search=%5Efix_(hot%7Ccold)%24&esc&icicle&draw&click=fix_cold@2&esc&enter=hot_lib_spin@2&esc&row=fix_hot'
+run "$T/st.html" 'draw&tip=fix_hot@3&click=fix_warm@2&esc&search=fix_warm&search=%5Efix_(hot%7Ccold)%24&esc&icicle&draw&click=fix_cold@2&esc&enter=hot_lib_spin@2&esc&row=fix_hot&esc&colour=name&colour=module'
 
 # step 0: the flame graph, document order (children by total, most first):
 # depth, name, offset and width as shares of the root
@@ -172,6 +172,11 @@ same "frames of fix_hot's row"
 line caller 13 >"$T/got"
 printf '40.00 400 fix_warm\n20.00 200 main\n8.00 80 %%5Broot%%5D\n' >"$T/want"
 same "callers of fix_hot"
+# steps 15 and 16: by name, the five functions (main, fix_warm, fix_hot,
+# fix_cold, hot_lib_spin) each a colour of their own (0x1234, of no
+# module, grey); by module, mkfixture's, libhot.so's and grey
+[ "$(line fills 15)" = 6 ] || fail "colours by name: $(line fills 15)"
+[ "$(line fills 16)" = 3 ] || fail "colours by module: $(line fills 16)"
 
 # and the report says the same
 for fn in fix_warm fix_cold; do
