@@ -1,10 +1,13 @@
 /*
- * out-html.c - one self-contained HTML page (no script, no network, no other
- * file): the modules' shares as one stacked bar, the top functions as bars
- * coloured by module, each module's text as a heat strip (where in the
- * address space the samples fell), and the function table beside them.
- * Pictures are inline SVG written here; docs/formats.md "HTML" lists the
- * classes a reader or a test can rely on.
+ * out-html.c - one self-contained HTML page (no network, no other file):
+ * the call stacks as an interactive flame graph, then the modules' shares
+ * as one stacked bar, the top functions as bars coloured by module, each
+ * module's text as a heat strip (where in the address space the samples
+ * fell), and the function table beside them.  The pictures but the flame
+ * graph are inline SVG written here; the flame graph is drawn in the
+ * browser by cli/html-flame.js (built in as a string) from the call tree
+ * written here as JSON.  docs/formats.md "HTML" lists the classes and the
+ * data a reader or a test can rely on.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -698,7 +701,7 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 
 const struct out_format out_html = {
 	.name = "html",
-	.help = "one self-contained HTML page with pictures and the table",
+	.help = "one self-contained HTML page: flame graph, pictures and the table",
 	.default_out = "pcprof.html",
 	.write = write_html,
 };
