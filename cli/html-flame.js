@@ -14,16 +14,13 @@
 	const GREY = '#868e96';
 
 	// ---- the tree: {fn, total, self, kids, parent, depth} ----
-	const all = [];
 	const root = { fn: -2, total: 0, self: 0, kids: [], parent: null, depth: 0 };
-	all.push(root);
 	const raw = D.nodes;
 	const stack = [[root, Infinity]];
 	for (let i = 0; i + 3 < raw.length; i += 4) {
 		const top = stack[stack.length - 1];
 		const n = { fn: raw[i], total: raw[i + 1], self: raw[i + 2], kids: [], parent: top[0],
 			depth: top[0].depth + 1 };
-		all.push(n);
 		top[0].kids.push(n);
 		top[1]--;
 		if (n.parent === root)
@@ -33,10 +30,7 @@
 		while (stack.length > 1 && stack[stack.length - 1][1] === 0)
 			stack.pop();
 	}
-	let maxDepth = 0;
-	for (const n of all)
-		if (n.depth > maxDepth)
-			maxDepth = n.depth;
+	let rows = 0; // depth of the deepest frame drawn: the picture's height
 
 	const name = (fn) => fn === -2 ? 'all' : fn < 0 ? '[other]' : D.fns[fn];
 	const modOf = (fn) => fn < 0 ? -1 : D.fmod[fn];
@@ -84,7 +78,7 @@
 		g.setAttribute('data-name', name(n.fn));
 		g.setAttribute('data-depth', String(n.depth));
 		g.setAttribute('aria-label', name(n.fn) + ' ' + modName(n.fn) + ' ' + pct(n.total) + '%');
-		const y = icicle ? n.depth * ROW : (maxDepth - n.depth) * ROW;
+		const y = icicle ? n.depth * ROW : (rows - n.depth) * ROW;
 		const r = document.createElementNS(SVG, 'rect');
 		r.setAttribute('x', x.toFixed(2));
 		r.setAttribute('y', String(y));
@@ -109,10 +103,10 @@
 
 	function draw() {
 		const W = Math.max(host.clientWidth, 200);
-		let depth = zoom.depth;
+		rows = zoom.depth;
 		(function deepest(n) {
-			if (n.depth > depth)
-				depth = n.depth;
+			if (n.depth > rows)
+				rows = n.depth;
 			for (const k of n.kids)
 				if (W * k.total / zoom.total >= MINW)
 					deepest(k);
@@ -121,7 +115,7 @@
 		svg = document.createElementNS(SVG, 'svg');
 		svg.setAttribute('class', 'flamegraph');
 		svg.setAttribute('width', String(W));
-		svg.setAttribute('height', String((maxDepth + 1) * ROW));
+		svg.setAttribute('height', String((rows + 1) * ROW));
 		svg.setAttribute('role', 'img');
 		svg.setAttribute('aria-label', icicle ? 'icicle graph' : 'flame graph');
 		for (let a = zoom.parent; a; a = a.parent)
