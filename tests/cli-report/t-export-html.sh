@@ -39,6 +39,8 @@ awk -v w="$(p module_bar_width)" 'BEGIN { exit !(w > 590 && w <= 600) }' ||
 [ "$(p table_rows)" = "$(expect functions)" ] || fail "$(p table_rows) table rows"
 [ "$(p side_by_side)" = 1 ] || fail "table not beside the pictures at 1400 px"
 [ "$(p resources)" = 0 ] || fail "the page fetched $(p resources) resources"
+# one-frame stacks (the fixture has none recorded): still a flame graph
+[ "$(p flame)" = 1 ] || fail "no flame graph (t-export-html-flame.sh tests it)"
 
 # the screenshot: a PNG with real content (a blank page is about 6 KB, one line of text 13 KB)
 [ "$(od -An -tx1 -N4 "$T/shot.png" | tr -d ' ')" = 89504e47 ] || fail "screenshot is not a PNG"
