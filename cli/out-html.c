@@ -426,9 +426,10 @@ static void table(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
  * A node whose total is below MERGE_DIV-th of all samples (0.05%) is
  * merged with its small siblings and all their descendants into one node
  * "[other]" under their parent, whose self and total are their sum: the
- * page stays small (at most MERGE_DIV nodes per depth) whatever the
- * profile, at the price of the exact callers of tiny calls, which the
- * table and `pcprof report --callers` still give. */
+ * page stays small (per depth at most MERGE_DIV nodes, each with at most
+ * one [other] child) whatever the profile, at the price of the exact
+ * callers of tiny calls, which the table and `pcprof report --callers`
+ * still give. */
 #define MERGE_DIV 2000
 
 struct ftree {
