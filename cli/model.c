@@ -419,16 +419,35 @@ static uint32_t chain_node(struct builder *b, uint32_t pc, uint32_t parent)
 	return node_of(b, pc, parent);
 }
 
+/*
+ * The profiler's own frames: libprofil, preloaded, wraps every thread's
+ * start routine (lib/threads.c) and the pthread_create and exec calls,
+ * so its frames sit between libc's and the program's in the stacks.
+ * They are not the program's: a frame of libprofil.so is dropped unless
+ * it is a sample's leaf (the profiler's own CPU time, which is real).
+ */
+static bool profiler_module(const struct pp_module *m)
+{
+	const char *b = strrchr(m->path, '/');
+	b = b ? b + 1 : m->path;
+	return strncmp(b, "libprofil.so", 12) == 0 && (b[12] == '\0' || b[12] == '.');
+}
+
 /* The process's frames as nodes (frames[i] -> node[i]); parents come
  * first (data.h), so one pass does.  A frame that breaks that rule in a
- * profile built in memory becomes a root. */
-static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap)
+ * profile built in memory becomes a root.  The node of a dropped frame
+ * of the profiler (own[module]) is its caller's. */
+static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap, const bool *own)
 {
 	const struct pp_process *p = b->f->procs[pi].p;
 	uint32_t *node = xmalloc((p->nframes ? p->nframes : 1) * sizeof *node);
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pp_frame *fr = &p->frames[i];
 		uint32_t parent = fr->parent < i ? node[fr->parent] : MODEL_NO_NODE;
+		if (fr->module < p->nmodules && own[fr->module]) {
+			node[i] = parent;
+			continue;
+		}
 		bool hide;
 		uint32_t loc = loc_of(b, pi, modmap, fr->module, fr->pc, &hide);
 		node[i] = chain_node(b, loc, parent);
@@ -441,13 +460,16 @@ static void add_process(struct builder *b, uint32_t pi)
 	struct model *f = b->f;
 	const struct pp_process *p = f->procs[pi].p;
 	uint32_t *modmap = xmalloc(p->nmodules * sizeof *modmap);
-	for (size_t i = 0; i < p->nmodules; i++)
+	bool *own = xmalloc(p->nmodules + 1);
+	for (size_t i = 0; i < p->nmodules; i++) {
 		modmap[i] = UINT32_MAX;
+		own[i] = profiler_module(&p->modules[i]);
+	}
 	f->ticks += p->ticks;
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
-	uint32_t *fnode = frame_nodes(b, pi, modmap);
+	uint32_t *fnode = frame_nodes(b, pi, modmap, own);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pp_sample *s = &p->samples[i];
 		if (!s->count)
@@ -459,8 +481,15 @@ static void add_process(struct builder *b, uint32_t pi)
 		f->total_seconds += secs;
 		if (hide)
 			continue;
-		uint32_t node =
-			s->frame < p->nframes ? fnode[s->frame] : chain_node(b, pc, MODEL_NO_NODE);
+		uint32_t node;
+		if (s->frame >= p->nframes)
+			node = chain_node(b, pc, MODEL_NO_NODE);
+		else if (s->module < p->nmodules && own[s->module]) /* a leaf: kept */
+			node = chain_node(b, pc, fnode[s->frame]);
+		else
+			node = fnode[s->frame];
+		if (node == MODEL_NO_NODE) /* a stack of the profiler's frames */
+			node = chain_node(b, pc, MODEL_NO_NODE);
 		if (f->nodes[node].parent != MODEL_NO_NODE)
 			f->stacks = true;
 		uint32_t fmod = f->pcs[pc].mod;
@@ -483,6 +512,7 @@ static void add_process(struct builder *b, uint32_t pi)
 					    pc, node, s->count };
 	}
 	free(fnode);
+	free(own);
 	/* the executable always has a module, samples or not: pprof names the
 	 * profile after it */
 	for (uint32_t m = 0; m < p->nmodules; m++)
