@@ -37,12 +37,17 @@ PROFIL_HZ=1000 "$PCPROF" run -q -o "$T/t.data" "$T/thr" >"$T/runout" 2>&1 ||
 "$PCPROF" report --callers worker "$T/t.data" >"$T/out" 2>&1 || fail "report: $(cat "$T/out")"
 table "$T/out" 'total%    samples' >"$T/cl"
 # "total% samples caller module"; [root]: a stack the unwinder recorded
-# as worker alone (none seen, but not the point here)
-awk '$3 != "[root]" { print $3, $4 }' "$T/cl" >"$T/who"
-[ "$(cat "$T/who")" = "start_thread libc.so.6" ] ||
-	fail "worker's callers are not libc's start_thread alone: $(cat "$T/out")"
-awk '$3 == "start_thread" && $2 > 200' "$T/cl" | grep -q . ||
-	fail "too few samples of worker under start_thread: $(cat "$T/out")"
+# as worker alone.  Under a sanitizer build (B=build-asan), whose runtime
+# wraps the thread start too, the caller is the runtime's.
+case ${B:-build} in
+*san*) awk '$4 ~ /^libprofil/' "$T/cl" | grep -q . &&
+	fail "libprofil calls worker: $(cat "$T/out")" ;;
+*) awk '$3 != "[root]" { print $3, $4 }' "$T/cl" >"$T/who"
+	[ "$(cat "$T/who")" = "start_thread libc.so.6" ] ||
+		fail "worker's callers are not libc's start_thread alone: $(cat "$T/out")" ;;
+esac
+awk '$3 != "[root]" && $2 > 200' "$T/cl" | grep -q . ||
+	fail "too few samples of worker under its caller: $(cat "$T/out")"
 
 "$PCPROF" report -F --no-inline "$T/t.data" >"$T/out" 2>&1 || fail "report: $(cat "$T/out")"
 table "$T/out" ' self%  total%' >"$T/fn"
