@@ -81,11 +81,18 @@ struct symfile {
 	bool fdes_tried;
 	char **plt_names; /* "memcpy@plt" names of the PLT stubs in fns */
 	size_t nplt;
+	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
+	size_t nqnames, capqnames;
 	char *note;   /* one line, or NULL */
 	bool warning; /* note is a warning */
 	bool noted;   /* note already printed */
 	bool used;    /* a pc was looked up in it: its note matters */
 	struct symfile *next;
+};
+
+struct qname {
+	Dwarf_Off off; /* of the DIE + 1; 0: an empty slot */
+	char *name;
 };
 
 struct symtab {
@@ -1007,20 +1014,106 @@ static const char *die_position(Dwarf_Die *die, unsigned fileat, unsigned lineat
 	return dwarf_filesrc(files, w, NULL, NULL);
 }
 
-static const char *die_name(Dwarf_Die *die)
+static bool cxx_unit(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The name of o, a C++ function's DIE with a DW_AT_name, after the names
+ * of the namespaces, classes and functions around it ("std::min",
+ * "main::{lambda}::operator()"), near what the demangler makes of its
+ * linkage name, which such a DIE lacks (lambdas, some templates).  Asked
+ * once per DIE (dwarf_getscopes_die reads the whole unit), then cached. */
+static const char *qualified(struct symfile *sf, Dwarf_Die *o, const char *name)
+{
+	Dwarf_Off off = dwarf_dieoffset(o) + 1;
+	if ((sf->nqnames + 1) * 2 > sf->capqnames) {
+		size_t cap = sf->capqnames ? 2 * sf->capqnames : 64;
+		struct qname *v = xcalloc(cap, sizeof *v);
+		for (size_t i = 0; i < sf->capqnames; i++) {
+			if (!sf->qnames[i].off)
+				continue;
+			size_t j = (size_t)sf->qnames[i].off * 0x9e3779b97f4a7c15ull % cap;
+			while (v[j].off)
+				j = (j + 1) % cap;
+			v[j] = sf->qnames[i];
+		}
+		free(sf->qnames);
+		sf->qnames = v;
+		sf->capqnames = cap;
+	}
+	size_t j = (size_t)off * 0x9e3779b97f4a7c15ull % sf->capqnames;
+	for (; sf->qnames[j].off; j = (j + 1) % sf->capqnames)
+		if (sf->qnames[j].off == off)
+			return sf->qnames[j].name;
+	struct membuf m;
+	FILE *q = membuf_open(&m);
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(o, &scopes);
+	for (int i = n - 1; i >= 1; i--) {
+		const char *s = dwarf_diename(&scopes[i]);
+		switch (dwarf_tag(&scopes[i])) {
+		case DW_TAG_namespace:
+			fprintf(q, "%s::", s ? s : "(anonymous namespace)");
+			break;
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			/* a lambda's class has no name; the demangler's word */
+			if (s)
+				fprintf(q, "%s::", s);
+			else
+				fputs(strcmp(name, "operator()") == 0 ? "{lambda}::"
+								      : "{unnamed type}::",
+				      q);
+			break;
+		case DW_TAG_subprogram:
+			if (s)
+				fprintf(q, "%s::", s);
+			break;
+		default:
+			break;
+		}
+	}
+	free(scopes);
+	fputs(name, q);
+	sf->qnames[j] = (struct qname){ off, membuf_close(&m) };
+	sf->nqnames++;
+	return sf->qnames[j].name;
+}
+
+/* A function's raw name: its linkage name, else its DW_AT_name (in C++,
+ * qualified); NULL if it has none. */
+static const char *die_name(struct symfile *sf, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
+	Dwarf_Die o;
 	const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
 	if (!s)
 		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
-	if (!s)
-		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
-	return s && *s ? s : NULL;
+	if (s)
+		return *s ? s : NULL;
+	if (!attr_owner(die, DW_AT_name, &o) ||
+	    !(s = dwarf_formstring(dwarf_attr(&o, DW_AT_name, &a))) || !*s)
+		return NULL;
+	return cxx_unit(&o) ? qualified(sf, &o, s) : s;
 }
 
 #define CHAIN_MAX 64
 
 struct chain {
+	struct symfile *sf;
 	struct sym_frame f[CHAIN_MAX];
 	const char *call_file[CHAIN_MAX]; /* where frame k was called from in k - 1 */
 	int call_line[CHAIN_MAX];
@@ -1034,7 +1127,7 @@ static void push(struct chain *c, Dwarf_Die *die, bool inlined)
 		c->full = true;
 		return;
 	}
-	const char *name = die_name(die);
+	const char *name = die_name(c->sf, die);
 	if (!name)
 		return; /* nameless: its code stays with the frame around it */
 	struct sym_frame *f = &c->f[c->n];
@@ -1101,6 +1194,7 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
 	struct chain *c = xmalloc(sizeof *c);
+	c->sf = sf;
 	c->n = 0;
 	c->full = false;
 	if (cu)
@@ -1172,6 +1266,9 @@ void symtab_close(struct symtab *st)
 			free(sf->plt_names[i]);
 		free(sf->plt_names);
 		free(sf->fdes);
+		for (size_t i = 0; i < sf->capqnames; i++)
+			free(sf->qnames[i].name);
+		free(sf->qnames);
 		free(sf->path);
 		free(sf->symfile);
 		free(sf->note);

@@ -8,7 +8,8 @@
 # --callees; churn's line is the call (CALL).  --no-inline gives churn
 # exactly the samples churn and spin_step had, at the line of the call,
 # and no [inline] row; gmon (gprof knows no inline functions) is written
-# without them either way.
+# without them either way.  A C++ lambda inlined into spin_cxx has no
+# linkage name in the DWARF: its row is named after its scopes.
 . "$(dirname "$0")/lib.sh"
 command -v cc >/dev/null || skip "cc not installed: no program to profile"
 SRC=$ROOT/tests/cli-report/inltarget.c
@@ -88,4 +89,35 @@ if command -v gprof >/dev/null; then
 	gprof -b -p "$T/inl" "$T/gm/gmon.inl.out" >"$T/gp" 2>&1 || fail "gprof: $(cat "$T/gp")"
 	grep -q ' churn$' "$T/gp" || fail "gprof: $(cat "$T/gp")"
 fi
+
+# C++: an inlined lambda, named after the function and class around it
+command -v g++ >/dev/null || exit 0
+cat >"$T/lam.cc" <<'END'
+#include <cstdlib>
+static volatile unsigned long sink;
+__attribute__((noinline)) unsigned long spin_cxx(unsigned long n)
+{
+	auto step = [](unsigned long x) {
+		for (int i = 0; i < 400; i++)
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+		return x;
+	};
+	unsigned long x = n;
+	for (unsigned long i = 0; i < n; i++)
+		x = step(x ^ i);
+	return x;
+}
+int main(int argc, char **argv)
+{
+	sink = spin_cxx(std::strtoul(argv[1], nullptr, 10));
+	return 0;
+}
+END
+g++ -O2 -g -o "$T/lam" "$T/lam.cc" 2>"$T/err" || fail "g++: $(cat "$T/err")"
+PROFIL_HZ=1000 "$PCPROF" run -q -o "$T/l.data" "$T/lam" 1000000 >"$T/runout" 2>&1 ||
+	fail "pcprof run: $(cat "$T/runout")"
+"$PCPROF" report "$T/l.data" >"$T/out" 2>&1 || fail "report: $(cat "$T/out")"
+table "$T/out" ' self%  total%' |
+	awk '$5 == "spin_cxx::{lambda}::operator()" && $6 == "[inline]" && $3 > 100' | grep -q . ||
+	fail "no row of the lambda: $(cat "$T/out")"
 exit 0
