@@ -1142,9 +1142,12 @@ static void push(struct chain *c, Dwarf_Die *die, bool inlined)
 }
 
 /* Go down from parent's children towards addr.  Namespaces and modules
- * have no ranges but hold functions (C++, Rust, Fortran); other DIEs
- * without ranges are skipped with their subtrees. */
-static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int depth)
+ * have no ranges but may hold functions (Rust, Fortran; C++ compilers
+ * put a function's definition at the unit's top level), so they are
+ * searched only with ns, a second pass: in C++ they hold thousands of
+ * declarations.  Other DIEs without ranges are skipped with their
+ * subtrees. */
+static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int depth, bool ns)
 {
 	Dwarf_Die d;
 	if (depth > 256 || dwarf_child(parent, &d) != 0)
@@ -1154,7 +1157,7 @@ static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int dep
 		switch (tag) {
 		case DW_TAG_namespace:
 		case DW_TAG_module:
-			if (descend(&d, addr, c, depth + 1))
+			if (ns && descend(&d, addr, c, depth + 1, ns))
 				return true;
 			continue;
 		case DW_TAG_subprogram:
@@ -1176,7 +1179,7 @@ static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int dep
 		} else if (tag == DW_TAG_inlined_subroutine && c->n > 0) {
 			push(c, &d, true);
 		}
-		descend(&d, addr, c, depth + 1);
+		descend(&d, addr, c, depth + 1, ns);
 		return true;
 	} while (dwarf_siblingof(&d, &d) == 0);
 	return false;
@@ -1197,8 +1200,8 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 	c->sf = sf;
 	c->n = 0;
 	c->full = false;
-	if (cu)
-		descend(cu, addr - bias, c, 0);
+	if (cu && !descend(cu, addr - bias, c, 0, false))
+		descend(cu, addr - bias, c, 0, true);
 	size_t n = c->n;
 	if (n) {
 		/* each frame's position: the call of the next, the last's own line */
