@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"      --function PAT   only functions matching PAT (fnmatch; the name as\n"
 		"                       shown or as in the binary)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
+		"      --no-inline      inlined code is the function it was inlined into\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"See pcprof-export(1) and docs/formats.md.\n");
@@ -64,6 +65,7 @@ int cmd_export(int argc, char **argv)
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'F' },
 		{ "no-demangle", no_argument, NULL, 'D' },
+		{ "no-inline", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -91,6 +93,9 @@ int cmd_export(int argc, char **argv)
 		case 'D':
 			fo.no_demangle = true;
 			break;
+		case 'I':
+			fo.no_inline = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -114,6 +119,7 @@ int cmd_export(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!out)
 		out = fmt->default_out;
+	fo.no_inline |= fmt->no_inline;
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);

@@ -25,7 +25,7 @@ enum {
 	V_TREE = 32,
 };
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE };
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE, OPT_NO_INLINE };
 
 static void usage(FILE *f)
 {
@@ -52,6 +52,9 @@ static void usage(FILE *f)
 		"  -f, --function PAT   only functions matching PAT (fnmatch)\n"
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
+		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
+		"      --no-inline      inlined code is the function it was inlined into\n"
+		"                       (default: a function of its own, marked [inline])\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
@@ -122,6 +125,7 @@ int cmd_report(int argc, char **argv)
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'f' },
@@ -149,6 +153,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_DEMANGLE:
 			fo.no_demangle = true;
+			break;
+		case OPT_NO_INLINE:
+			fo.no_inline = true;
 			break;
 		case 'F':
 			views |= V_FUNCTIONS;

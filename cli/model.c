@@ -95,6 +95,7 @@ struct builder {
 	const struct pp_module *km;
 	uint32_t kmod;
 	uint64_t kaddr;
+	const struct sym_frame *kinl; /* an inlined function's key, or NULL */
 	uint32_t kpc, kparent;
 };
 
@@ -127,10 +128,19 @@ static bool node_eq(void *ctx, uint32_t i)
 	return b->f->nodes[i].pc == b->kpc && b->f->nodes[i].parent == b->kparent;
 }
 
+/* A function is (module, start); an inlined one is (module, name, where
+ * it is defined), however many places it was inlined into. */
 static bool fn_eq(void *ctx, uint32_t i)
 {
 	struct builder *b = ctx;
-	return b->f->fns[i].mod == b->kmod && b->f->fns[i].start == b->kaddr;
+	const struct model_fn *fn = &b->f->fns[i];
+	const struct sym_frame *k = b->kinl;
+	if (fn->mod != b->kmod || fn->inlined != (k != NULL))
+		return false;
+	if (!k)
+		return fn->start == b->kaddr;
+	return fn->line == k->decl_line && strcmp(fn->name, k->function) == 0 &&
+	       strcmp(fn->file ? fn->file : "", k->decl_file ? k->decl_file : "") == 0;
 }
 
 static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t pi, uint32_t m)
@@ -220,6 +230,7 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 	uint64_t start = si->function || si->fn_size ? si->fn_start : addr;
 	b->kmod = fmod;
 	b->kaddr = start;
+	b->kinl = NULL;
 	struct hslot *s = hmap_get(&b->fnmap, mix(start ^ ((uint64_t)fmod << 48)), fn_eq, b);
 	if (s->idx1)
 		return s->idx1 - 1;
@@ -236,18 +247,54 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		fn->marker = true;
 	} else if (si->function) {
 		fn->label = f->opts.no_demangle ? xstrdup(si->function) : demangle(si->function);
-		/* where the function begins in the source, for pprof */
+		/* where the function begins in the source, for pprof: its
+		 * DWARF declaration, else the line of its first address */
 		struct sym_info at;
+		struct sym_frame d;
 		const struct pp_process *p = f->procs[pi].p;
-		symtab_lookup(f->st[pi], m, start + p->modules[m].bias, &at);
+		uint64_t rt = start + p->modules[m].bias;
+		symtab_lookup(f->st[pi], m, rt, &at);
 		fn->file = at.file;
 		fn->line = at.line;
+		if (symtab_frames(f->st[pi], m, rt, &d, 1) == 1 && d.decl_file && d.decl_line > 0) {
+			fn->file = d.decl_file;
+			fn->line = d.decl_line;
+		}
 	} else if (fmod != MODEL_NO_MOD) {
 		if (asprintf(&fn->label, "%s+0x%" PRIx64, f->mods[fmod].name, start) < 0)
 			die(2, "out of memory");
 	} else if (asprintf(&fn->label, "0x%" PRIx64, start) < 0) {
 		die(2, "out of memory");
 	}
+	hmap_set(&b->fnmap, s, (uint32_t)f->nfns);
+	return (uint32_t)f->nfns++;
+}
+
+/* The function of an inline frame fr at addr of module fmod. */
+static uint32_t inline_fn_of(struct builder *b, uint32_t fmod, const struct sym_frame *fr,
+			     uint64_t addr)
+{
+	struct model *f = b->f;
+	b->kmod = fmod;
+	b->kinl = fr;
+	uint64_t h = hash_str(fr->function, hash_str(fr->decl_file ? fr->decl_file : "",
+						     (uint64_t)fr->decl_line << 32 | fmod));
+	struct hslot *s = hmap_get(&b->fnmap, h, fn_eq, b);
+	if (s->idx1) {
+		struct model_fn *fn = &f->fns[s->idx1 - 1];
+		if (addr < fn->start)
+			fn->start = addr;
+		return s->idx1 - 1;
+	}
+	GROW(f->fns, f->nfns, b->capfns);
+	struct model_fn *fn = &f->fns[f->nfns];
+	*fn = (struct model_fn){ .mod = fmod,
+				 .name = fr->function,
+				 .start = addr,
+				 .file = fr->decl_file,
+				 .line = fr->decl_line,
+				 .inlined = true };
+	fn->label = f->opts.no_demangle ? xstrdup(fr->function) : demangle(fr->function);
 	hmap_set(&b->fnmap, s, (uint32_t)f->nfns);
 	return (uint32_t)f->nfns++;
 }
@@ -268,6 +315,24 @@ static bool hidden(const struct model *f, const struct model_fn *fn)
 	       !(fn->name && matches(f->opts.function, fn->name));
 }
 
+static uint32_t new_pc(struct builder *b, uint32_t fmod, uint32_t fn, uint64_t addr,
+		       const char *file, int line, uint32_t caller)
+{
+	struct model *f = b->f;
+	GROW(f->pcs, f->npcs, b->cappcs);
+	f->pcs[f->npcs] = (struct model_pc){ .mod = fmod,
+					     .fn = fn,
+					     .addr = addr,
+					     .file = file,
+					     .line = line,
+					     .lineix = UINT32_MAX,
+					     .inl_caller = caller };
+	return (uint32_t)f->npcs++;
+}
+
+/* The location of address addr (link-time; runtime pc) of module fmod
+ * (m in process pi): its innermost one if inlined code makes it several
+ * (model.h); *hide: filtered out. */
 static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod, uint64_t pc,
 		      uint64_t addr, bool *hide)
 {
@@ -280,8 +345,12 @@ static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		return s->idx1 - 1;
 	}
 	struct sym_info si = { 0 };
+	struct sym_frame fr[SYM_MAX_FRAMES];
+	size_t nfr = 0;
 	if (fmod != MODEL_NO_MOD || !PCPROF_FRAME_IS_MARKER(pc))
 		symtab_lookup(f->st[pi], fmod == MODEL_NO_MOD ? PP_NO_MODULE : m, pc, &si);
+	if (fmod != MODEL_NO_MOD)
+		nfr = symtab_frames(f->st[pi], m, pc, fr, SYM_MAX_FRAMES);
 	uint32_t fn = fn_of(b, pi, m, fmod, &si, addr);
 	if (fmod != MODEL_NO_MOD) {
 		if (si.function)
@@ -289,16 +358,22 @@ static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		if (si.file)
 			f->mods[fmod].has_lines = true;
 	}
-	GROW(f->pcs, f->npcs, b->cappcs);
-	f->pcs[f->npcs] = (struct model_pc){ .mod = fmod,
-					     .fn = fn,
-					     .addr = addr,
-					     .file = si.file,
-					     .line = si.line,
-					     .lineix = UINT32_MAX };
-	hmap_set(&b->pcmap, s, (uint32_t)f->npcs);
+	/* In inlined code, the function that holds it is at the line of the
+	 * call; with no_inline, that is all there is. */
+	const char *file = nfr > 1 ? fr[0].file : si.file;
+	int line = nfr > 1 ? fr[0].line : si.line;
+	uint32_t caller = MODEL_NO_PC;
+	for (size_t k = 1; k < nfr && !f->opts.no_inline; k++) {
+		caller = new_pc(b, fmod, fn, addr, file, line, caller);
+		f->pcs[caller].inl_outer = true;
+		fn = inline_fn_of(b, fmod, &fr[k], addr);
+		file = fr[k].file;
+		line = fr[k].line;
+	}
+	uint32_t leaf = new_pc(b, fmod, fn, addr, file, line, caller);
+	hmap_set(&b->pcmap, s, leaf);
 	*hide = hidden(f, &f->fns[fn]);
-	return (uint32_t)f->npcs++;
+	return leaf;
 }
 
 /* The location of runtime address pc of module m (PP_NO_MODULE: none) in
@@ -334,19 +409,48 @@ static uint32_t node_of(struct builder *b, uint32_t pc, uint32_t parent)
 	return (uint32_t)f->nnodes++;
 }
 
+/* The node of location pc under parent, with the locations it was
+ * inlined into between them (outermost first). */
+static uint32_t chain_node(struct builder *b, uint32_t pc, uint32_t parent)
+{
+	uint32_t caller = b->f->pcs[pc].inl_caller;
+	if (caller != MODEL_NO_PC)
+		parent = chain_node(b, caller, parent);
+	return node_of(b, pc, parent);
+}
+
+/*
+ * The profiler's own frames: libprofil, preloaded, wraps every thread's
+ * start routine (lib/threads.c) and the pthread_create and exec calls,
+ * so its frames sit between libc's and the program's in the stacks.
+ * They are not the program's: a frame of libprofil.so is dropped unless
+ * it is a sample's leaf (the profiler's own CPU time, which is real).
+ */
+static bool profiler_module(const struct pp_module *m)
+{
+	const char *b = strrchr(m->path, '/');
+	b = b ? b + 1 : m->path;
+	return strncmp(b, "libprofil.so", 12) == 0 && (b[12] == '\0' || b[12] == '.');
+}
+
 /* The process's frames as nodes (frames[i] -> node[i]); parents come
  * first (data.h), so one pass does.  A frame that breaks that rule in a
- * profile built in memory becomes a root. */
-static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap)
+ * profile built in memory becomes a root.  The node of a dropped frame
+ * of the profiler (own[module]) is its caller's. */
+static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap, const bool *own)
 {
 	const struct pp_process *p = b->f->procs[pi].p;
 	uint32_t *node = xmalloc((p->nframes ? p->nframes : 1) * sizeof *node);
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pp_frame *fr = &p->frames[i];
+		uint32_t parent = fr->parent < i ? node[fr->parent] : MODEL_NO_NODE;
+		if (fr->module < p->nmodules && own[fr->module]) {
+			node[i] = parent;
+			continue;
+		}
 		bool hide;
 		uint32_t loc = loc_of(b, pi, modmap, fr->module, fr->pc, &hide);
-		uint32_t parent = fr->parent < i ? node[fr->parent] : MODEL_NO_NODE;
-		node[i] = node_of(b, loc, parent);
+		node[i] = chain_node(b, loc, parent);
 	}
 	return node;
 }
@@ -356,13 +460,16 @@ static void add_process(struct builder *b, uint32_t pi)
 	struct model *f = b->f;
 	const struct pp_process *p = f->procs[pi].p;
 	uint32_t *modmap = xmalloc(p->nmodules * sizeof *modmap);
-	for (size_t i = 0; i < p->nmodules; i++)
+	bool *own = xmalloc(p->nmodules + 1);
+	for (size_t i = 0; i < p->nmodules; i++) {
 		modmap[i] = UINT32_MAX;
+		own[i] = profiler_module(&p->modules[i]);
+	}
 	f->ticks += p->ticks;
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
-	uint32_t *fnode = frame_nodes(b, pi, modmap);
+	uint32_t *fnode = frame_nodes(b, pi, modmap, own);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pp_sample *s = &p->samples[i];
 		if (!s->count)
@@ -374,8 +481,15 @@ static void add_process(struct builder *b, uint32_t pi)
 		f->total_seconds += secs;
 		if (hide)
 			continue;
-		uint32_t node =
-			s->frame < p->nframes ? fnode[s->frame] : node_of(b, pc, MODEL_NO_NODE);
+		uint32_t node;
+		if (s->frame >= p->nframes)
+			node = chain_node(b, pc, MODEL_NO_NODE);
+		else if (s->module < p->nmodules && own[s->module]) /* a leaf: kept */
+			node = chain_node(b, pc, fnode[s->frame]);
+		else
+			node = fnode[s->frame];
+		if (node == MODEL_NO_NODE) /* a stack of the profiler's frames */
+			node = chain_node(b, pc, MODEL_NO_NODE);
 		if (f->nodes[node].parent != MODEL_NO_NODE)
 			f->stacks = true;
 		uint32_t fmod = f->pcs[pc].mod;
@@ -398,6 +512,7 @@ static void add_process(struct builder *b, uint32_t pi)
 					    pc, node, s->count };
 	}
 	free(fnode);
+	free(own);
 	/* the executable always has a module, samples or not: pprof names the
 	 * profile after it */
 	for (uint32_t m = 0; m < p->nmodules; m++)

@@ -30,12 +30,14 @@
 
 #define MODEL_NO_MOD  UINT32_MAX
 #define MODEL_NO_NODE UINT32_MAX
+#define MODEL_NO_PC   UINT32_MAX
 
 struct model_opts {
 	int32_t pid;          /* only processes with this pid; 0: all */
 	const char *module;   /* fnmatch pattern on path or basename; NULL: all */
 	const char *function; /* fnmatch pattern on the function label or symbol; NULL: all */
 	bool no_demangle;     /* labels are the symbols as the binary spells them */
+	bool no_inline;       /* inlined code is its caller's (no inline frames) */
 };
 
 struct model_mod {
@@ -59,12 +61,22 @@ struct model_fn {
 	char *label;          /* name demangled, "module+0xADDRESS", "[unknown]" / "[truncated]" */
 	bool marker;          /* a stack's [unknown] or [truncated] end (name = label) */
 	uint64_t start, size; /* link-time range (size 0: unknown) */
-	const char *file;     /* source file of its first line, or NULL */
-	int line;             /* that line, or 0 */
+	const char *file;     /* where it is defined (DW_AT_decl_file, else the file of */
+	int line;             /* its first line), or NULL / 0 */
+	bool inlined;         /* a function inlined at these pcs (start: the lowest) */
 	uint64_t samples, total;
 	double seconds;
 };
 
+/*
+ * One location: an address, and the function and source line it stands
+ * for.  In inlined code (unless no_inline) one address is several
+ * locations, one per function of its inline chain (symtab.h): the
+ * innermost is the one samples and stacks name, and each one's inl_caller
+ * is the location of the function it was inlined into, down to the one of
+ * the function that holds the code (inl_caller MODEL_NO_PC), whose line is
+ * the call.  A stack holds them all, outermost first: they are frames.
+ */
 struct model_pc {
 	uint32_t mod, fn;
 	uint64_t addr;    /* link-time (runtime if mod == MODEL_NO_MOD) */
@@ -73,6 +85,8 @@ struct model_pc {
 	uint32_t lineix; /* index in lines, or UINT32_MAX (no samples) */
 	uint64_t samples, total;
 	double seconds;
+	uint32_t inl_caller; /* see above; MODEL_NO_PC: not inlined here */
+	bool inl_outer;      /* some other location's inl_caller: not innermost */
 };
 
 /* One source line (lines of a function kept apart per function). */

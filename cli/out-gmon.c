@@ -184,7 +184,8 @@ static void stack_arcs(void *ctx, uint32_t node, const uint32_t *fns, size_t dep
 	for (uint32_t k = node; f->nodes[k].parent != MODEL_NO_NODE; k = f->nodes[k].parent) {
 		const struct model_pc *callee = &f->pcs[f->nodes[k].pc];
 		const struct model_pc *caller = &f->pcs[f->nodes[f->nodes[k].parent].pc];
-		if (callee->mod == MODEL_NO_MOD || callee->mod != caller->mod)
+		if (callee->mod == MODEL_NO_MOD || callee->mod != caller->mod ||
+		    callee->inl_caller != MODEL_NO_PC) /* inlined: no call */
 			continue;
 		if (a->n == a->cap) {
 			a->cap = a->cap ? 2 * a->cap : 256;
@@ -496,5 +497,6 @@ const struct out_format out_gmon = {
 	.help = "gprof gmon.out files, one per module: DIR/gmon.MODULE.out",
 	.default_out = ".",
 	.directory = true,
+	.no_inline = true, /* gprof: functions are symbols */
 	.write = write_gmon,
 };

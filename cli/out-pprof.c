@@ -16,9 +16,14 @@
  *
  * Stacks: a sample's location_ids are its stack, leaf first, one location
  * per frame (a caller's at its return address minus one, as recorded).
+ * Inlined code is one location with a Line per function of its inline
+ * chain, innermost first (the model's locations of one address: model.h),
+ * each at its own file and line.
  * The [unknown] and [truncated] ends of a stack are locations of no
  * mapping at address 1 and 2, of functions named so.  A function's name
- * is what report prints; its system_name is the symbol as in the binary.
+ * is what report prints; its system_name is the symbol as in the binary;
+ * its filename and start_line say where it is defined (DW_AT_decl_file
+ * and DW_AT_decl_line), for pprof -list.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -288,6 +293,15 @@ static void hexid(char *out, const uint8_t *b, size_t n)
 	out[2 * n] = '\0';
 }
 
+/* The node of the next location of a stack after node k's, towards the
+ * root: past the frames k's code was inlined into (one location). */
+static uint32_t next_location(const struct model *f, uint32_t k)
+{
+	while (f->pcs[f->nodes[k].pc].inl_caller != MODEL_NO_PC)
+		k = f->nodes[k].parent;
+	return f->nodes[k].parent;
+}
+
 static void encode(const struct model *f, struct pb *out)
 {
 	struct strtab t = { 0 };
@@ -316,7 +330,7 @@ static void encode(const struct model *f, struct pb *out)
 		uint64_t per = p->hz ? 1000000000ull / p->hz : 0;
 		/* location_id: packed, leaf first (location id = pc index + 1) */
 		size_t llen = 0;
-		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = next_location(f, k))
 			llen += varint_size((uint64_t)f->nodes[k].pc + 1);
 		size_t vlen = varint_size(h->count) + varint_size(h->count * per);
 		pb_key(out, P_SAMPLE, WT_LEN);
@@ -324,7 +338,7 @@ static void encode(const struct model *f, struct pb *out)
 			  1 + varint_size(llen) + llen + 1 + varint_size(vlen) + vlen + lab->n);
 		pb_key(out, 1, WT_LEN);
 		pb_varint(out, llen);
-		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = next_location(f, k))
 			pb_varint(out, (uint64_t)f->nodes[k].pc + 1);
 		/* value: packed repeated int64 */
 		pb_key(out, 2, WT_LEN);
@@ -360,13 +374,16 @@ static void encode(const struct model *f, struct pb *out)
 		pb_uint(&m, 7, 1);
 		pb_uint(&m, 8, mod->has_lines);
 		pb_uint(&m, 9, mod->has_lines);
+		/* its inline chains are resolved where it has DWARF lines */
+		pb_uint(&m, 10, mod->has_lines && !f->opts.no_inline);
 		pb_msg(out, P_MAPPING, &m);
 	}
 
-	/* Locations: one per distinct pc, id = pc index + 1. */
+	/* Locations: one per distinct address, id = the index + 1 of its
+	 * innermost pc; a Line per pc of its inline chain, innermost first. */
 	for (size_t i = 0; i < f->npcs; i++) {
 		const struct model_pc *pc = &f->pcs[i];
-		if (!pc->samples && !pc->total)
+		if ((!pc->samples && !pc->total) || pc->inl_outer)
 			continue;
 		pb_uint(&m, 1, i + 1);
 		if (pc->mod != MODEL_NO_MOD) {
@@ -375,9 +392,11 @@ static void encode(const struct model *f, struct pb *out)
 		} else {
 			pb_uint(&m, 3, pc->addr);
 		}
-		pb_uint(&sub, 1, (uint64_t)pc->fn + 1);
-		pb_uint(&sub, 2, pc->line > 0 ? (uint64_t)pc->line : 0);
-		pb_msg(&m, 4, &sub);
+		for (uint32_t k = (uint32_t)i; k != MODEL_NO_PC; k = f->pcs[k].inl_caller) {
+			pb_uint(&sub, 1, (uint64_t)f->pcs[k].fn + 1);
+			pb_uint(&sub, 2, f->pcs[k].line > 0 ? (uint64_t)f->pcs[k].line : 0);
+			pb_msg(&m, 4, &sub);
+		}
 		pb_msg(out, P_LOCATION, &m);
 	}
 

@@ -18,6 +18,7 @@ struct out_format {
 	const char *help;        /* one line, for --help */
 	const char *default_out; /* default -o */
 	bool directory;          /* -o names a directory (one file per module) */
+	bool no_inline;          /* its readers know no inline functions (--no-inline) */
 	/* Write f to out ("-": stdout, unless directory).  Returns 0, or -1
 	 * with a one-line message in err. */
 	int (*write)(const struct model *f, const char *out, char *err, size_t errlen);

@@ -81,11 +81,18 @@ struct symfile {
 	bool fdes_tried;
 	char **plt_names; /* "memcpy@plt" names of the PLT stubs in fns */
 	size_t nplt;
+	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
+	size_t nqnames, capqnames;
 	char *note;   /* one line, or NULL */
 	bool warning; /* note is a warning */
 	bool noted;   /* note already printed */
 	bool used;    /* a pc was looked up in it: its note matters */
 	struct symfile *next;
+};
+
+struct qname {
+	Dwarf_Off off; /* of the DIE + 1; 0: an empty slot */
+	char *name;
 };
 
 struct symtab {
@@ -955,6 +962,271 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 	return out->function != NULL;
 }
 
+/* ---- inline chains from DWARF ---------------------------------------------
+ *
+ * A CU's concrete tree nests each DW_TAG_inlined_subroutine inside the
+ * subprogram, lexical block or inlined subroutine its code was inlined
+ * into, each with the pcs it covers.  The chain at an address is the path
+ * from the CU down through the scopes that contain it.  libdw's
+ * dwarf_getscopes stops at the first inlined subroutine and goes on in its
+ * abstract origin instead, and dwarf_getscopes_die visits the whole CU,
+ * so we walk the path ourselves: at each level the children only, every
+ * subtree whose ranges miss the address skipped whole.
+ */
+
+/* The DIE that holds attribute at: die, or what its abstract origin or
+ * specification lead to (dwarf_attr_integrate's search, but we need the
+ * DIE: a file index means something only in its own unit's line table,
+ * and with LTO the abstract origin lives in another unit). */
+static bool attr_owner(Dwarf_Die *die, unsigned at, Dwarf_Die *out)
+{
+	Dwarf_Die d = *die;
+	Dwarf_Attribute a;
+	for (int i = 0; i < 8; i++) {
+		if (dwarf_attr(&d, at, &a)) {
+			*out = d;
+			return true;
+		}
+		if (!dwarf_formref_die(dwarf_attr(&d, DW_AT_abstract_origin, &a), &d) &&
+		    !dwarf_formref_die(dwarf_attr(&d, DW_AT_specification, &a), &d))
+			return false;
+	}
+	return false;
+}
+
+/* File attribute fileat and line attribute lineat of die (followed to its
+ * origin), as a file name and a line. */
+static const char *die_position(Dwarf_Die *die, unsigned fileat, unsigned lineat, int *line)
+{
+	Dwarf_Die o, cu;
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Files *files;
+	size_t nfiles;
+	*line = 0;
+	if (attr_owner(die, lineat, &o) && dwarf_formudata(dwarf_attr(&o, lineat, &a), &w) == 0 &&
+	    w <= INT32_MAX)
+		*line = (int)w;
+	if (!attr_owner(die, fileat, &o) || dwarf_formudata(dwarf_attr(&o, fileat, &a), &w) != 0 ||
+	    !dwarf_diecu(&o, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 ||
+	    w >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, w, NULL, NULL);
+}
+
+static bool cxx_unit(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The name of o, a C++ function's DIE with a DW_AT_name, after the names
+ * of the namespaces, classes and functions around it ("std::min",
+ * "main::{lambda}::operator()"), near what the demangler makes of its
+ * linkage name, which such a DIE lacks (lambdas, some templates).  Asked
+ * once per DIE (dwarf_getscopes_die reads the whole unit), then cached. */
+static const char *qualified(struct symfile *sf, Dwarf_Die *o, const char *name)
+{
+	Dwarf_Off off = dwarf_dieoffset(o) + 1;
+	if ((sf->nqnames + 1) * 2 > sf->capqnames) {
+		size_t cap = sf->capqnames ? 2 * sf->capqnames : 64;
+		struct qname *v = xcalloc(cap, sizeof *v);
+		for (size_t i = 0; i < sf->capqnames; i++) {
+			if (!sf->qnames[i].off)
+				continue;
+			size_t j = (size_t)sf->qnames[i].off * 0x9e3779b97f4a7c15ull % cap;
+			while (v[j].off)
+				j = (j + 1) % cap;
+			v[j] = sf->qnames[i];
+		}
+		free(sf->qnames);
+		sf->qnames = v;
+		sf->capqnames = cap;
+	}
+	size_t j = (size_t)off * 0x9e3779b97f4a7c15ull % sf->capqnames;
+	for (; sf->qnames[j].off; j = (j + 1) % sf->capqnames)
+		if (sf->qnames[j].off == off)
+			return sf->qnames[j].name;
+	struct membuf m;
+	FILE *q = membuf_open(&m);
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(o, &scopes);
+	for (int i = n - 1; i >= 1; i--) {
+		const char *s = dwarf_diename(&scopes[i]);
+		switch (dwarf_tag(&scopes[i])) {
+		case DW_TAG_namespace:
+			fprintf(q, "%s::", s ? s : "(anonymous namespace)");
+			break;
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			/* a lambda's class has no name; the demangler's word */
+			if (s)
+				fprintf(q, "%s::", s);
+			else
+				fputs(strcmp(name, "operator()") == 0 ? "{lambda}::"
+								      : "{unnamed type}::",
+				      q);
+			break;
+		case DW_TAG_subprogram:
+			if (s)
+				fprintf(q, "%s::", s);
+			break;
+		default:
+			break;
+		}
+	}
+	free(scopes);
+	fputs(name, q);
+	sf->qnames[j] = (struct qname){ off, membuf_close(&m) };
+	sf->nqnames++;
+	return sf->qnames[j].name;
+}
+
+/* A function's raw name: its linkage name, else its DW_AT_name (in C++,
+ * qualified); NULL if it has none. */
+static const char *die_name(struct symfile *sf, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+	const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (s)
+		return *s ? s : NULL;
+	if (!attr_owner(die, DW_AT_name, &o) ||
+	    !(s = dwarf_formstring(dwarf_attr(&o, DW_AT_name, &a))) || !*s)
+		return NULL;
+	return cxx_unit(&o) ? qualified(sf, &o, s) : s;
+}
+
+#define CHAIN_MAX 64
+
+struct chain {
+	struct symfile *sf;
+	struct sym_frame f[CHAIN_MAX];
+	const char *call_file[CHAIN_MAX]; /* where frame k was called from in k - 1 */
+	int call_line[CHAIN_MAX];
+	size_t n;
+	bool full; /* more inline levels than CHAIN_MAX: the innermost are lost */
+};
+
+static void push(struct chain *c, Dwarf_Die *die, bool inlined)
+{
+	if (c->n == CHAIN_MAX) {
+		c->full = true;
+		return;
+	}
+	const char *name = die_name(c->sf, die);
+	if (!name)
+		return; /* nameless: its code stays with the frame around it */
+	struct sym_frame *f = &c->f[c->n];
+	f->function = name;
+	f->decl_file = die_position(die, DW_AT_decl_file, DW_AT_decl_line, &f->decl_line);
+	c->call_file[c->n] = NULL;
+	c->call_line[c->n] = 0;
+	if (inlined)
+		c->call_file[c->n] =
+			die_position(die, DW_AT_call_file, DW_AT_call_line, &c->call_line[c->n]);
+	c->n++;
+}
+
+/* Go down from parent's children towards addr.  Namespaces and modules
+ * have no ranges but may hold functions (Rust, Fortran; C++ compilers
+ * put a function's definition at the unit's top level), so they are
+ * searched only with ns, a second pass: in C++ they hold thousands of
+ * declarations.  Other DIEs without ranges are skipped with their
+ * subtrees. */
+static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int depth, bool ns)
+{
+	Dwarf_Die d;
+	if (depth > 256 || dwarf_child(parent, &d) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&d);
+		switch (tag) {
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			if (ns && descend(&d, addr, c, depth + 1, ns))
+				return true;
+			continue;
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_with_stmt:
+			break;
+		default:
+			continue;
+		}
+		if (dwarf_haspc(&d, addr) != 1)
+			continue;
+		if (tag == DW_TAG_subprogram) { /* outermost, or a nested function */
+			c->n = 0;
+			c->full = false;
+			push(c, &d, false);
+		} else if (tag == DW_TAG_inlined_subroutine && c->n > 0) {
+			push(c, &d, true);
+		}
+		descend(&d, addr, c, depth + 1, ns);
+		return true;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return false;
+}
+
+size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym_frame *v,
+		     size_t max)
+{
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules || max == 0)
+		return 0;
+	struct symfile *sf = get_file(st, module);
+	uint64_t addr = pc - st->proc->modules[module].bias;
+	if (sf->state != SF_OK || !sf->has_lines)
+		return 0;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
+	struct chain *c = xmalloc(sizeof *c);
+	c->sf = sf;
+	c->n = 0;
+	c->full = false;
+	if (cu && !descend(cu, addr - bias, c, 0, false))
+		descend(cu, addr - bias, c, 0, true);
+	size_t n = c->n;
+	if (n) {
+		/* each frame's position: the call of the next, the last's own line */
+		for (size_t k = 0; k + 1 < n; k++) {
+			c->f[k].file = c->call_file[k + 1];
+			c->f[k].line = c->call_line[k + 1];
+		}
+		Dwfl_Line *l = dwfl_module_getsrc(sf->mod, addr);
+		int line = 0;
+		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+		c->f[n - 1].file = file && line > 0 ? file : NULL;
+		c->f[n - 1].line = file && line > 0 ? line : 0;
+		if (c->full) /* its innermost frames are missing: no own line */
+			c->f[n - 1].file = NULL, c->f[n - 1].line = 0;
+		/* too deep for v: the subprogram and the innermost frames */
+		size_t skip = n > max ? n - max : 0;
+		v[0] = c->f[0];
+		for (size_t k = 1; k + skip < n; k++)
+			v[k] = c->f[k + skip];
+		n -= skip;
+	}
+	free(c);
+	return n;
+}
+
 const char *symtab_symbol_file(struct symtab *st, uint32_t module)
 {
 	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
@@ -997,6 +1269,9 @@ void symtab_close(struct symtab *st)
 			free(sf->plt_names[i]);
 		free(sf->plt_names);
 		free(sf->fdes);
+		for (size_t i = 0; i < sf->capqnames; i++)
+			free(sf->qnames[i].name);
+		free(sf->qnames);
 		free(sf->path);
 		free(sf->symfile);
 		free(sf->note);

@@ -34,6 +34,31 @@ struct symtab *symtab_open(const struct pp_process *proc);
  * tables (.eh_frame), so callers can group its pcs. */
 bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out);
 
+/*
+ * One function of the chain that DWARF gives for an address: the function
+ * the code belongs to (DW_TAG_subprogram), then each function inlined
+ * into it (DW_TAG_inlined_subroutine), outermost first.  A frame's file
+ * and line are the position the address stands for in that function:
+ * the call of the next frame's function (DW_AT_call_file/call_line), or,
+ * in the last (innermost) frame, the address's own line.
+ */
+struct sym_frame {
+	const char *function;  /* raw: DW_AT_linkage_name, else DW_AT_name */
+	const char *decl_file; /* where the function is defined, or NULL */
+	int decl_line;         /* DW_AT_decl_line, or 0 */
+	const char *file;      /* position in it, or NULL */
+	int line;              /* or 0 */
+};
+
+#define SYM_MAX_FRAMES 32
+
+/* The DWARF chain at runtime pc of module (see struct sym_frame) into
+ * v[0..max); returns the number of frames: 0 if the module has no DWARF
+ * for pc, 1 if pc is in no inlined code.  A chain deeper than max keeps
+ * its subprogram and innermost frames.  Strings as for symtab_lookup. */
+size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym_frame *v,
+		     size_t max);
+
 /* The ELF file whose .symtab has this module's functions (the module
  * itself, or its separate debug file), for tools such as gprof that need
  * one; NULL if there is none. */

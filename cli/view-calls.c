@@ -78,7 +78,7 @@ static void calls(const struct model *f, const struct view_opts *o, uint32_t tar
 
 	const struct model_fn *t = &f->fns[target];
 	printf("\n%s of ", callees ? "Callees" : "Callers");
-	text_put(stdout, t->label);
+	view_fn_put(t, 0);
 	fputs(" (", stdout);
 	text_put(stdout, model_mod_name(f, t->mod));
 	printf("): total %.2f%%, self %.2f%%\n\n", view_pct(f, t->total), view_pct(f, t->samples));
@@ -88,7 +88,7 @@ static void calls(const struct model *f, const struct view_opts *o, uint32_t tar
 		if (ix[i] == f->nfns) {
 			fputs(callees ? "[self]" : "[root]", stdout);
 		} else {
-			text_put(stdout, f->fns[ix[i]].label);
+			view_fn_put(&f->fns[ix[i]], 0);
 			fputs("  ", stdout);
 			text_put(stdout, model_mod_name(f, f->fns[ix[i]].mod));
 		}

@@ -15,12 +15,29 @@
 #include "util.h"
 #include "view.h"
 
+#define INLINE_MARK " [inline]"
+
+int view_fn_width(const struct model_fn *fn)
+{
+	return text_width(fn->label) + (fn->inlined ? (int)strlen(INLINE_MARK) : 0);
+}
+
+void view_fn_put(const struct model_fn *fn, int width)
+{
+	int n = text_put(stdout, fn->label);
+	if (fn->inlined) {
+		fputs(INLINE_MARK, stdout);
+		n += (int)strlen(INLINE_MARK);
+	}
+	for (; n < width; n++)
+		putchar(' ');
+}
+
 static int label_width(const struct model *f, const uint32_t *ix, size_t n, bool lines)
 {
 	int w = 8;
 	for (size_t i = 0; i < n; i++) {
-		const char *s = f->fns[lines ? f->lines[ix[i]].fn : ix[i]].label;
-		int l = text_width(s);
+		int l = view_fn_width(&f->fns[lines ? f->lines[ix[i]].fn : ix[i]]);
 		if (l > w)
 			w = l;
 	}
@@ -40,7 +57,7 @@ void view_functions(const struct model *f, const struct view_opts *o)
 		const struct model_fn *fn = &f->fns[ix[i]];
 		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  ", view_pct(f, fn->samples),
 		       view_pct(f, fn->total), fn->samples, fn->seconds);
-		text_pad(stdout, fn->label, w);
+		view_fn_put(fn, w);
 		fputs("  ", stdout);
 		text_put(stdout, model_mod_name(f, fn->mod));
 		putchar('\n');
@@ -81,7 +98,7 @@ void view_lines(const struct model *f, const struct view_opts *o)
 		       view_pct(f, l->total), l->samples, l->seconds);
 		text_pad(stdout, buf, lw);
 		fputs("  ", stdout);
-		text_pad(stdout, fn->label, w);
+		view_fn_put(fn, w);
 		fputs("  ", stdout);
 		text_put(stdout, model_mod_name(f, fn->mod));
 		putchar('\n');

@@ -104,7 +104,7 @@ void view_threads(const struct model *f, const struct view_opts *o)
 		text_pad(stdout, name, 16);
 		printf("  %5.1f  %9" PRIu64 "  %8.2f  ", view_pct(f, t[i].samples), t[i].samples,
 		       t[i].seconds);
-		text_put(stdout, fn->label);
+		view_fn_put(fn, 0);
 		fputs(" (", stdout);
 		text_put(stdout, model_mod_name(f, fn->mod));
 		printf(", %.0f%%)\n",

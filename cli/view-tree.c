@@ -76,7 +76,7 @@ static void print(const struct model *f, const struct tree *t, uint32_t head, in
 		const struct model_fn *fn = &f->fns[tn->fn];
 		printf("%6.2f  %6.2f  %9" PRIu64 "  %*s", view_pct(f, tn->total),
 		       view_pct(f, tn->self), tn->total, 2 * depth, "");
-		text_put(stdout, fn->label);
+		view_fn_put(fn, 0);
 		fputs("  ", stdout);
 		text_put(stdout, model_mod_name(f, fn->mod));
 		putchar('\n');

@@ -23,6 +23,12 @@ static inline double view_pct(const struct model *f, uint64_t n)
 	return f->total ? 100.0 * (double)n / (double)f->total : 0.0;
 }
 
+/* A function as every view names it: its label, then " [inline]" if it
+ * is code inlined into other functions.  view_fn_put pads it to width
+ * columns (0: none). */
+int view_fn_width(const struct model_fn *fn);
+void view_fn_put(const struct model_fn *fn, int width);
+
 void view_functions(const struct model *f, const struct view_opts *o);
 void view_lines(const struct model *f, const struct view_opts *o);
 void view_modules(const struct model *f, const struct view_opts *o);

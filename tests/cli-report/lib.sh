@@ -5,6 +5,8 @@
 #   skip MSG     print "SKIP: MSG" and exit 77
 #   expect NAME  the fixture's expected count for NAME (mkfixture counts)
 #   row FILE FUNCTION   the report row whose function column (5th) is FUNCTION
+#   table FILE HEADER   the rows of FILE's table whose column header line
+#                starts with HEADER, up to the blank line that ends it
 #   try STATUS PATTERN CMD...   CMD exits STATUS, with one message on stderr
 #                (besides symbolization notes and warnings) matching PATTERN
 #                (grep -E); its output in $T/o, $T/e
@@ -49,5 +51,10 @@ try() {
 }
 row() {
 	awk -v f="$2" '$5 == f' "$1"
+}
+table() {
+	awk -v h="$2" 'index($0, h) == 1 { on = 1; next }
+		on && NF == 0 { exit }
+		on { print }' "$1"
 }
 "$FIX" write "$T/fx.data" || fail "mkfixture write"
