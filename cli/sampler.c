@@ -74,11 +74,12 @@
 #include "record-format.h"
 #include "util.h"
 
-#define MAX_PAGES  16 /* data pages per buffer to start with (64 KiB) */
-#define MAX_ROUNDS 64 /* passes over /proc/PID/task while opening */
-#define RECORD_MAX 65536
-#define MAX_STACK  256   /* frames of a stack, as the preloaded library's */
-#define CALLEE_MAX 65536 /* a caller's call target to the pc it called, at most */
+#define MAX_PAGES   16 /* data pages per buffer to start with (64 KiB) */
+#define STACK_PAGES 64 /* with stacks: a sample is up to 2 KiB, not 48 bytes */
+#define MAX_ROUNDS  64 /* passes over /proc/PID/task while opening */
+#define RECORD_MAX  65536
+#define MAX_STACK   256   /* frames of a stack, as the preloaded library's */
+#define CALLEE_MAX  65536 /* a caller's call target to the pc it called, at most */
 
 /* One event per thread found and CPU; its samples and those of the
  * threads it is inherited by go to the CPU's buffer. */
@@ -1087,8 +1088,8 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, siz
 	s->pid = pid;
 	s->hz = hz;
 	s->pagesize = (size_t)sysconf(_SC_PAGESIZE);
-	s->pages = MAX_PAGES;
 	s->stacks = stacks;
+	s->pages = stacks ? STACK_PAGES : MAX_PAGES;
 	/* The kernel refuses a sample_max_stack above its own limit. */
 	int limit = read_int_file("/proc/sys/kernel/perf_event_max_stack", 127);
 	s->max_stack = limit < 1 ? 1 : limit > MAX_STACK ? MAX_STACK : (unsigned)limit;
