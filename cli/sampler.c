@@ -486,11 +486,32 @@ static bool calls_toward(uint64_t to, uint32_t to_mod, uint32_t pc_mod, uint64_t
 }
 
 /*
+ * Whether a leaf at ip (module m) whose entry is not known (called through
+ * a pointer or a PLT stub) has no frame: the walk's first return address
+ * `first` then belongs to its caller's caller, so its call leads to the
+ * caller (where sp0 returns), not to the leaf.
+ */
+static bool walk_skipped_caller(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0,
+				uint64_t first)
+{
+	uint64_t to;
+	uint32_t fm = first ? module_at(s, first - 1) : PP_NO_MODULE;
+	if (fm == PP_NO_MODULE || !after_call(s, fm, first, &to) || !to)
+		return false;
+	uint32_t tm = module_at(s, to);
+	bool to_leaf = tm == m && to <= ip && ip - to < CALLEE_MAX;
+	bool to_caller = tm == module_at(s, sp0 - 1) && to < sp0 && sp0 - 1 - to < CALLEE_MAX;
+	return to_caller && !to_leaf;
+}
+
+/*
  * The return address a leaf at ip left at the stack pointer, if its
  * function has not (or no longer) its own frame there, else 0.  sp0 and
- * sp1 are the stack's two first words.
+ * sp1 are the stack's two first words, first the walk's first return
+ * address (0: none).
  */
-static uint64_t leaf_return(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0, uint64_t sp1)
+static uint64_t leaf_return(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0, uint64_t sp1,
+			    uint64_t first)
 {
 	uint8_t op;
 	uint64_t to;
@@ -501,9 +522,10 @@ static uint64_t leaf_return(struct sampler *s, uint64_t ip, uint32_t m, uint64_t
 		return after_call(s, rm, sp0, &to) ? sp0 : 0;
 	/* The caller's call names the leaf's entry: find its frame set-up
 	 * (push %rbp; mov %rsp,%rbp) near it. */
-	if (!after_call(s, rm, sp0, &to) || !to || module_at(s, to) != m || to > ip ||
-	    ip - to >= CALLEE_MAX)
+	if (!after_call(s, rm, sp0, &to))
 		return 0;
+	if (!to || module_at(s, to) != m || to > ip || ip - to >= CALLEE_MAX)
+		return walk_skipped_caller(s, ip, m, sp0, first) ? sp0 : 0;
 	uint8_t code[64];
 	size_t n = sizeof code;
 	while (n >= 4 && !read_code(s, m, to, code, n))
@@ -539,7 +561,7 @@ static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const u
 			ret[n++] = chain[i];
 	}
 	if (nstack == 2) {
-		uint64_t r = leaf_return(s, ip, m, stack[0], stack[1]);
+		uint64_t r = leaf_return(s, ip, m, stack[0], stack[1], n ? ret[0] : 0);
 		if (r && (n == 0 || ret[0] != r)) {
 			memmove(ret + 1, ret, (n < MAX_STACK ? n : MAX_STACK - 1) * sizeof *ret);
 			ret[0] = r;

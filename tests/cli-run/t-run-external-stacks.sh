@@ -6,7 +6,8 @@
 # main.burnA (2/3) and main.burnB (1/3) under main.main, and so does its
 # stripped build (-ldflags="-s -w"), named from .gopclntab; --no-stacks
 # records none.  Shares within 5 sd of the binomial count, samples >= 0.75
-# x CPU seconds x rate.
+# x CPU seconds x rate.  A frame-pointer program's call to libc's strlen
+# (which has no frame) keeps strlen's caller.
 . "$(dirname "$0")/../cli-attach/lib.sh"
 HZ=500
 
@@ -94,6 +95,41 @@ stack_case static-c main\;mid\;leaf main\;other\;leaf -- "$T/chain" 1
 # above it, never an address no function holds (a garbage link)
 grep -q '0x' "$T/p.folded" &&
 	{ cat "$T/p.folded"; fail "static-c: an unsymbolized frame in a stack"; }
+
+# 1b. a frame-pointer program calling libc's strlen (no frame of its own,
+# through the PLT): the walk alone would skip its caller, mid
+cat >"$T/plt.c" <<'END'
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+volatile size_t sink;
+static char buf[1 << 16];
+
+__attribute__((noinline)) void mid(void)
+{
+	for (int i = 0; i < 100; i++)
+		sink += strlen(buf);
+	sink += 1;
+}
+
+int main(int argc, char **argv)
+{
+	memset(buf, 'a', sizeof buf - 1);
+	double secs = argc > 1 ? atof(argv[1]) : 1;
+	while ((double)clock() < secs * CLOCKS_PER_SEC)
+		mid();
+	return 3;
+}
+END
+cc -O1 -fno-omit-frame-pointer -fno-builtin -o "$T/plt" "$T/plt.c" || fail "cc plt.c"
+"$PCPROF" run -o "$T/p.data" --hz $HZ --mode external "$T/plt" 0.5 2>"$T/err"
+[ $? = 3 ] || { cat "$T/err"; fail "plt: exit status"; }
+"$PCPROF" export -f folded -o "$T/p.folded" "$T/p.data" || fail "plt: export"
+awk '$1 ~ /;strlen[^;]*$|;__strlen[^;]*$/ { n += $2; if ($1 ~ /(^|;)main;mid;[^;]*$/) k += $2 }
+	END { printf "plt: %d of %d samples in strlen under main;mid\n", k, n
+	exit !(n >= 100 && k >= 0.95 * n) }' "$T/p.folded" ||
+	{ sort -k2 -n -r "$T/p.folded" | head; fail "plt: strlen's caller mid is missing"; }
 
 # 2. --no-stacks: no frames
 rm -f "$T/p.data"
