@@ -583,7 +583,7 @@ static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const u
 		pm = rm;
 	}
 	uint32_t parent = PP_NO_FRAME;
-	if (good < n)
+	if (good < n || nuser == 0) /* a failed link, or no walk at all */
 		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE, parent);
 	else if (nchain >= s->max_stack)
 		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE,
