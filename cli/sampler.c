@@ -26,7 +26,8 @@
  * each file's load segments and build id are read from the file (through
  * /proc/PID/root, so a process in another mount namespace works), the
  * vDSO's from pcprof's own, which is the same kernel's image.  Samples are
- * given their module as they arrive, against the modules live then.
+ * given their module as they arrive, against the modules live then: each
+ * poll reads every buffer and takes the records in time order.
  *
  * Stacks (unless turned off) are the kernel's user callchain, a walk of
  * the frame-pointer chain from the sampled registers, and 16 bytes of the
@@ -111,6 +112,11 @@ struct code {
 	bool failed;
 };
 
+struct staged {
+	uint64_t time;
+	size_t seq, off, len;
+};
+
 struct thr {
 	int32_t tid;
 	int32_t root; /* thread whose events this one's samples come from; 0: none yet */
@@ -147,6 +153,11 @@ struct sampler {
 	 * they are taken again after every buffer has been read. */
 	uint8_t *pending;
 	size_t npending, pendcap;
+	/* The records of one drain_all, to be taken in time order. */
+	uint8_t *stage;
+	size_t nstage, stagecap;
+	struct staged *staged;
+	size_t nstaged, stagedcap;
 	bool again;
 	bool maps_read; /* /proc/PID/maps read: pending samples can be placed */
 
@@ -766,9 +777,27 @@ static void drain(struct sampler *s, const struct buffer *b)
 		if (h.size < sizeof h || h.size > head - tail)
 			break;
 		uint64_t at = tail % size, first = size - at < h.size ? size - at : h.size;
-		memcpy(s->rec, data + at, first);
-		memcpy(s->rec + first, data, h.size - first);
-		on_record(s, s->rec, h.size);
+		if (s->nstage + h.size > s->stagecap) {
+			s->stagecap = 2 * (s->nstage + h.size);
+			s->stage = xrealloc(s->stage, s->stagecap);
+		}
+		uint8_t *r = s->stage + s->nstage;
+		memcpy(r, data + at, first);
+		memcpy(r + first, data, h.size - first);
+		/* Its time: a sample's third field, every other record's
+		 * sample_id trailer's (pid, tid, time, id). */
+		uint64_t time = 0;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 24)
+			memcpy(&time, r + sizeof h + 16, sizeof time);
+		else if (h.size >= sizeof h + 24)
+			memcpy(&time, r + h.size - 16, sizeof time);
+		if (s->nstaged == s->stagedcap) {
+			s->stagedcap = s->stagedcap ? 2 * s->stagedcap : 1024;
+			s->staged = xrealloc(s->staged, s->stagedcap * sizeof *s->staged);
+		}
+		s->staged[s->nstaged] = (struct staged){ time, s->nstaged, s->nstage, h.size };
+		s->nstaged++;
+		s->nstage += h.size;
 		tail += h.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
@@ -876,7 +905,8 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
-		.watermark = 1, /* wakeup_watermark 0: half the buffer wakes us */
+		.sample_id_all = 1, /* times on every record: drain_all orders them */
+		.watermark = 1,     /* wakeup_watermark 0: half the buffer wakes us */
 	};
 	if (s->stacks) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
@@ -1067,10 +1097,27 @@ static bool ended(const struct sampler *s)
 	return st == 0 || st == 'Z' || st == 'X';
 }
 
+static int staged_cmp(const void *a, const void *b)
+{
+	const struct staged *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Read every buffer, then take their records in time order: a thread's
+ * exec or mapping and its samples may sit in different CPUs' buffers. */
 static void drain_all(struct sampler *s)
 {
+	s->nstage = s->nstaged = 0;
 	for (size_t i = 0; i < s->nbuf; i++)
 		drain(s, &s->buf[i]);
+	qsort(s->staged, s->nstaged, sizeof *s->staged, staged_cmp);
+	for (size_t i = 0; i < s->nstaged; i++) {
+		const struct staged *g = &s->staged[i];
+		memcpy(s->rec, s->stage + g->off, g->len);
+		on_record(s, s->rec, g->len);
+	}
 	if (!s->maps_read)
 		return;
 	s->again = true;
@@ -1092,6 +1139,8 @@ static void free_sampler(struct sampler *s)
 	pp_process_free(&s->proc);
 	free(s->code);
 	free(s->pending);
+	free(s->stage);
+	free(s->staged);
 	free(s->ev);
 	free(s->buf);
 	free(s->thr);
