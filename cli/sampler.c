@@ -917,6 +917,15 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
 		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		if (fd < 0 && s->stacks && s->nev == 0 &&
+		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
+			/* A kernel without callchain limits or user stack
+			 * samples (before 4.8): pcs only, and the summary says. */
+			s->info.stacks_refused = errno;
+			s->stacks = false;
+			s->pages = MAX_PAGES;
+			return open_thread(s, tid, err, errlen);
+		}
 		if (fd < 0) {
 			if (errno == ESRCH)
 				return 0; /* the thread ended meanwhile */
@@ -1343,5 +1352,8 @@ void sampler_summary(const struct pp_process *pr, const struct sampler_info *in,
 			(unsigned long long)in->child_samples);
 	if (in->execs)
 		fprintf(stderr, "; exec'd %zu time%s", in->execs, in->execs == 1 ? "" : "s");
+	if (in->stacks_refused)
+		fprintf(stderr, "; no call stacks: this kernel refused them (%s)",
+			strerror(in->stacks_refused));
 	fprintf(stderr, " -> %s\n", out);
 }

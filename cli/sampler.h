@@ -33,6 +33,7 @@ struct sampler_info {
 	size_t execs;           /* times the target exec'd while attached */
 	uint64_t attach_ns;     /* time to open every event */
 	int exited;             /* the target ended while attached */
+	int stacks_refused;     /* errno: the kernel refused callchains, pcs only */
 };
 
 /*
