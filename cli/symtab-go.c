@@ -67,7 +67,10 @@ static int go_cmp(const void *a, const void *b)
 size_t symtab_go_functions(Elf *elf, struct go_func **fns, char **names)
 {
 	GElf_Shdr sh, tsh;
+	/* its name in a position-independent build: .data.rel.ro.gopclntab */
 	Elf_Scn *scn = elf ? section(elf, ".gopclntab", &sh) : NULL;
+	if (!scn && elf)
+		scn = section(elf, ".data.rel.ro.gopclntab", &sh);
 	Elf_Data *d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
 	GElf_Ehdr eh;
 	if (!d || !d->d_buf || d->d_size < 16 || !gelf_getehdr(elf, &eh))

@@ -4,7 +4,8 @@
 # pointers shows the one function `leaf` under its two callers, main;mid
 # (2/3 of the time) and main;other (1/3); a pure Go program shows
 # main.burnA (2/3) and main.burnB (1/3) under main.main, and so does its
-# stripped build (-ldflags="-s -w"), named from .gopclntab; --no-stacks
+# stripped build (-ldflags="-s -w", also position-independent), named from
+# .gopclntab; --no-stacks
 # records none.  Shares within 5 sd of the binomial count, samples >= 0.75
 # x CPU seconds x rate.  A frame-pointer program's call to libc's strlen
 # (which has no frame) keeps strlen's caller.
@@ -162,4 +163,14 @@ readelf -S "$T/split-go-stripped" 2>/dev/null | grep -q '\.symtab' &&
 stack_case go-stripped main.main\;main.burnA main.main\;main.burnB -- "$T/split-go-stripped" 0.6
 "$PCPROF" report --callers main.burnA "$T/p.data" >"$T/report" || fail "report --callers"
 grep -q 'main\.main' "$T/report" || { cat "$T/report"; fail "report: main.burnA's caller is not main.main"; }
+# a position-independent stripped build keeps its table in
+# .data.rel.ro.gopclntab
+if (cd "$T/gosrc" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOCACHE="$T/gocache" GOPATH="$T/gopath" \
+	GOPROXY=off GOTOOLCHAIN=local "$GO" build -buildmode=pie -ldflags="-s -w" \
+	-o "$T/split-go-pie" .) >"$T/gobuild" 2>&1; then
+	chmod -R u+w "$T/gopath" 2>/dev/null
+	stack_case go-pie-stripped main.main\;main.burnA main.main\;main.burnB -- "$T/split-go-pie" 0.4
+else
+	echo "# go build -buildmode=pie failed here, not tested: $(head -n1 "$T/gobuild")"
+fi
 exit 0
