@@ -73,6 +73,7 @@
 #include "data.h"
 #include "frames.h"
 #include "record-format.h"
+#include "symtab-go.h"
 #include "util.h"
 
 #define MAX_PAGES   16 /* data pages per buffer to start with (64 KiB) */
@@ -110,6 +111,9 @@ struct code {
 	const uint8_t *map; /* NULL: not yet tried, or see failed */
 	size_t len;
 	bool failed;
+	bool switchers_read;
+	unsigned nswitchers;
+	uint64_t switcher[4][2]; /* link-time [start, end) of Go's stack switchers */
 };
 
 struct staged {
@@ -249,6 +253,16 @@ static bool describe_vdso(struct pp_module *m)
 	return ok;
 }
 
+/* A module's file, through /proc/PID/root first (another mount
+ * namespace), then as named; -1 if neither opens. */
+static int open_module(const struct sampler *s, const char *path)
+{
+	char where[PATH_MAX + 64];
+	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
+	int fd = open(where, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
+}
+
 static void add_module(struct sampler *s, const char *path, uint64_t start, uint64_t len,
 		       uint64_t pgoff)
 {
@@ -258,11 +272,7 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 	if (strcmp(path, "[vdso]") == 0) {
 		known = describe_vdso(&m);
 	} else if (path[0] == '/') {
-		char where[PATH_MAX + 64];
-		snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
-		int fd = open(where, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = open_module(s, path);
 		if (fd >= 0) {
 			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 			known = describe(elf, &m);
@@ -314,7 +324,7 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 		pr->modules = xrealloc(pr->modules, s->modcap * sizeof *pr->modules);
 		s->code = xrealloc(s->code, s->modcap * sizeof *s->code);
 	}
-	s->code[pr->nmodules] = (struct code){ NULL, 0, false };
+	s->code[pr->nmodules] = (struct code){ .map = NULL };
 	m.path = xstrdup(path);
 	m.epoch_loaded = s->epoch;
 	pr->modules[pr->nmodules++] = m;
@@ -402,11 +412,7 @@ static const struct code *code_of(struct sampler *s, uint32_t m)
 	c->failed = true;
 	if (path[0] != '/')
 		return c;
-	char where[PATH_MAX + 64];
-	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
-	int fd = open(where, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_module(s, path);
 	struct stat st;
 	if (fd < 0)
 		return c;
@@ -486,6 +492,77 @@ static bool goroutine_root(struct sampler *s, uint32_t m, uint64_t ret)
 {
 	uint8_t b[2];
 	return read_code(s, m, ret - 1, b, 2) && b[0] == 0x90 && b[1] == 0xe8;
+}
+
+static bool is_switcher(const char *name)
+{
+	return strcmp(name, "runtime.systemstack") == 0 ||
+	       strcmp(name, "runtime.systemstack.abi0") == 0 ||
+	       strcmp(name, "runtime.asmcgocall") == 0 ||
+	       strcmp(name, "runtime.asmcgocall.abi0") == 0;
+}
+
+/* Find Go's stack switchers in module m's symbol table, else in its
+ * .gopclntab (a stripped Go binary). */
+static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
+{
+	c->switchers_read = true;
+	const char *path = s->proc.modules[m].path;
+	int fd = path[0] == '/' ? open_module(s, path) : -1;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	bool symtab = false;
+	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		symtab = true;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && c->nswitchers < 4; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (name = elf_strptr(elf, sh.sh_link, sym.st_name)) && is_switcher(name))
+				memcpy(c->switcher[c->nswitchers++],
+				       (uint64_t[2]){ sym.st_value, sym.st_value + sym.st_size },
+				       sizeof c->switcher[0]);
+		}
+	}
+	struct go_func *go;
+	char *names;
+	size_t n = elf && !symtab ? symtab_go_functions(elf, &go, &names) : 0;
+	for (size_t i = 0; i < n && c->nswitchers < 4; i++)
+		if (is_switcher(go[i].name))
+			memcpy(c->switcher[c->nswitchers++],
+			       (uint64_t[2]){ go[i].start, go[i].start + go[i].size },
+			       sizeof c->switcher[0]);
+	if (n) {
+		free(go);
+		free(names);
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Whether pc is in one of Go's stack switchers (runtime.systemstack,
+ * runtime.asmcgocall): they have no frame and call on another stack, so
+ * the walk's next link is their caller's caller, which the check of
+ * calls_toward would refuse.  The caller is lost, the rest is right.
+ */
+static bool in_switcher(struct sampler *s, uint32_t m, uint64_t pc)
+{
+	if (m == PP_NO_MODULE)
+		return false;
+	struct code *c = &s->code[m];
+	if (!c->switchers_read)
+		read_switchers(s, m, c);
+	uint64_t at = pc - s->proc.modules[m].bias;
+	for (unsigned i = 0; i < c->nswitchers; i++)
+		if (at >= c->switcher[i][0] && at < c->switcher[i][1])
+			return true;
+	return false;
 }
 
 /* Whether the direct call to `to` can have led to pc (a frame inside the
@@ -586,9 +663,12 @@ static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const u
 	for (; good < n; good++) {
 		uint64_t to;
 		uint32_t rm = module_at(s, ret[good] - 1);
-		if (rm == PP_NO_MODULE || ((!after_call(s, rm, ret[good], &to) ||
-					    !calls_toward(to, module_at(s, to), pm, pc)) &&
-					   !(good == n - 1 && goroutine_root(s, rm, ret[good]))))
+		bool ok = rm != PP_NO_MODULE && after_call(s, rm, ret[good], &to)
+				  ? calls_toward(to, module_at(s, to), pm, pc) ||
+					    in_switcher(s, pm, pc)
+				  : rm != PP_NO_MODULE && good == n - 1 &&
+					    goroutine_root(s, rm, ret[good]);
+		if (!ok)
 			break;
 		pc = ret[good] - 1;
 		pm = rm;
@@ -1008,7 +1088,7 @@ static void close_all(struct sampler *s)
 	for (size_t i = 0; i < s->proc.nmodules; i++)
 		if (s->code[i].map) {
 			munmap((void *)s->code[i].map, s->code[i].len);
-			s->code[i] = (struct code){ NULL, 0, true };
+			s->code[i] = (struct code){ .failed = true };
 		}
 }
 
