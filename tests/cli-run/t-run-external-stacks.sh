@@ -5,7 +5,8 @@
 # (2/3 of the time) and main;other (1/3); a pure Go program shows
 # main.burnA (2/3) and main.burnB (1/3) under main.main, and so does its
 # stripped build (-ldflags="-s -w", also position-independent), named from
-# .gopclntab; --no-stacks
+# .gopclntab; a cgo program whose C code keeps frame pointers shows the C
+# function under main.burnA/main.burnB; --no-stacks
 # records none.  Shares within 5 sd of the binomial count, samples >= 0.75
 # x CPU seconds x rate.  A frame-pointer program's call to libc's strlen
 # (which has no frame) keeps strlen's caller.
@@ -16,8 +17,8 @@ HZ=500
 probe_perf
 
 # stack_case NAME A B -- PROGRAM ARGS: run it externally, then in its folded
-# stacks the samples whose stack ends with A (a ;-separated suffix, root
-# first) are 2/3 of those ending with A or B, and the samples cover the CPU
+# stacks the samples whose stack ends with A (an extended regular
+# expression for whole frames, root first) are 2/3 of those ending with A or B, and the samples cover the CPU
 # time the shell's children used.
 stack_case()
 {
@@ -31,14 +32,13 @@ stack_case()
 	cat "$T/err"
 	[ $rc = 3 ] || fail "$name: exit status $rc, want the program's 3"
 	"$PCPROF" export -f folded -o "$T/p.folded" "$T/p.data" || fail "$name: export"
-	awk -v a=";$a" -v b=";$b" -v name="$name" '
-		function ends(s, t) { return length(s) >= length(t) && substr(s, length(s) - length(t) + 1) == t }
-		{ s = ";" $1; if (ends(s, a)) na += $2; else if (ends(s, b)) nb += $2; all += $2 }
+	awk -v a="$a" -v b="$b" -v name="$name" '
+		{ if ($1 ~ ("(^|;)" a "$")) na += $2; else if ($1 ~ ("(^|;)" b "$")) nb += $2; all += $2 }
 		END {
 		n = na + nb; want = n * 2 / 3; sd = sqrt(n * 2 / 9)
 		lo = want - 5 * sd; hi = want + 5 * sd
 		printf "%s: stacks ...;%s %d, ...;%s %d of %d samples (want %.1f, bounds %.1f..%.1f)\n",
-			name, substr(a, 2), na, substr(b, 2), nb, all, want, lo, hi
+			name, a, na, b, nb, all, want, lo, hi
 		exit !(n >= 50 && na >= lo && na <= hi && n >= 0.9 * all) }' "$T/p.folded" ||
 		{ sort -k2 -n -r "$T/p.folded" | head -n 20; fail "$name: the stacks do not show the 2:1 split"; }
 	dump "$T/p.data"
@@ -172,5 +172,62 @@ if (cd "$T/gosrc" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOCACHE="$T/gocache" GOPATH=
 	stack_case go-pie-stripped main.main\;main.burnA main.main\;main.burnB -- "$T/split-go-pie" 0.4
 else
 	echo "# go build -buildmode=pie failed here, not tested: $(head -n1 "$T/gobuild")"
+fi
+
+# 4. cgo, its C code built with frame pointers: the C function under the Go
+# callers, through runtime.asmcgocall (a stack switcher)
+command -v cc >/dev/null || { echo "# no C compiler: the cgo case is not run"; exit 0; }
+mkdir -p "$T/cgosrc"
+printf 'module cgosplit\n\ngo 1.13\n' >"$T/cgosrc/go.mod"
+cat >"$T/cgosrc/main.go" <<'END'
+package main
+
+/*
+double burnc(long n)
+{
+	double x = 0;
+	for (long i = 0; i < n; i++)
+		x = x * 1.0000001 + 1e-9;
+	return x;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+func cpu() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+//go:noinline
+func burnA() float64 { return float64(C.burnc(40000)) }
+
+//go:noinline
+func burnB() float64 { return float64(C.burnc(20000)) }
+
+func main() {
+	secs, _ := strconv.ParseFloat(os.Args[1], 64)
+	s := 0.0
+	for cpu() < secs {
+		s += burnA() + burnB()
+	}
+	fmt.Printf("beats=%d maxgap_ms=0\n", int(s))
+	os.Exit(3)
+}
+END
+if (cd "$T/cgosrc" && CGO_ENABLED=1 CGO_CFLAGS="-O2 -fno-omit-frame-pointer" GOFLAGS=-mod=mod \
+	GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local \
+	"$GO" build -o "$T/split-cgo" .) >"$T/gobuild" 2>&1; then
+	chmod -R u+w "$T/gopath" 2>/dev/null
+	stack_case cgo 'main\.main;main\.burnA;.*;burnc' 'main\.main;main\.burnB;.*;burnc' -- "$T/split-cgo" 0.6
+else
+	echo "# cgo build failed here, not tested: $(head -n1 "$T/gobuild")"
 fi
 exit 0
