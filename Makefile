@@ -262,7 +262,7 @@ $(B)/tests/targets/%: tests/targets/%.c
 # tests/cli-run/*.c test pcprof's own code (the data file, the raw
 # recordings) directly, so they link those objects instead of libprofil;
 # ppdump is not a test but the reader the shell tests there query.
-CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/file.o $(B)/cli/raw.o $(B)/cli/util.o
+CLI_TEST_OBJ := $(B)/cli/data.o $(B)/cli/file.o $(B)/cli/frames.o $(B)/cli/raw.o $(B)/cli/util.o
 CLI_TEST_CFLAGS = $(CLI_CFLAGS) -Icli -Ilib -Itests
 $(B)/tests/cli-run/%: tests/cli-run/%.c $(CLI_TEST_OBJ) tests/test.h
 	@mkdir -p $(@D)

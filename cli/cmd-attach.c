@@ -56,6 +56,8 @@ static void usage(FILE *f)
 		"  -d, --duration SECONDS stop after SECONDS (default: until interrupted)\n"
 		"      --hz N             samples per CPU second per thread, 1..10000\n"
 		"                         (default %d)\n"
+		"      --no-stacks        pcs only, no call stacks (default: stacks, by\n"
+		"                         frame pointers: see pcprof-attach(1))\n"
 		"  -q, --quiet            no summary line\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -90,6 +92,7 @@ int cmd_attach(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "hz", required_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-stacks", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -97,6 +100,7 @@ int cmd_attach(int argc, char **argv)
 	double duration = 0;
 	unsigned hz = DEFAULT_HZ;
 	int quiet = 0, c;
+	bool stacks = true;
 	while ((c = getopt_long(argc, argv, "+o:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
@@ -110,6 +114,9 @@ int cmd_attach(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'S':
+			stacks = false;
 			break;
 		case 'h':
 			usage(stdout);
@@ -144,7 +151,7 @@ int cmd_attach(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	char err[512];
-	struct sampler *s = sampler_open(pid, hz, err, sizeof err);
+	struct sampler *s = sampler_open(pid, hz, stacks, err, sizeof err);
 	if (!s)
 		die(EXIT_FAILED, "%s", err);
 	uint64_t end = duration > 0 ? mono_ns() + (uint64_t)llround(duration * 1e9) : UINT64_MAX;

@@ -1094,6 +1094,7 @@ struct external {
 	const char *obstacle; /* why preloading cannot reach it; NULL: it can */
 	unsigned hz;
 	bool allow_unprofiled;
+	bool stacks;
 	struct sampler *s;
 	struct pp_process proc;
 	struct sampler_info info;
@@ -1106,7 +1107,7 @@ static void external_begin(struct external *ext, pid_t pid, const int gate[2])
 {
 	char err[512];
 	close(gate[0]);
-	ext->s = sampler_open(pid, ext->hz, err, sizeof err);
+	ext->s = sampler_open(pid, ext->hz, ext->stacks, err, sizeof err);
 	/* Refused on pcprof's own child: what refuses pcprof itself is the
 	 * plainer reason (a policy rather than a permission on the child). */
 	char self[512];
@@ -1155,7 +1156,9 @@ static void check_perf_engine(const struct opts *o)
 static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 {
 	char obstacle[96];
-	*ext = (struct external){ .prog = prog[0], .allow_unprofiled = o->allow_unprofiled };
+	*ext = (struct external){ .prog = prog[0],
+				  .allow_unprofiled = o->allow_unprofiled,
+				  .stacks = o->stacks };
 	ext->obstacle = preload_obstacle(prog[0], obstacle, sizeof obstacle);
 	if (ext->obstacle)
 		ext->obstacle = xstrdup(obstacle);

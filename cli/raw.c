@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "data.h"
+#include "frames.h"
 #include "record-format.h"
 #include "util.h"
 
@@ -174,60 +175,8 @@ struct stacks {
 	uint64_t nnode; /* 0: no stacks */
 	/* per node: the frame it became at epoch cache_epoch - 1 (0: none) */
 	uint32_t *cache_frame, *cache_epoch;
-	/* frames by (pc, module, parent): open addressing on frame indices */
-	uint32_t *index;
-	size_t index_cap; /* a power of two, at least twice the frames */
-	size_t frames_cap;
+	struct frame_index fi;
 };
-
-static uint64_t frame_hash(uint64_t pc, uint32_t module, uint32_t parent)
-{
-	uint64_t h = pc * UINT64_C(0x9e3779b97f4a7c15) ^ ((uint64_t)module << 32 | parent);
-	h ^= h >> 29;
-	h *= UINT64_C(0xbf58476d1ce4e5b9);
-	return h ^ (h >> 32);
-}
-
-static void index_put(struct stacks *st, const struct pp_process *pr, uint32_t f)
-{
-	const struct pp_frame *fr = &pr->frames[f];
-	size_t mask = st->index_cap - 1;
-	for (size_t i = frame_hash(fr->pc, fr->module, fr->parent) & mask;; i = (i + 1) & mask) {
-		if (st->index[i] == PP_NO_FRAME) {
-			st->index[i] = f;
-			return;
-		}
-	}
-}
-
-/* The frame (pc, module, parent), made if it is new. */
-static uint32_t intern(struct stacks *st, struct pp_process *pr, uint64_t pc, uint32_t module,
-		       uint32_t parent)
-{
-	if (2 * (pr->nframes + 1) > st->index_cap) {
-		free(st->index);
-		st->index_cap = st->index_cap ? 2 * st->index_cap : 1024;
-		st->index = xmalloc(st->index_cap * sizeof *st->index);
-		memset(st->index, 0xff, st->index_cap * sizeof *st->index);
-		for (size_t f = 0; f < pr->nframes; f++)
-			index_put(st, pr, (uint32_t)f);
-	}
-	size_t mask = st->index_cap - 1;
-	size_t i = frame_hash(pc, module, parent) & mask;
-	for (; st->index[i] != PP_NO_FRAME; i = (i + 1) & mask) {
-		const struct pp_frame *fr = &pr->frames[st->index[i]];
-		if (fr->pc == pc && fr->module == module && fr->parent == parent)
-			return st->index[i];
-	}
-	if (pr->nframes == st->frames_cap) {
-		st->frames_cap = st->frames_cap ? 2 * st->frames_cap : 256;
-		pr->frames = xrealloc(pr->frames, st->frames_cap * sizeof *pr->frames);
-	}
-	uint32_t f = (uint32_t)pr->nframes++;
-	pr->frames[f] = (struct pp_frame){ pc, module, parent };
-	st->index[i] = f;
-	return f;
-}
 
 static uint32_t frame_module(const struct pp_process *pr, uint64_t pc, uint32_t epoch)
 {
@@ -251,7 +200,8 @@ static uint32_t node_frame(struct stacks *st, struct pp_process *pr, uint32_t no
 		bool ok = node < st->nnode && st->node[node].pc != 0 &&
 			  st->node[node].pc != PCPROF_RAW_NODE_BUSY && n < MAX_CHAIN;
 		if (!ok) {
-			parent = intern(st, pr, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE, PP_NO_FRAME);
+			parent = frame_intern(&st->fi, pr, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE,
+					      PP_NO_FRAME);
 			break;
 		}
 		if (st->cache_epoch[node] == epoch + 1u) {
@@ -264,7 +214,7 @@ static uint32_t node_frame(struct stacks *st, struct pp_process *pr, uint32_t no
 	/* outermost first: each frame's parent is made before it */
 	while (n-- > 0) {
 		uint64_t pc = st->node[path[n]].pc;
-		parent = intern(st, pr, pc, frame_module(pr, pc, epoch), parent);
+		parent = frame_intern(&st->fi, pr, pc, frame_module(pr, pc, epoch), parent);
 		st->cache_frame[path[n]] = parent;
 		st->cache_epoch[path[n]] = epoch + 1u;
 	}
@@ -281,8 +231,8 @@ static uint32_t slot_frame(struct stacks *st, struct pp_process *pr,
 	uint32_t parent = node_frame(st, pr, s->node, s->epoch);
 	/* The callers kept are the outermost: what is missing is inside. */
 	if (s->flags & PCPROF_RAW_SLOT_CUT)
-		parent = intern(st, pr, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE, parent);
-	return intern(st, pr, s->key, module, parent);
+		parent = frame_intern(&st->fi, pr, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE, parent);
+	return frame_intern(&st->fi, pr, s->key, module, parent);
 }
 
 static void read_stacks(int fd, const struct pcprof_raw_header *h, struct stacks *st)
@@ -306,11 +256,7 @@ static void free_stacks(struct stacks *st, struct pp_process *pr)
 	free(st->node);
 	free(st->cache_frame);
 	free(st->cache_epoch);
-	free(st->index);
-	/* pcprof holds every process until it writes the data file. */
-	if (pr->nframes < st->frames_cap)
-		pr->frames =
-			xrealloc(pr->frames, (pr->nframes ? pr->nframes : 1) * sizeof *pr->frames);
+	frame_index_free(&st->fi, pr);
 }
 
 /* ---- slots ---- */

@@ -26,7 +26,26 @@
  * each file's load segments and build id are read from the file (through
  * /proc/PID/root, so a process in another mount namespace works), the
  * vDSO's from pcprof's own, which is the same kernel's image.  Samples are
- * given their module as they arrive, against the modules live then.
+ * given their module as they arrive, against the modules live then: each
+ * poll reads every buffer and takes the records in time order.
+ *
+ * Stacks (unless turned off) are the kernel's user callchain, a walk of
+ * the frame-pointer chain from the sampled registers, and 16 bytes of the
+ * user stack at the stack pointer.  A frame-pointer walk is right through
+ * code that keeps frame pointers (Go on amd64, -fno-omit-frame-pointer) and
+ * may be wrong elsewhere, so each link is checked against the code, read
+ * from the module files:
+ *  - a return address must be in a module and follow a call instruction,
+ *    and where that call is a direct one within the module, its target must
+ *    be at most 64 KiB below the pc of the frame it called (the callee's
+ *    entry comes before its pc: a walk that skipped a frame shows here);
+ *  - a leaf whose function has not set up its frame at the sampled pc (a
+ *    function without a frame, as Go's small leaves are, or a pc in a
+ *    prologue, or on a ret) left its caller's return address at the stack
+ *    pointer, where the walk does not look: it is taken from the stack
+ *    copy when its call's target is the leaf's function entry.
+ * The first link that fails ends the stack with [unknown]; a walk as long
+ * as the kernel allows ends with [truncated].
  */
 #include "sampler.h"
 
@@ -46,16 +65,23 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "data.h"
+#include "frames.h"
+#include "record-format.h"
+#include "symtab-go.h"
 #include "util.h"
 
-#define MAX_PAGES  16 /* data pages per buffer to start with (64 KiB) */
-#define MAX_ROUNDS 64 /* passes over /proc/PID/task while opening */
-#define RECORD_MAX 65536
+#define MAX_PAGES   16 /* data pages per buffer to start with (64 KiB) */
+#define STACK_PAGES 64 /* with stacks: a sample is up to 2 KiB, not 48 bytes */
+#define MAX_ROUNDS  64 /* passes over /proc/PID/task while opening */
+#define RECORD_MAX  65536
+#define MAX_STACK   256   /* frames of a stack, as the preloaded library's */
+#define CALLEE_MAX  65536 /* a caller's call target to the pc it called, at most */
 
 /* One event per thread found and CPU; its samples and those of the
  * threads it is inherited by go to the CPU's buffer. */
@@ -76,7 +102,23 @@ struct buffer {
 struct key {
 	uint64_t pc;
 	uint32_t module, thread;
+	uint32_t frame;
 	uint64_t count; /* 0: empty slot */
+};
+
+/* A module file's bytes, mapped when a stack first needs its code. */
+struct code {
+	const uint8_t *map; /* NULL: not yet tried, or see failed */
+	size_t len;
+	bool failed;
+	bool switchers_read;
+	unsigned nswitchers;
+	uint64_t switcher[4][2]; /* link-time [start, end) of Go's stack switchers */
+};
+
+struct staged {
+	uint64_t time;
+	size_t seq, off, len;
 };
 
 struct thr {
@@ -104,6 +146,24 @@ struct sampler {
 	uint32_t epoch;
 	size_t modcap;
 	struct pp_process proc; /* modules and threads grow here */
+
+	bool stacks;
+	unsigned max_stack; /* sample_max_stack */
+	struct code *code;  /* parallel to proc.modules */
+	struct frame_index fi;
+
+	/* Samples outside every module known when read: the buffer holding
+	 * the mapping's record (another CPU's) may not have been read yet, so
+	 * they are taken again after every buffer has been read. */
+	uint8_t *pending;
+	size_t npending, pendcap;
+	/* The records of one drain_all, to be taken in time order. */
+	uint8_t *stage;
+	size_t nstage, stagecap;
+	struct staged *staged;
+	size_t nstaged, stagedcap;
+	bool again;
+	bool maps_read; /* /proc/PID/maps read: pending samples can be placed */
 
 	struct sampler_info info;
 	uint8_t rec[RECORD_MAX];
@@ -193,6 +253,16 @@ static bool describe_vdso(struct pp_module *m)
 	return ok;
 }
 
+/* A module's file, through /proc/PID/root first (another mount
+ * namespace), then as named; -1 if neither opens. */
+static int open_module(const struct sampler *s, const char *path)
+{
+	char where[PATH_MAX + 64];
+	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
+	int fd = open(where, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
+}
+
 static void add_module(struct sampler *s, const char *path, uint64_t start, uint64_t len,
 		       uint64_t pgoff)
 {
@@ -202,11 +272,7 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 	if (strcmp(path, "[vdso]") == 0) {
 		known = describe_vdso(&m);
 	} else if (path[0] == '/') {
-		char where[PATH_MAX + 64];
-		snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
-		int fd = open(where, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+		int fd = open_module(s, path);
 		if (fd >= 0) {
 			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 			known = describe(elf, &m);
@@ -256,7 +322,9 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 	if (pr->nmodules == s->modcap) {
 		s->modcap = s->modcap ? 2 * s->modcap : 32;
 		pr->modules = xrealloc(pr->modules, s->modcap * sizeof *pr->modules);
+		s->code = xrealloc(s->code, s->modcap * sizeof *s->code);
 	}
+	s->code[pr->nmodules] = (struct code){ .map = NULL };
 	m.path = xstrdup(path);
 	m.epoch_loaded = s->epoch;
 	pr->modules[pr->nmodules++] = m;
@@ -294,13 +362,15 @@ static uint32_t module_at(const struct sampler *s, uint64_t pc)
 
 /* ---- samples ---- */
 
-static size_t hash(uint64_t pc, uint32_t thread)
+static size_t hash(uint64_t pc, uint32_t thread, uint32_t frame)
 {
-	uint64_t h = (pc ^ ((uint64_t)thread << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h =
+		(pc ^ ((uint64_t)thread << 40) ^ ((uint64_t)frame << 20)) * 0x9e3779b97f4a7c15ull;
 	return (size_t)(h >> 17);
 }
 
-static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t thread)
+static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t thread,
+		       uint32_t frame)
 {
 	if (2 * (s->tabn + 1) > s->tabcap) {
 		size_t oldcap = s->tabcap;
@@ -310,7 +380,8 @@ static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t
 		s->tabn = 0;
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].count) {
-				size_t j = hash(old[i].pc, old[i].thread) & (s->tabcap - 1);
+				size_t j = hash(old[i].pc, old[i].thread, old[i].frame) &
+					   (s->tabcap - 1);
 				while (s->tab[j].count)
 					j = (j + 1) & (s->tabcap - 1);
 				s->tab[j] = old[i];
@@ -318,15 +389,301 @@ static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t
 			}
 		free(old);
 	}
-	size_t j = hash(pc, thread) & (s->tabcap - 1);
+	size_t j = hash(pc, thread, frame) & (s->tabcap - 1);
 	for (; s->tab[j].count; j = (j + 1) & (s->tabcap - 1))
 		if (s->tab[j].pc == pc && s->tab[j].thread == thread &&
-		    s->tab[j].module == module) {
+		    s->tab[j].module == module && s->tab[j].frame == frame) {
 			s->tab[j].count++;
 			return;
 		}
-	s->tab[j] = (struct key){ pc, module, thread, 1 };
+	s->tab[j] = (struct key){ pc, module, thread, frame, 1 };
 	s->tabn++;
+}
+
+/* ---- stacks ---- */
+
+/* Map module m's file for its code (once; through /proc/PID/root first). */
+static const struct code *code_of(struct sampler *s, uint32_t m)
+{
+	struct code *c = &s->code[m];
+	const char *path = s->proc.modules[m].path;
+	if (c->map || c->failed)
+		return c;
+	c->failed = true;
+	if (path[0] != '/')
+		return c;
+	int fd = open_module(s, path);
+	struct stat st;
+	if (fd < 0)
+		return c;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			c->map = p;
+			c->len = (size_t)st.st_size;
+			c->failed = false;
+		}
+	}
+	close(fd);
+	return c;
+}
+
+/* n bytes of code at runtime address pc of module m, from its file. */
+static bool read_code(struct sampler *s, uint32_t m, uint64_t pc, uint8_t *buf, size_t n)
+{
+	if (m == PP_NO_MODULE)
+		return false;
+	const struct pp_module *mod = &s->proc.modules[m];
+	uint64_t at = pc - mod->bias;
+	for (uint32_t i = 0; i < mod->nsegs; i++) {
+		const struct pp_segment *g = &mod->seg[i];
+		if (at < g->vaddr || at - g->vaddr >= g->memsz || at - g->vaddr + n > g->memsz)
+			continue;
+		const struct code *c = code_of(s, m);
+		uint64_t off = g->offset + (at - g->vaddr);
+		if (!c->map || off > c->len || n > c->len - off)
+			return false;
+		memcpy(buf, c->map + off, n);
+		return true;
+	}
+	return false;
+}
+
+/* Length of an indirect call ff /2 from its ModRM and SIB bytes. */
+static unsigned call_len(uint8_t modrm, uint8_t sib)
+{
+	unsigned mod = modrm >> 6, rm = modrm & 7, len = 2;
+	if (mod == 3)
+		return len;
+	if (rm == 4)
+		len++;
+	if (mod == 0)
+		return len + (rm == 5 || (rm == 4 && (sib & 7) == 5) ? 4 : 0);
+	return len + (mod == 1 ? 1 : 4);
+}
+
+/*
+ * Whether ret, in module m, is a return address: it follows a call.  *to
+ * is the target of a direct call, 0 for an indirect one.
+ */
+static bool after_call(struct sampler *s, uint32_t m, uint64_t ret, uint64_t *to)
+{
+	uint8_t b[8]; /* ret - 7 .. ret */
+	*to = 0;
+	if (ret < 8 || !read_code(s, m, ret - 7, b, sizeof b))
+		return false;
+	if (b[2] == 0xe8) {
+		int32_t rel;
+		memcpy(&rel, b + 3, sizeof rel);
+		*to = ret + (uint64_t)(int64_t)rel;
+		return true;
+	}
+	for (unsigned k = 2; k <= 7; k++)
+		if (b[7 - k] == 0xff && ((b[8 - k] >> 3) & 7) == 2 &&
+		    call_len(b[8 - k], b[9 - k]) == k)
+			return true;
+	return false;
+}
+
+/* Whether ret is where Go starts every goroutine's stack: its runtime
+ * makes the goroutine's function return into runtime.goexit past a NOP,
+ * before a call (of goexit1), not after one. */
+static bool goroutine_root(struct sampler *s, uint32_t m, uint64_t ret)
+{
+	uint8_t b[2];
+	return read_code(s, m, ret - 1, b, 2) && b[0] == 0x90 && b[1] == 0xe8;
+}
+
+static bool is_switcher(const char *name)
+{
+	return strcmp(name, "runtime.systemstack") == 0 ||
+	       strcmp(name, "runtime.systemstack.abi0") == 0 ||
+	       strcmp(name, "runtime.asmcgocall") == 0 ||
+	       strcmp(name, "runtime.asmcgocall.abi0") == 0;
+}
+
+/* Find Go's stack switchers in module m's symbol table, else in its
+ * .gopclntab (a stripped Go binary). */
+static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
+{
+	c->switchers_read = true;
+	const char *path = s->proc.modules[m].path;
+	int fd = path[0] == '/' ? open_module(s, path) : -1;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	bool symtab = false;
+	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		symtab = true;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && c->nswitchers < 4; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (name = elf_strptr(elf, sh.sh_link, sym.st_name)) && is_switcher(name))
+				memcpy(c->switcher[c->nswitchers++],
+				       (uint64_t[2]){ sym.st_value, sym.st_value + sym.st_size },
+				       sizeof c->switcher[0]);
+		}
+	}
+	struct go_func *go;
+	char *names;
+	size_t n = elf && !symtab ? symtab_go_functions(elf, &go, &names) : 0;
+	for (size_t i = 0; i < n && c->nswitchers < 4; i++)
+		if (is_switcher(go[i].name))
+			memcpy(c->switcher[c->nswitchers++],
+			       (uint64_t[2]){ go[i].start, go[i].start + go[i].size },
+			       sizeof c->switcher[0]);
+	if (n) {
+		free(go);
+		free(names);
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Whether pc is in one of Go's stack switchers (runtime.systemstack,
+ * runtime.asmcgocall): they have no frame and call on another stack, so
+ * the walk's next link is their caller's caller, which the check of
+ * calls_toward would refuse.  The caller is lost, the rest is right.
+ */
+static bool in_switcher(struct sampler *s, uint32_t m, uint64_t pc)
+{
+	if (m == PP_NO_MODULE)
+		return false;
+	struct code *c = &s->code[m];
+	if (!c->switchers_read)
+		read_switchers(s, m, c);
+	uint64_t at = pc - s->proc.modules[m].bias;
+	for (unsigned i = 0; i < c->nswitchers; i++)
+		if (at >= c->switcher[i][0] && at < c->switcher[i][1])
+			return true;
+	return false;
+}
+
+/* Whether the direct call to `to` can have led to pc (a frame inside the
+ * function at to): unknown targets and calls to other modules (a PLT
+ * stub's jump) are let through. */
+static bool calls_toward(uint64_t to, uint32_t to_mod, uint32_t pc_mod, uint64_t pc)
+{
+	return !to || to_mod != pc_mod || (to <= pc && pc - to < CALLEE_MAX);
+}
+
+/*
+ * Whether a leaf at ip (module m) whose entry is not known (called through
+ * a pointer or a PLT stub) has no frame: the walk's first return address
+ * `first` then belongs to its caller's caller, so its call leads to the
+ * caller (where sp0 returns), not to the leaf.
+ */
+static bool walk_skipped_caller(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0,
+				uint64_t first)
+{
+	uint64_t to;
+	uint32_t fm = first ? module_at(s, first - 1) : PP_NO_MODULE;
+	if (fm == PP_NO_MODULE || !after_call(s, fm, first, &to) || !to)
+		return false;
+	uint32_t tm = module_at(s, to);
+	bool to_leaf = tm == m && to <= ip && ip - to < CALLEE_MAX;
+	bool to_caller = tm == module_at(s, sp0 - 1) && to < sp0 && sp0 - 1 - to < CALLEE_MAX;
+	return to_caller && !to_leaf;
+}
+
+/*
+ * The return address a leaf at ip left at the stack pointer, if its
+ * function has not (or no longer) its own frame there, else 0.  sp0 and
+ * sp1 are the stack's two first words, first the walk's first return
+ * address (0: none).
+ */
+static uint64_t leaf_return(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0, uint64_t sp1,
+			    uint64_t first)
+{
+	uint8_t op;
+	uint64_t to;
+	if (!read_code(s, m, ip, &op, 1))
+		return 0;
+	uint32_t rm = module_at(s, sp0);
+	if (op == 0xc3) /* ret: the frame is gone */
+		return after_call(s, rm, sp0, &to) ? sp0 : 0;
+	/* The caller's call names the leaf's entry: find its frame set-up
+	 * (push %rbp; mov %rsp,%rbp) near it. */
+	if (!after_call(s, rm, sp0, &to))
+		return 0;
+	if (!to || module_at(s, to) != m || to > ip || ip - to >= CALLEE_MAX)
+		return walk_skipped_caller(s, ip, m, sp0, first) ? sp0 : 0;
+	uint8_t code[64];
+	size_t n = sizeof code;
+	while (n >= 4 && !read_code(s, m, to, code, n))
+		n /= 2;
+	for (size_t o = 0; o + 4 <= n; o++)
+		if (code[o] == 0x55 && code[o + 1] == 0x48 && code[o + 2] == 0x89 &&
+		    code[o + 3] == 0xe5) {
+			if (ip <= to + o)
+				return sp0; /* not pushed yet */
+			if (ip == to + o + 1)
+				return after_call(s, module_at(s, sp1), sp1, &to) ? sp1 : 0;
+			return 0; /* its frame is set up: the walk saw the caller */
+		}
+	return sp0; /* no frame at all */
+}
+
+/*
+ * The leaf frame of a sample at ip (module m) from its callchain (nchain
+ * entries, leaf first, PERF_CONTEXT_* markers among them) and the two
+ * stack words (stack: 0, 1 or 2 of them).
+ */
+static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const uint64_t *chain,
+			     size_t nchain, const uint64_t *stack, size_t nstack)
+{
+	uint64_t ret[MAX_STACK + 1];
+	size_t n = 0, nuser = 0;
+	for (size_t i = 0; i < nchain; i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (nuser++ == 0)
+			continue; /* the leaf: ip */
+		if (n < MAX_STACK)
+			ret[n++] = chain[i];
+	}
+	if (nstack == 2) {
+		uint64_t r = leaf_return(s, ip, m, stack[0], stack[1], n ? ret[0] : 0);
+		if (r && (n == 0 || ret[0] != r)) {
+			memmove(ret + 1, ret, (n < MAX_STACK ? n : MAX_STACK - 1) * sizeof *ret);
+			ret[0] = r;
+			n += n < MAX_STACK;
+		}
+	}
+	/* Check the links from the leaf out; keep what holds. */
+	uint64_t pc = ip;
+	uint32_t pm = m;
+	size_t good = 0;
+	for (; good < n; good++) {
+		uint64_t to;
+		uint32_t rm = module_at(s, ret[good] - 1);
+		bool ok = rm != PP_NO_MODULE && after_call(s, rm, ret[good], &to)
+				  ? calls_toward(to, module_at(s, to), pm, pc) ||
+					    in_switcher(s, pm, pc)
+				  : rm != PP_NO_MODULE && good == n - 1 &&
+					    goroutine_root(s, rm, ret[good]);
+		if (!ok)
+			break;
+		pc = ret[good] - 1;
+		pm = rm;
+	}
+	uint32_t parent = PP_NO_FRAME;
+	if (good < n || nuser == 0) /* a failed link, or no walk at all */
+		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE, parent);
+	else if (nchain >= s->max_stack)
+		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE,
+				      parent);
+	while (good-- > 0) {
+		pc = ret[good] - 1;
+		parent = frame_intern(&s->fi, &s->proc, pc, module_at(s, pc), parent);
+	}
+	return frame_intern(&s->fi, &s->proc, ip, m, parent);
 }
 
 /* ---- records ---- */
@@ -354,11 +711,23 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 		uint64_t time;
 		uint64_t id;
 	} v;
+	const uint8_t *p = r + sizeof(struct perf_event_header), *end = r + len;
 	if (len < sizeof(struct perf_event_header) + sizeof v)
 		return;
-	memcpy(&v, r + sizeof(struct perf_event_header), sizeof v);
+	memcpy(&v, p, sizeof v);
+	p += sizeof v;
 	if ((pid_t)v.pid != s->pid) {
 		s->info.child_samples++;
+		return;
+	}
+	uint32_t m = module_at(s, v.ip), frame = PP_NO_FRAME;
+	if (m == PP_NO_MODULE && !s->again) {
+		if (s->npending + len > s->pendcap) {
+			s->pendcap = 2 * (s->npending + len);
+			s->pending = xrealloc(s->pending, s->pendcap);
+		}
+		memcpy(s->pending + s->npending, r, len);
+		s->npending += len;
 		return;
 	}
 	uint32_t t = thread_of(s, (int32_t)v.tid);
@@ -371,7 +740,32 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 	}
 	s->proc.threads[t].ticks++;
 	s->proc.ticks++;
-	add_sample(s, v.ip, module_at(s, v.ip), t);
+	if (s->stacks) {
+		/* callchain: nr, ips[nr]; stack_user: size, data[size], dyn_size */
+		uint64_t nr = 0, size = 0, dyn = 0, words[2] = { 0, 0 };
+		uint64_t chain[MAX_STACK + 8];
+		if ((size_t)(end - p) >= 8) {
+			memcpy(&nr, p, 8);
+			p += 8;
+			if (nr > (uint64_t)(end - p) / 8)
+				nr = 0;
+			size_t keep = nr < MAX_STACK + 8 ? (size_t)nr : MAX_STACK + 8;
+			memcpy(chain, p, keep * 8);
+			p += nr * 8;
+			nr = keep;
+		}
+		if ((size_t)(end - p) >= 8) {
+			memcpy(&size, p, 8);
+			if (size <= (uint64_t)(end - p) - 8 &&
+			    (uint64_t)(end - p) - 8 - size >= 8) {
+				memcpy(&dyn, p + 8 + size, 8);
+				memcpy(words, p + 8, (dyn < size ? dyn : size) >= 16 ? 16 : 0);
+			}
+		}
+		size_t nw = (dyn < size ? dyn : size) >= 16 ? 2 : 0;
+		frame = sample_frame(s, v.ip, m, chain, (size_t)nr, words, nw);
+	}
+	add_sample(s, v.ip, m, t, frame);
 }
 
 static void read_identity(struct sampler *s);
@@ -463,9 +857,27 @@ static void drain(struct sampler *s, const struct buffer *b)
 		if (h.size < sizeof h || h.size > head - tail)
 			break;
 		uint64_t at = tail % size, first = size - at < h.size ? size - at : h.size;
-		memcpy(s->rec, data + at, first);
-		memcpy(s->rec + first, data, h.size - first);
-		on_record(s, s->rec, h.size);
+		if (s->nstage + h.size > s->stagecap) {
+			s->stagecap = 2 * (s->nstage + h.size);
+			s->stage = xrealloc(s->stage, s->stagecap);
+		}
+		uint8_t *r = s->stage + s->nstage;
+		memcpy(r, data + at, first);
+		memcpy(r + first, data, h.size - first);
+		/* Its time: a sample's third field, every other record's
+		 * sample_id trailer's (pid, tid, time, id). */
+		uint64_t time = 0;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 24)
+			memcpy(&time, r + sizeof h + 16, sizeof time);
+		else if (h.size >= sizeof h + 24)
+			memcpy(&time, r + h.size - 16, sizeof time);
+		if (s->nstaged == s->stagedcap) {
+			s->stagedcap = s->stagedcap ? 2 * s->stagedcap : 1024;
+			s->staged = xrealloc(s->staged, s->stagedcap * sizeof *s->staged);
+		}
+		s->staged[s->nstaged] = (struct staged){ time, s->nstaged, s->nstage, h.size };
+		s->nstaged++;
+		s->nstage += h.size;
 		tail += h.size;
 	}
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
@@ -573,11 +985,27 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
-		.watermark = 1, /* wakeup_watermark 0: half the buffer wakes us */
+		.sample_id_all = 1, /* times on every record: drain_all orders them */
+		.watermark = 1,     /* wakeup_watermark 0: half the buffer wakes us */
 	};
+	if (s->stacks) {
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
+		a.exclude_callchain_kernel = 1;
+		a.sample_max_stack = (uint16_t)s->max_stack;
+		a.sample_stack_user = 16; /* the leaf's return address (leaf_return) */
+	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
 		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		if (fd < 0 && s->stacks && s->nev == 0 &&
+		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
+			/* A kernel without callchain limits or user stack
+			 * samples (before 4.8): pcs only, and the summary says. */
+			s->info.stacks_refused = errno;
+			s->stacks = false;
+			s->pages = MAX_PAGES;
+			return open_thread(s, tid, err, errlen);
+		}
 		if (fd < 0) {
 			if (errno == ESRCH)
 				return 0; /* the thread ended meanwhile */
@@ -635,14 +1063,15 @@ static void find_cpus(struct sampler *s)
 		s->buf[s->nbuf++] = (struct buffer){ .cpu = (int)c, .fd = -1 };
 }
 
+static void drain_all(struct sampler *s);
+
 /* Stop every event, read what is buffered and the CPU time counted, then
  * close and unmap everything. */
 static void close_all(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nev; i++)
 		ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	for (size_t i = 0; i < s->nbuf; i++)
-		drain(s, &s->buf[i]);
+	drain_all(s);
 	for (size_t i = 0; i < s->nev; i++) {
 		uint64_t count;
 		if (read(s->ev[i].fd, &count, sizeof count) == (ssize_t)sizeof count)
@@ -656,6 +1085,11 @@ static void close_all(struct sampler *s)
 		s->buf[i].base = NULL;
 		s->buf[i].fd = -1;
 	}
+	for (size_t i = 0; i < s->proc.nmodules; i++)
+		if (s->code[i].map) {
+			munmap((void *)s->code[i].map, s->code[i].len);
+			s->code[i] = (struct code){ .failed = true };
+		}
 }
 
 /* The ids in /proc/PID/task. */
@@ -752,16 +1186,50 @@ static bool ended(const struct sampler *s)
 	return st == 0 || st == 'Z' || st == 'X';
 }
 
+static int staged_cmp(const void *a, const void *b)
+{
+	const struct staged *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Read every buffer, then take their records in time order: a thread's
+ * exec or mapping and its samples may sit in different CPUs' buffers. */
 static void drain_all(struct sampler *s)
 {
+	s->nstage = s->nstaged = 0;
 	for (size_t i = 0; i < s->nbuf; i++)
 		drain(s, &s->buf[i]);
+	qsort(s->staged, s->nstaged, sizeof *s->staged, staged_cmp);
+	for (size_t i = 0; i < s->nstaged; i++) {
+		const struct staged *g = &s->staged[i];
+		memcpy(s->rec, s->stage + g->off, g->len);
+		on_record(s, s->rec, g->len);
+	}
+	if (!s->maps_read)
+		return;
+	s->again = true;
+	for (size_t at = 0; at < s->npending;) {
+		struct perf_event_header h;
+		memcpy(&h, s->pending + at, sizeof h);
+		memcpy(s->rec, s->pending + at, h.size);
+		on_sample(s, s->rec, h.size);
+		at += h.size;
+	}
+	s->npending = 0;
+	s->again = false;
 }
 
 static void free_sampler(struct sampler *s)
 {
 	close_all(s);
+	frame_index_free(&s->fi, &s->proc);
 	pp_process_free(&s->proc);
+	free(s->code);
+	free(s->pending);
+	free(s->stage);
+	free(s->staged);
 	free(s->ev);
 	free(s->buf);
 	free(s->thr);
@@ -769,7 +1237,7 @@ static void free_sampler(struct sampler *s)
 	free(s);
 }
 
-struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen)
+struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, size_t errlen)
 {
 	if (pid <= 0 || hz == 0 || hz > 1000000) {
 		snprintf(err, errlen, "bad process id or rate");
@@ -780,7 +1248,11 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen)
 	s->pid = pid;
 	s->hz = hz;
 	s->pagesize = (size_t)sysconf(_SC_PAGESIZE);
-	s->pages = MAX_PAGES;
+	s->stacks = stacks;
+	s->pages = stacks ? STACK_PAGES : MAX_PAGES;
+	/* The kernel refuses a sample_max_stack above its own limit. */
+	int limit = read_int_file("/proc/sys/kernel/perf_event_max_stack", 127);
+	s->max_stack = limit < 1 ? 1 : limit > MAX_STACK ? MAX_STACK : (unsigned)limit;
 	s->proc.pid = pid;
 	s->proc.exit_status = -1;
 	find_cpus(s);
@@ -826,6 +1298,7 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen)
 	/* After the events: a module mapped between the two is in the maps,
 	 * one mapped later in an MMAP2 record. */
 	read_maps(s);
+	s->maps_read = true;
 	read_identity(s);
 	return s;
 }
@@ -893,8 +1366,9 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 			pr->samples[pr->nsamples++] =
 				(struct pp_sample){ s->tab[i].pc, s->tab[i].module,
 						    s->tab[i].thread, s->tab[i].count,
-						    PP_NO_FRAME };
+						    s->tab[i].frame };
 	pp_sort_samples(pr);
+	frame_index_free(&s->fi, pr);
 
 	*info = s->info;
 	info->pages = s->pages;
@@ -958,5 +1432,8 @@ void sampler_summary(const struct pp_process *pr, const struct sampler_info *in,
 			(unsigned long long)in->child_samples);
 	if (in->execs)
 		fprintf(stderr, "; exec'd %zu time%s", in->execs, in->execs == 1 ? "" : "s");
+	if (in->stacks_refused)
+		fprintf(stderr, "; no call stacks: this kernel refused them (%s)",
+			strerror(in->stacks_refused));
 	fprintf(stderr, " -> %s\n", out);
 }

@@ -13,6 +13,7 @@
 #define PCPROF_SAMPLER_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,16 +33,19 @@ struct sampler_info {
 	size_t execs;           /* times the target exec'd while attached */
 	uint64_t attach_ns;     /* time to open every event */
 	int exited;             /* the target ended while attached */
+	int stacks_refused;     /* errno: the kernel refused callchains, pcs only */
 };
 
 /*
- * Start sampling every thread of process pid at hz samples per CPU second.
+ * Start sampling every thread of process pid at hz samples per CPU second,
+ * with the user call stack of each sample if stacks is set (frame-pointer
+ * walks, checked: see sampler.c).
  * Threads the process creates later are followed (the events are
  * inherited).  Returns NULL with a message in err: no such process,
  * permission refused (the message says which setting or capability is
  * missing), or a resource limit.
  */
-struct sampler *sampler_open(pid_t pid, unsigned hz, char *err, size_t errlen);
+struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, size_t errlen);
 
 /*
  * Wait up to timeout_ms for data (ppoll with sigmask, which may be NULL)

@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symtab-go.h"
 #include "util.h"
 
 struct fn {
@@ -80,6 +81,7 @@ struct symfile {
 	size_t nfdes;
 	bool fdes_tried;
 	char **plt_names; /* "memcpy@plt" names of the PLT stubs in fns */
+	char *go_names;   /* names of the .gopclntab functions in fns */
 	size_t nplt;
 	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
 	size_t nqnames, capqnames;
@@ -475,6 +477,17 @@ static void load_functions(struct symfile *sf)
 		sf->fns[sf->nfns++] = (struct fn){ addr, sym.st_size, name, sym_rank(&sym, name) };
 	}
 	load_plt(sf, &cap);
+	GElf_Addr bias;
+	struct go_func *go;
+	size_t ngo = sf->full ? 0
+			      : symtab_go_functions(dwfl_module_getelf(sf->mod, &bias), &go,
+						    &sf->go_names);
+	if (ngo) { /* a Go binary without its symbol table (-ldflags=-s) */
+		sf->fns = xrealloc(sf->fns, (sf->nfns + ngo) * sizeof *sf->fns);
+		for (size_t i = 0; i < ngo; i++)
+			sf->fns[sf->nfns++] = (struct fn){ go[i].start, go[i].size, go[i].name, 0 };
+		free(go);
+	}
 	qsort(sf->fns, sf->nfns, sizeof *sf->fns, fn_cmp);
 	/* keep the best-ranked symbol at each address */
 	size_t k = 0;
@@ -651,7 +664,8 @@ static void open_file(struct symfile *sf)
 			sf->symfile = xstrdup(debugfile);
 	}
 	/* the vDSO has no .symtab, ever, and its .dynsym names all of it */
-	if (!sf->full && !sf->note && strcmp(sf->path, "[vdso]") != 0)
+	/* a stripped Go binary has its names in .gopclntab */
+	if (!sf->full && !sf->note && !sf->go_names && strcmp(sf->path, "[vdso]") != 0)
 		note_no_symtab(sf);
 }
 
@@ -1268,6 +1282,7 @@ void symtab_close(struct symtab *st)
 		for (size_t i = 0; i < sf->nplt; i++)
 			free(sf->plt_names[i]);
 		free(sf->plt_names);
+		free(sf->go_names);
 		free(sf->fdes);
 		for (size_t i = 0; i < sf->capqnames; i++)
 			free(sf->qnames[i].name);

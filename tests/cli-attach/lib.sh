@@ -16,6 +16,26 @@ skip_if_denied()
 	fi
 }
 
+# probe_perf: SKIP (exit 77) with the reason when perf events on one's own
+# child are refused here; fail on any other attach failure.
+probe_perf()
+{
+	sleep 5 &
+	"$PCPROF" attach -o "$T/probe.data" --duration 0.1 $! 2>"$T/err"
+	rc=$?
+	kill $! 2>/dev/null
+	wait $! 2>/dev/null
+	[ $rc = 0 ] || { skip_if_denied "$T/err"; fail "attach probe: $(cat "$T/err")"; }
+}
+
+# children_cpu: user + system seconds of the shell's reaped children (times
+# runs in this shell, not in a command substitution's subshell)
+children_cpu()
+{
+	times >"$T/times"
+	awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } print t }' "$T/times"
+}
+
 # cpu_ticks PID: utime + stime of the whole process, in clock ticks
 cpu_ticks()
 {

@@ -12,20 +12,7 @@ SECS=1.5
 
 "$PCPROF" attach --help >/dev/null || fail "pcprof attach --help"
 # perf events on one's own child: SKIP with the reason if refused here.
-sleep 5 &
-"$PCPROF" attach -o "$T/probe.data" --duration 0.1 $! 2>"$T/err"
-rc=$?
-kill $! 2>/dev/null
-wait $! 2>/dev/null
-[ $rc = 0 ] || { skip_if_denied "$T/err"; fail "attach probe: $(cat "$T/err")"; }
-
-# children_cpu: user + system seconds of the shell's reaped children (times
-# runs in this shell, not in a command substitution's subshell)
-children_cpu()
-{
-	times >"$T/times"
-	awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } print t }' "$T/times"
-}
+probe_perf
 
 # run_case NAME CHECK_SPLIT_FN PCPROF_ARGS... -- TARGET ARGS: run it, keep
 # stdout/stderr/status, check the split and the rate against the target's
