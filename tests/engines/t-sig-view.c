@@ -428,6 +428,8 @@ static int early(void)
 
 int main(int argc, char **argv)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_SIGNALS);
 	static unsigned short buf[4];
 
 	if (argc > 1 && strcmp(argv[1], "early") == 0)
