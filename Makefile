@@ -154,7 +154,8 @@ CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 CLI_PKGS := libdw libelf zlib
 CLI_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
-CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz)
+# libiberty: the C++/Rust demangler (static only on Debian; libiberty-dev)
+CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz) -liberty
 
 ifneq ($(CLI_SRC),)
 cli: $(B)/pcprof
@@ -220,6 +221,25 @@ $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 $(B)/tests/%: tests/%.c $(LIB_SO) $(B)/libprofil.so $(B)/include.stamp $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LDFLAGS) -lprofil -lm
+
+# tests/stacks: the stack walker (lib/sig/unwind*.c) called from the
+# tests' own signal handlers, so linked with libprofil.a for its hidden
+# entry points; built with -O2 and without frame pointers, as Debian builds
+# its binaries, with a shared library (libstk.so) and a plugin they
+# dlopen (stkplugin.so) of their own.
+STACKS := $(B)/tests/stacks
+STACKS_CFLAGS = $(STD) $(WARN) $(CFLAGS) -O2 -g -fomit-frame-pointer -pthread \
+	-I$(B)/include/libprofil -Itests -Ilib
+$(STACKS)/libstk.so: tests/stacks/stklib.c tests/stacks/stacks.h
+	@mkdir -p $(@D)
+	$(CC) $(STACKS_CFLAGS) -fPIC -shared -o $@ $<
+$(STACKS)/stkplugin.so: tests/stacks/stkplugin.c tests/stacks/stacks.h
+	@mkdir -p $(@D)
+	$(CC) $(STACKS_CFLAGS) -fPIC -shared -o $@ $<
+$(STACKS)/%: tests/stacks/%.c tests/stacks/stacks.h $(LIB_A) $(B)/include.stamp $(TEST_HDRS) \
+		$(STACKS)/libstk.so $(STACKS)/stkplugin.so
+	$(CC) $(STACKS_CFLAGS) -rdynamic -o $@ $< $(LIB_A) -L$(STACKS) -lstk \
+		-Wl,-rpath,$(CURDIR)/$(STACKS) -ldl
 
 # tests/static: programs linked statically with libprofil.a, the plain way
 # (cc -static prog.c libprofil.a -lpthread).  Where that cannot be done (no
@@ -361,10 +381,10 @@ $(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.sta
 # Not part of all: it needs clang's fuzzer runtime, which that test probes
 # for first (and SKIPs without).
 FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -Icli
+	-fno-sanitize-recover=undefined -Icli -Ilib
 FUZZ_SRC := cli/data.c cli/file.c cli/util.c
 $(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c $(FUZZ_SRC) cli/data.h cli/profile.h cli/file.h \
-		cli/util.h
+		cli/util.h lib/record-format.h
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c $(FUZZ_SRC) -lz
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "flat.h"
+#include "model.h"
 #include "out.h"
 #include "util.h"
 
@@ -35,7 +35,9 @@ static void usage(FILE *f)
 		"  -o, --output OUT     output file ('-': standard output), or directory for gmon\n"
 		"  -p, --pid PID        only the process(es) with this pid\n"
 		"      --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		"      --function PAT   only functions matching PAT (fnmatch)\n"
+		"      --function PAT   only functions matching PAT (fnmatch; the name as\n"
+		"                       shown or as in the binary)\n"
+		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"See pcprof-export(1) and docs/formats.md.\n");
@@ -61,11 +63,12 @@ int cmd_export(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'F' },
+		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fmtname = NULL, *out = NULL;
-	struct flat_opts fo = { 0 };
+	struct model_opts fo = { 0 };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
@@ -77,13 +80,16 @@ int cmd_export(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'p':
-			fo.pid = flat_parse_pid(optarg);
+			fo.pid = model_parse_pid(optarg);
 			break;
 		case 'm':
 			fo.module = optarg;
 			break;
 		case 'F':
 			fo.function = optarg;
+			break;
+		case 'D':
+			fo.no_demangle = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -110,11 +116,11 @@ int cmd_export(int argc, char **argv)
 		out = fmt->default_out;
 
 	struct pp_profile prof;
-	struct flat *f = flat_open(file, &fo, &prof);
+	struct model *f = model_open(file, &fo, &prof);
 	char err[512];
 	if (fmt->write(f, out, err, sizeof err) != 0)
 		die(1, "%s", err);
-	flat_notes(f, stderr);
-	flat_close(f, &prof);
+	model_notes(f, stderr);
+	model_close(f, &prof);
 	return 0;
 }

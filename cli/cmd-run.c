@@ -65,7 +65,8 @@
 
 #define SHM_MIN_FREE (256ull << 20) /* bytes free on /dev/shm to use it */
 
-/* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 24 bytes each. */
+/* The library's bounds for PCPROF_SLOTS (lib/rawfile.c); 32 bytes each, and
+ * as many 16-byte stack nodes with stacks. */
 #define DEFAULT_SLOTS 1048576ul
 #define MIN_SLOTS     1024ul
 #define MAX_SLOTS     (1ul << 26)
@@ -81,6 +82,7 @@ struct opts {
 	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
+	bool stacks; /* PCPROF_STACKS: a call stack with every sample */
 	unsigned long slots;
 	bool quiet;
 	int mode; /* MODE_* */
@@ -111,6 +113,7 @@ static void usage(FILE *f)
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
 		"      --slots N       most pc table entries per process (default %lu)\n"
+		"      --no-stacks     record pcs only, no call stacks (default: stacks)\n"
 		"      --mode MODE     preload: libprofil preloaded into the program;\n"
 		"                      external: pcprof samples it from outside with perf\n"
 		"                      events (PROGRAM's process only, not its children);\n"
@@ -144,7 +147,18 @@ static unsigned long number(const char *opt, const char *s, unsigned long lo, un
 
 static void parse(int argc, char **argv, struct opts *o, int *first)
 {
-	enum { O_HZ = 256, O_ENGINE, O_FOLLOW, O_NO_FOLLOW, O_SLOTS, O_FROM, O_MODE, O_ALLOW };
+	enum {
+		O_HZ = 256,
+		O_ENGINE,
+		O_FOLLOW,
+		O_NO_FOLLOW,
+		O_SLOTS,
+		O_FROM,
+		O_MODE,
+		O_ALLOW,
+		O_STACKS,
+		O_NO_STACKS
+	};
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "hz", required_argument, NULL, O_HZ },
@@ -152,6 +166,8 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		{ "follow", no_argument, NULL, O_FOLLOW },
 		{ "no-follow", no_argument, NULL, O_NO_FOLLOW },
 		{ "slots", required_argument, NULL, O_SLOTS },
+		{ "stacks", no_argument, NULL, O_STACKS },
+		{ "no-stacks", no_argument, NULL, O_NO_STACKS },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "allow-unprofiled", no_argument, NULL, O_ALLOW },
@@ -159,7 +175,9 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (struct opts){ .out = "pcprof.data", .follow = true, .slots = DEFAULT_SLOTS };
+	*o = (struct opts){
+		.out = "pcprof.data", .follow = true, .stacks = true, .slots = DEFAULT_SLOTS
+	};
 	int c;
 	opterr = 0;
 	/* "+": options end at PROGRAM, whose own options are its business. */
@@ -188,6 +206,12 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 			break;
 		case O_NO_FOLLOW:
 			o->follow = false;
+			break;
+		case O_STACKS:
+			o->stacks = true;
+			break;
+		case O_NO_STACKS:
+			o->stacks = false;
 			break;
 		case O_SLOTS: {
 			unsigned long n = number("--slots", optarg, MIN_SLOTS, MAX_SLOTS);
@@ -315,7 +339,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 10, sizeof *env);
+	char **env = xcalloc(n + 11, sizeof *env);
 	size_t k = 0;
 	const char *preload = NULL, *audits = NULL, *tunables = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -335,7 +359,8 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 		}
 		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
 		    env_is(e, "PCPROF_ROOT") || env_is(e, "PCPROF_FOLLOW") ||
-		    (o->hz && env_is(e, "PROFIL_HZ")) || (o->engine && env_is(e, "PROFIL_ENGINE")))
+		    env_is(e, "PCPROF_STACKS") || (o->hz && env_is(e, "PROFIL_HZ")) ||
+		    (o->engine && env_is(e, "PROFIL_ENGINE")))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -363,6 +388,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	snprintf(num, sizeof num, "%lu", o->slots);
 	env[k++] = env_entry("PCPROF_SLOTS", num);
 	env[k++] = env_entry("PCPROF_FOLLOW", o->follow ? "1" : "0");
+	env[k++] = env_entry("PCPROF_STACKS", o->stacks ? "1" : "0");
 	if (o->hz) {
 		snprintf(num, sizeof num, "%lu", o->hz);
 		env[k++] = env_entry("PROFIL_HZ", num);
@@ -823,7 +849,7 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
 		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0, owed = 0,
-		 unsampled_ticks = 0;
+		 unsampled_ticks = 0, stack_cut = 0;
 	int room_err = 0, mod_err = 0;
 	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	unsigned hz = 0;
@@ -847,6 +873,7 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		lost_busy += in->lost_busy;
 		lost_mods += in->lost_modules;
 		owed += in->owed;
+		stack_cut += in->stack_cut;
 		unsampled_ticks += in->unsampled;
 		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
 		unsampled += in->threads_unsampled;
@@ -918,14 +945,15 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (unsampled && unsampled_ticks)
 		add_item(&lost,
 			 "%llu samples of %llu thread%s not sampled, wholly or in part "
-			 "(resource limits, or the program closed their timer or event: "
-			 "libprofil(7))",
+			 "(resource limits, the program closed their timer or event, or "
+			 "claimed every free signal: libprofil(7))",
 			 (unsigned long long)unsampled_ticks, (unsigned long long)unsampled,
 			 unsampled == 1 ? "" : "s");
 	else if (unsampled)
 		add_item(&lost,
-			 "%llu thread%s not sampled, wholly or in part (resource limits, or "
-			 "the program closed their timer or event: libprofil(7))",
+			 "%llu thread%s not sampled, wholly or in part (resource limits, the "
+			 "program closed their timer or event, or claimed every free signal: "
+			 "libprofil(7))",
 			 (unsigned long long)unsampled, unsampled == 1 ? "" : "s");
 	else if (unsampled_ticks)
 		add_item(&lost, "%llu samples of threads that could not be sampled",
@@ -951,6 +979,12 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (lost_threads)
 		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
 		    (unsigned long long)lost_threads);
+	/* Not lost: the samples are there, their stacks lack inner callers. */
+	if (stack_cut)
+		add(&t,
+		    "; %llu samples with a cut stack (stack table full: [truncated]; try --slots "
+		    "%lu)",
+		    (unsigned long long)stack_cut, o->slots * 4);
 	if (unaudited)
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);

@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "file.h"
+#include "record-format.h"
 #include "util.h"
 
 #define TAG_INFO "INFO"
@@ -42,7 +43,9 @@
 #define MIN_MODULE  (4 + 4 + 8 + 4 + 4 + 4)
 #define SEG_SIZE    (8 + 8 + 8 + 4)
 #define MIN_THREAD  (4 + 4 + 8)
-#define SAMPLE_SIZE (8 + 4 + 4 + 8)
+#define SAMPLE_V1   (8 + 4 + 4 + 8)
+#define SAMPLE_SIZE (SAMPLE_V1 + 4)
+#define FRAME_SIZE  (8 + 4 + 4)
 #define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
 
 static uint32_t crc(const uint8_t *p, size_t n)
@@ -153,7 +156,8 @@ static void end_record(struct wbuf *w, size_t at)
 		le64(w->p + at, w->len - at - 8);
 }
 
-static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, size_t errlen)
+static int encode_proc(struct wbuf *w, const struct pp_process *pr, uint32_t version, char *err,
+		       size_t errlen)
 {
 	for (size_t i = 0; i < pr->nmodules; i++) {
 		const struct pp_module *m = &pr->modules[i];
@@ -174,10 +178,12 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, s
 			return -1;
 		}
 	}
-	if (pr->nmodules > UINT32_MAX || pr->nthreads > UINT32_MAX) {
-		set_err(err, errlen, "process %d: too many modules or threads", pr->pid);
+	if (pr->nmodules > UINT32_MAX || pr->nthreads > UINT32_MAX || pr->nframes >= UINT32_MAX) {
+		set_err(err, errlen, "process %d: too many modules, threads or frames", pr->pid);
 		return -1;
 	}
+	if (pp_check_stacks(pr, err, errlen) < 0)
+		return -1;
 
 	size_t at = begin_record(w, TAG_PROC);
 	put32(w, (uint32_t)pr->pid);
@@ -222,6 +228,14 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, s
 		put_str(w, t->name, sizeof t->name - 1);
 		put64(w, t->ticks);
 	}
+	if (version >= 2) {
+		put64(w, pr->nframes);
+		for (size_t i = 0; i < pr->nframes; i++) {
+			put64(w, pr->frames[i].pc);
+			put32(w, pr->frames[i].module);
+			put32(w, pr->frames[i].parent);
+		}
+	}
 	put64(w, pr->nsamples);
 	for (size_t i = 0; i < pr->nsamples; i++) {
 		const struct pp_sample *s = &pr->samples[i];
@@ -229,6 +243,8 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, s
 		put32(w, s->module);
 		put32(w, s->thread);
 		put64(w, s->count);
+		if (version >= 2)
+			put32(w, s->frame);
 	}
 	end_record(w, at);
 	return 0;
@@ -236,6 +252,16 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, char *err, s
 
 int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err, size_t errlen)
 {
+	return pp_encode_version(p, PP_VERSION, buf, len, err, errlen);
+}
+
+int pp_encode_version(const struct pp_profile *p, uint32_t version, uint8_t **buf, size_t *len,
+		      char *err, size_t errlen)
+{
+	if (version < 1 || version > PP_VERSION) {
+		set_err(err, errlen, "cannot write format version %u", version);
+		return -1;
+	}
 	struct wbuf w = { 0 };
 	wspace(&w, PP_HEADER_SIZE);
 
@@ -246,7 +272,7 @@ int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err,
 	put32(&w, (uint32_t)p->nprocs);
 	end_record(&w, at);
 	for (size_t i = 0; i < p->nprocs; i++) {
-		if (encode_proc(&w, &p->procs[i], err, errlen) < 0) {
+		if (encode_proc(&w, &p->procs[i], version, err, errlen) < 0) {
 			free(w.p);
 			return -1;
 		}
@@ -259,7 +285,7 @@ int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err,
 
 	uint8_t *h = w.p;
 	memcpy(h, PP_MAGIC, 8);
-	le32(h + 8, PP_VERSION);
+	le32(h + 8, version);
 	le32(h + 12, 0); /* flags */
 	le64(h + 16, w.len - PP_HEADER_SIZE);
 	le32(h + 24, crc(h + PP_HEADER_SIZE, w.len - PP_HEADER_SIZE));
@@ -301,6 +327,7 @@ struct rbuf {
 	char *err; /* first failure wins */
 	size_t errlen;
 	bool failed;
+	uint32_t version; /* of the file */
 };
 
 static void fail(struct rbuf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -418,6 +445,8 @@ static int cmp_sample(const void *a, const void *b)
 		return x->pc < y->pc ? -1 : 1;
 	if (x->thread != y->thread)
 		return x->thread < y->thread ? -1 : 1;
+	if (x->frame != y->frame)
+		return x->frame < y->frame ? -1 : 1;
 	return 0;
 }
 
@@ -501,7 +530,20 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 	if (r->failed)
 		return;
 
-	pr->nsamples = get_count(r, true, SAMPLE_SIZE, "samples");
+	if (r->version >= 2) {
+		pr->nframes = get_count(r, true, FRAME_SIZE, "frames");
+		pr->frames = alloc_array(r, pr->nframes, sizeof *pr->frames);
+		for (size_t i = 0; i < pr->nframes && !r->failed; i++) {
+			pr->frames[i].pc = get64(r, "frame");
+			pr->frames[i].module = get32(r, "frame");
+			pr->frames[i].parent = get32(r, "frame");
+		}
+		if (r->failed)
+			return;
+	}
+
+	bool v2 = r->version >= 2;
+	pr->nsamples = get_count(r, true, v2 ? SAMPLE_SIZE : SAMPLE_V1, "samples");
 	pr->samples = alloc_array(r, pr->nsamples, sizeof *pr->samples);
 	for (size_t i = 0; i < pr->nsamples && !r->failed; i++) {
 		struct pp_sample *s = &pr->samples[i];
@@ -509,13 +551,18 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 		s->module = get32(r, "sample");
 		s->thread = get32(r, "sample");
 		s->count = get64(r, "sample");
-		s->frame = PP_NO_FRAME;
+		s->frame = v2 ? get32(r, "sample") : PP_NO_FRAME;
 		if ((s->module != PP_NO_MODULE && s->module >= pr->nmodules) ||
 		    s->thread >= pr->nthreads)
 			fail(r, "corrupted: process %d: sample %zu refers to module %u, thread %u",
 			     pr->pid, i, s->module, s->thread);
 	}
-	if (!r->failed)
+	if (r->failed)
+		return;
+	char why[200];
+	if (pp_check_stacks(pr, why, sizeof why) < 0)
+		fail(r, "corrupted: %s", why);
+	else
 		pp_sort_samples(pr);
 }
 
@@ -536,9 +583,8 @@ static void parse_body(struct rbuf *body, struct pp_profile *out)
 			     (unsigned long long)n);
 			break;
 		}
-		struct rbuf r = {
-			body->p + body->off, (size_t)n, 0, body->err, body->errlen, false
-		};
+		struct rbuf r = { body->p + body->off, (size_t)n, 0, body->err, body->errlen, false,
+				  body->version };
 		body->off += (size_t)n;
 
 		if (memcmp(tag, TAG_INFO, TAG_LEN) == 0) {
@@ -642,7 +688,7 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 		return -1;
 	}
 
-	struct rbuf r = { p + PP_HEADER_SIZE, body, 0, err, errlen, false };
+	struct rbuf r = { p + PP_HEADER_SIZE, body, 0, err, errlen, false, rd32(p + 8) };
 	parse_body(&r, out);
 	if (r.failed) {
 		pp_free(out);
@@ -765,6 +811,7 @@ void pp_process_free(struct pp_process *pr)
 		free(pr->modules[i].path);
 	free(pr->modules);
 	free(pr->threads);
+	free(pr->frames);
 	free(pr->samples);
 	memset(pr, 0, sizeof *pr);
 }
@@ -776,6 +823,49 @@ void pp_free(struct pp_profile *p)
 	free(p->procs);
 	free(p->command);
 	memset(p, 0, sizeof *p);
+}
+
+/* ---- stacks ---------------------------------------------------------------- */
+
+int pp_check_stacks(const struct pp_process *pr, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < pr->nframes; i++) {
+		const struct pp_frame *f = &pr->frames[i];
+		if (f->parent != PP_NO_FRAME && f->parent >= i) {
+			set_err(err, errlen,
+				"process %d: frame %zu has parent %u (parents come first)", pr->pid,
+				i, f->parent);
+			return -1;
+		}
+		if (f->module != PP_NO_MODULE && f->module >= pr->nmodules) {
+			set_err(err, errlen, "process %d: frame %zu: module %u out of range",
+				pr->pid, i, f->module);
+			return -1;
+		}
+		if (PCPROF_FRAME_IS_MARKER(f->pc) && f->module != PP_NO_MODULE) {
+			set_err(err, errlen, "process %d: frame %zu: marker %#llx in module %u",
+				pr->pid, i, (unsigned long long)f->pc, f->module);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		if (s->frame == PP_NO_FRAME)
+			continue;
+		if (s->frame >= pr->nframes) {
+			set_err(err, errlen, "process %d: sample %zu: frame %u out of range",
+				pr->pid, i, s->frame);
+			return -1;
+		}
+		const struct pp_frame *f = &pr->frames[s->frame];
+		if (f->pc != s->pc || f->module != s->module) {
+			set_err(err, errlen,
+				"process %d: sample %zu: leaf frame %u is not at the sample's pc",
+				pr->pid, i, s->frame);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* ---- lookups --------------------------------------------------------------- */

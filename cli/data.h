@@ -13,7 +13,7 @@
 #include "profile.h"
 
 #define PP_MAGIC       "\x89PCPROF\n" /* 8 bytes */
-#define PP_VERSION     1
+#define PP_VERSION     2              /* 2: frames (call stacks); 1 is still read */
 #define PP_HEADER_SIZE 32
 #define PP_STR_MAX     (1u << 20) /* longest string a file may hold */
 
@@ -36,13 +36,26 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
  */
 int pp_encode(const struct pp_profile *p, uint8_t **buf, size_t *len, char *err, size_t errlen);
 
+/* pp_encode in an older format version (the tests write version 1 files,
+ * which drop the frames). */
+int pp_encode_version(const struct pp_profile *p, uint32_t version, uint8_t **buf, size_t *len,
+		      char *err, size_t errlen);
+
+/*
+ * The rules of profile.h's frames that the reader enforces and the writer
+ * keeps: a frame's parent comes before it, its module is in range, a
+ * marker pc has no module, a sample's leaf frame is at the sample's pc and
+ * module.  Returns 0, or -1 with err set.
+ */
+int pp_check_stacks(const struct pp_process *pr, char *err, size_t errlen);
+
 /* Free one process's parts (pp_free does this for every process). */
 void pp_process_free(struct pp_process *pr);
 
 /* Does one of m's segments hold runtime address pc? */
 bool pp_module_holds(const struct pp_module *m, uint64_t pc);
 
-/* Sort samples by (module, pc, thread), the order profile.h promises. */
+/* Sort samples by (module, pc, thread, frame), the order profile.h promises. */
 void pp_sort_samples(struct pp_process *pr);
 
 #endif

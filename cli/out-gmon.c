@@ -1,6 +1,7 @@
 /*
- * out-gmon.c - gprof's gmon.out, histogram records only, one file per
- * module (docs/formats.md "gmon.out"; ecosystem.md 1a).
+ * out-gmon.c - gprof's gmon.out, one file per module: histogram records,
+ * and call-graph arc records from the recorded stacks (docs/formats.md
+ * "gmon.out"; ecosystem.md 1a).
  *
  * gprof takes one image per run and every shared object's link-time
  * addresses start near 0, so each module gets its own file, with the
@@ -14,7 +15,16 @@
  * - records with exactly the same range are summed, which is how counts
  *   above 65535 are carried: the same range again with the remainder;
  * - prof_rate is samples per second: we write the achieved rate, so that
- *   gprof's seconds add up to the CPU time the program used.
+ *   gprof's seconds add up to the CPU time the program used;
+ * - an arc record (tag 1) is (from_pc, self_pc, u32 count): gprof finds
+ *   the caller's function by from_pc and the callee's by self_pc.
+ *
+ * Arcs: each caller frame and the frame it called, both in this module,
+ * is an arc from the caller's pc (its return address minus one) to the
+ * callee's function start.  Its count is the number of samples whose
+ * stack holds that call (once per sample, even under recursion): a sample
+ * count, not a call count.  Calls between modules (main into libc) belong
+ * to no single gmon.out, and are left out.
  */
 #include <elf.h>
 #include <errno.h>
@@ -119,15 +129,15 @@ struct by_mod {
 	size_t *pc_at, *fn_at; /* module m's: [m_at[m], m_at[m + 1]) */
 };
 
-/* Indexes i < n with mod_of(i) != FLAT_NO_MOD and a sample, grouped by
+/* Indexes i < n with mod_of(i) != MODEL_NO_MOD and a sample, grouped by
  * module (a counting sort). */
-static uint32_t *group(const struct flat *f, size_t n,
-		       uint32_t (*mod_of)(const struct flat *, size_t), size_t **at)
+static uint32_t *group(const struct model *f, size_t n,
+		       uint32_t (*mod_of)(const struct model *, size_t), size_t **at)
 {
 	size_t *a = xcalloc(f->nmods + 2, sizeof *a);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t m = mod_of(f, i);
-		if (m != FLAT_NO_MOD)
+		if (m != MODEL_NO_MOD)
 			a[m + 2]++;
 	}
 	for (size_t m = 2; m < f->nmods + 2; m++)
@@ -135,31 +145,118 @@ static uint32_t *group(const struct flat *f, size_t n,
 	uint32_t *ix = xcalloc(a[f->nmods + 1], sizeof *ix);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t m = mod_of(f, i);
-		if (m != FLAT_NO_MOD)
+		if (m != MODEL_NO_MOD)
 			ix[a[m + 1]++] = (uint32_t)i;
 	}
 	*at = a;
 	return ix;
 }
 
-static uint32_t pc_mod(const struct flat *f, size_t i)
+static uint32_t pc_mod(const struct model *f, size_t i)
 {
-	return f->pcs[i].samples ? f->pcs[i].mod : FLAT_NO_MOD;
+	return f->pcs[i].samples ? f->pcs[i].mod : MODEL_NO_MOD;
 }
 
-static uint32_t fn_mod(const struct flat *f, size_t i)
+static uint32_t fn_mod(const struct model *f, size_t i)
 {
-	return f->fns[i].samples ? f->fns[i].mod : FLAT_NO_MOD;
+	return f->fns[i].samples ? f->fns[i].mod : MODEL_NO_MOD;
 }
 
-static int write_module(const struct flat *f, const struct by_mod *bm, uint32_t m, const char *path,
-			uint32_t rate, char *err, size_t errlen)
+struct arc {
+	uint32_t mod;
+	uint64_t from, self; /* link-time */
+	uint32_t stack;      /* the leaf node of the stack that holds it */
+	uint64_t count;
+};
+
+struct arcs {
+	struct arc *v;
+	size_t n, cap;
+	size_t *at; /* module m's arcs: [at[m], at[m + 1]) */
+};
+
+static void stack_arcs(void *ctx, uint32_t node, const uint32_t *fns, size_t depth, uint64_t count)
 {
-	const struct flat_mod *mod = &f->mods[m];
+	struct arcs *a = ((void **)ctx)[0];
+	const struct model *f = ((void **)ctx)[1];
+	(void)fns;
+	(void)depth;
+	for (uint32_t k = node; f->nodes[k].parent != MODEL_NO_NODE; k = f->nodes[k].parent) {
+		const struct model_pc *callee = &f->pcs[f->nodes[k].pc];
+		const struct model_pc *caller = &f->pcs[f->nodes[f->nodes[k].parent].pc];
+		if (callee->mod == MODEL_NO_MOD || callee->mod != caller->mod)
+			continue;
+		if (a->n == a->cap) {
+			a->cap = a->cap ? 2 * a->cap : 256;
+			a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+		}
+		a->v[a->n++] = (struct arc){ callee->mod, caller->addr, f->fns[callee->fn].start,
+					     node, count };
+	}
+}
+
+static int arc_cmp(const void *p, const void *q)
+{
+	const struct arc *x = p, *y = q;
+	if (x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->self != y->self)
+		return x->self < y->self ? -1 : 1;
+	return (x->stack > y->stack) - (x->stack < y->stack);
+}
+
+/* The arcs of every module: per stack once, then summed over stacks. */
+static void find_arcs(const struct model *f, struct arcs *a)
+{
+	void *ctx[2] = { a, (void *)f };
+	model_each_stack(f, stack_arcs, ctx);
+	if (a->n)
+		qsort(a->v, a->n, sizeof *a->v, arc_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct arc *last = k ? &a->v[k - 1] : NULL;
+		bool same = last && last->mod == a->v[i].mod && last->from == a->v[i].from &&
+			    last->self == a->v[i].self;
+		if (same && last->stack == a->v[i].stack)
+			continue; /* recursion: this sample's stack has it already */
+		if (same) {
+			last->count += a->v[i].count;
+			last->stack = a->v[i].stack;
+		} else {
+			a->v[k++] = a->v[i];
+		}
+	}
+	a->n = k;
+	a->at = xcalloc(f->nmods + 1, sizeof *a->at);
+	for (size_t i = 0, m = 0; m <= f->nmods; m++) {
+		while (i < a->n && a->v[i].mod < m)
+			i++;
+		a->at[m] = i;
+	}
+}
+
+/* An arc's count is 32 bits wide: more samples than that (five days of
+ * one call at 10 kHz) are written as the most it holds. */
+static void put_arcs(FILE *s, const struct enc *e, const struct arcs *a, uint32_t m)
+{
+	for (size_t i = a->at[m]; i < a->at[m + 1]; i++) {
+		fputc(1, s); /* tag: call-graph arc */
+		put(s, e, a->v[i].from, e->addr_size);
+		put(s, e, a->v[i].self, e->addr_size);
+		put(s, e, a->v[i].count > UINT32_MAX ? UINT32_MAX : a->v[i].count, 4);
+	}
+}
+
+static int write_module(const struct model *f, const struct by_mod *bm, const struct arcs *arcs,
+			uint32_t m, const char *path, uint32_t rate, char *err, size_t errlen)
+{
+	const struct model_mod *mod = &f->mods[m];
 	size_t n = bm->pc_at[m + 1] - bm->pc_at[m];
 	struct bin *b = xcalloc(n, sizeof *b);
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_pc *pc = &f->pcs[bm->pcs[bm->pc_at[m] + i]];
+		const struct model_pc *pc = &f->pcs[bm->pcs[bm->pc_at[m] + i]];
 		b[i] = (struct bin){ pc->addr & ~(uint64_t)1, pc->samples };
 	}
 	qsort(b, n, sizeof *b, bin_cmp);
@@ -226,6 +323,7 @@ static int write_module(const struct flat *f, const struct by_mod *bm, uint32_t 
 		while ((most = most > 65535 ? most - 65535 : 0) > 0);
 		i = j;
 	}
+	put_arcs(s, &e, arcs, m);
 	free(r);
 	free(b);
 	return ofile_close(o, err, errlen);
@@ -233,8 +331,8 @@ static int write_module(const struct flat *f, const struct by_mod *bm, uint32_t 
 
 static int fn_start_cmp(const void *a, const void *b)
 {
-	const struct flat_fn *x = *(const struct flat_fn *const *)a;
-	const struct flat_fn *y = *(const struct flat_fn *const *)b;
+	const struct model_fn *x = *(const struct model_fn *const *)a;
+	const struct model_fn *y = *(const struct model_fn *const *)b;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -246,11 +344,11 @@ static int fn_start_cmp(const void *a, const void *b)
  * not follow directly gets an end marker (it has no samples, and gprof
  * hides rows without time).
  */
-static int write_symbols(const struct flat *f, const struct by_mod *bm, uint32_t m,
+static int write_symbols(const struct model *f, const struct by_mod *bm, uint32_t m,
 			 const char *path, char *err, size_t errlen)
 {
 	size_t n = bm->fn_at[m + 1] - bm->fn_at[m];
-	const struct flat_fn **v = xcalloc(n, sizeof *v);
+	const struct model_fn **v = xcalloc(n, sizeof *v);
 	for (size_t i = 0; i < n; i++)
 		v[i] = &f->fns[bm->fns[bm->fn_at[m] + i]];
 	qsort(v, n, sizeof *v, fn_start_cmp);
@@ -294,7 +392,7 @@ static void say(const char *name, ...)
 	putchar('\n');
 }
 
-static int write_gmon(const struct flat *f, const char *dir, char *err, size_t errlen)
+static int write_gmon(const struct model *f, const char *dir, char *err, size_t errlen)
 {
 	if (strcmp(dir, "-") == 0) {
 		snprintf(err, errlen, "gmon writes one file per module: -o takes a directory");
@@ -309,19 +407,21 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		snprintf(err, errlen, "%s: not a directory (gmon writes one file per module)", dir);
 		return -1;
 	}
-	double achieved = flat_achieved_hz(f);
+	double achieved = model_achieved_hz(f);
 	uint32_t rate = achieved >= 1 ? (uint32_t)(achieved + 0.5) : f->procs[0].p->hz;
 	if (!rate)
 		rate = 1;
 	size_t n;
-	uint32_t *ix = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &n);
+	uint32_t *ix = model_sorted_mods(f, MODEL_SORT_SAMPLES, &n);
 	struct by_mod bm;
 	bm.pcs = group(f, f->npcs, pc_mod, &bm.pc_at);
 	bm.fns = group(f, f->nfns, fn_mod, &bm.fn_at);
+	struct arcs arcs = { 0 };
+	find_arcs(f, &arcs);
 	struct strtab names = { 0 }; /* the file names taken */
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const struct flat_mod *mod = &f->mods[ix[i]];
+		const struct model_mod *mod = &f->mods[ix[i]];
 		/* gmon.NAME.out, or gmon.NAME.2.out for a second file of that
 		 * name; a '/' (module "/") or control character becomes '_' */
 		char *name = xstrdup(mod->name);
@@ -343,7 +443,7 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		free(name);
 		free(path);
 		path = names.s[names.n - 1]; /* the set's copy, freed with it */
-		rc = write_module(f, &bm, ix[i], path, rate, err, errlen);
+		rc = write_module(f, &bm, &arcs, ix[i], path, rate, err, errlen);
 		if (rc)
 			break;
 		struct enc e;
@@ -352,8 +452,11 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 			    " is gone or not ELF)", NULL);
 			continue;
 		}
+		/* with arcs, gprof's call graph too (no -p) */
+		bool cg = arcs.at[ix[i] + 1] > arcs.at[ix[i]];
 		if (mod->symfile) {
-			say(path, ": gprof -b -p ", mod->symfile, " ", path, NULL);
+			say(path, cg ? ": gprof -b " : ": gprof -b -p ", mod->symfile, " ", path,
+			    NULL);
 			continue;
 		}
 		/* gmon.NAME.out -> gmon.NAME.syms */
@@ -362,8 +465,10 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 		strcpy(syms + strlen(syms) - 4, ".syms");
 		rc = write_symbols(f, &bm, ix[i], syms, err, errlen);
 		if (rc == 0)
-			say(path, ": gprof -b -p --external-symbol-table=", syms, " ", mod->path,
-			    " ", path, NULL);
+			say(path,
+			    cg ? ": gprof -b --external-symbol-table="
+			       : ": gprof -b -p --external-symbol-table=",
+			    syms, " ", mod->path, " ", path, NULL);
 		free(syms);
 	}
 	if (n == 0)
@@ -376,6 +481,8 @@ static int write_gmon(const struct flat *f, const char *dir, char *err, size_t e
 			"note: %" PRIu64 " samples outside every mapped file are in no gmon file\n",
 			outside);
 	strtab_free(&names);
+	free(arcs.v);
+	free(arcs.at);
 	free(bm.pcs);
 	free(bm.pc_at);
 	free(bm.fns);

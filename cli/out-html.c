@@ -57,15 +57,15 @@ static const char *const style =
 	"color:var(--muted);"
 	"font-size:12px}\n";
 
-static const char *mod_color(const struct flat *f, const uint32_t *rank, uint32_t mod)
+static const char *mod_color(const struct model *f, const uint32_t *rank, uint32_t mod)
 {
-	if (mod == FLAT_NO_MOD || rank[mod] >= NPALETTE)
+	if (mod == MODEL_NO_MOD || rank[mod] >= NPALETTE)
 		return "#868e96";
 	(void)f;
 	return palette[rank[mod]];
 }
 
-static double pct(const struct flat *f, uint64_t n)
+static double pct(const struct model *f, uint64_t n)
 {
 	return f->total ? 100.0 * (double)n / (double)f->total : 0.0;
 }
@@ -89,9 +89,9 @@ static void text_cut(FILE *s, const char *t, size_t max)
 	free(c);
 }
 
-static void facts(FILE *s, const struct flat *f)
+static void facts(FILE *s, const struct model *f)
 {
-	char *engines = flat_distinct(f, false), *rates = flat_distinct(f, true);
+	char *engines = model_distinct(f, false), *rates = model_distinct(f, true);
 	fputs("<dl class=\"facts\">", s);
 	fprintf(s, "<div><dt>processes</dt><dd>%zu</dd></div>", f->nprocs);
 	fputs("<div><dt>engine</dt><dd>", s);
@@ -106,14 +106,14 @@ static void facts(FILE *s, const struct flat *f)
 	if (f->cpu_ns) {
 		fprintf(s, "<div><dt>CPU time</dt><dd>%.2f s</dd></div>", (double)f->cpu_ns / 1e9);
 		fprintf(s, "<div><dt>achieved rate</dt><dd>%.1f Hz</dd></div>",
-			flat_achieved_hz(f));
+			model_achieved_hz(f));
 	}
 	fprintf(s, "<div><dt>lost</dt><dd>%" PRIu64 "</dd></div>", f->lost);
 	fputs("</dl>\n", s);
 }
 
 /* The modules' shares side by side in one bar, with a legend. */
-static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size_t n,
+static void module_bar(FILE *s, const struct model *f, const uint32_t *mods, size_t n,
 		       const uint32_t *rank)
 {
 	const double W = 600;
@@ -127,7 +127,7 @@ static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size
 		W);
 	double x = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_mod *m = &f->mods[mods[i]];
+		const struct model_mod *m = &f->mods[mods[i]];
 		double w = W * pct(f, m->samples) / 100.0;
 		fprintf(s,
 			"<rect class=\"module\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"18\" "
@@ -138,7 +138,7 @@ static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size
 		x += w;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_mod *m = &f->mods[mods[i]];
+		const struct model_mod *m = &f->mods[mods[i]];
 		double y = 28 + 18 * (double)i;
 		fprintf(s,
 			"<rect x=\"0\" y=\"%.0f\" width=\"10\" height=\"10\" rx=\"2\" "
@@ -152,7 +152,7 @@ static void module_bar(FILE *s, const struct flat *f, const uint32_t *mods, size
 	fputs("</svg>\n", s);
 }
 
-static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
+static void function_bars(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
 			  const uint32_t *rank)
 {
 	if (n > TOP_BARS)
@@ -165,7 +165,7 @@ static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, si
 		"role=\"img\" aria-label=\"top functions by share of samples\">\n",
 		W, ROW * (double)n, W, ROW * (double)n);
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_fn *fn = &f->fns[fns[i]];
+		const struct model_fn *fn = &f->fns[fns[i]];
 		double y = ROW * (double)i, p = pct(f, fn->samples);
 		double w = top > 0 ? BAR * p / top : 0;
 		if (w < 1)
@@ -173,7 +173,7 @@ static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, si
 		fputs("<g class=\"bar\"><title>", s);
 		out_html_str(s, fn->label);
 		fputs(" (", s);
-		out_html_str(s, flat_mod_name(f, fn->mod));
+		out_html_str(s, model_mod_name(f, fn->mod));
 		fprintf(s, "): %" PRIu64 " samples, %.2f%%</title>", fn->samples, p);
 		fprintf(s, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">", LABEL - 8, y + 14);
 		text_cut(s, fn->label, 30);
@@ -193,10 +193,10 @@ static void function_bars(FILE *s, const struct flat *f, const uint32_t *fns, si
 
 /* One module's text as CELLS cells, each shaded by its samples; the three
  * hottest functions marked below it. */
-static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t *fns, size_t nf,
+static void heat_strip(FILE *s, const struct model *f, uint32_t m, const uint32_t *fns, size_t nf,
 		       const uint32_t *rank)
 {
-	const struct flat_mod *mod = &f->mods[m];
+	const struct model_mod *mod = &f->mods[m];
 	const double W = 600, H = 22;
 	uint64_t lo = mod->text_lo, hi = mod->text_hi;
 	/* a pc beyond the recorded text span (bad segments) widens it */
@@ -212,7 +212,7 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 	uint32_t cellfn[CELLS];
 	uint64_t cellfn_n[CELLS] = { 0 };
 	for (size_t i = 0; i < f->npcs; i++) {
-		const struct flat_pc *p = &f->pcs[i];
+		const struct model_pc *p = &f->pcs[i];
 		if (p->mod != m || !p->samples)
 			continue;
 		size_t c = (size_t)((double)(p->addr - lo) / span * CELLS);
@@ -284,7 +284,7 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 	double mx[3], est[3];
 	char pcs[3][16];
 	for (int i = 0; i < nm; i++) {
-		const struct flat_fn *fn = &f->fns[marks[i]];
+		const struct model_fn *fn = &f->fns[marks[i]];
 		mx[i] = W * (double)(fn->start - lo) / span;
 		if (mx[i] < 0 || mx[i] > W)
 			mx[i] = 0;
@@ -330,7 +330,7 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 	}
 	for (int r = 0; r < nm; r++) {
 		int k = order[r];
-		const struct flat_fn *fn = &f->fns[marks[k]];
+		const struct model_fn *fn = &f->fns[marks[k]];
 		bool left = sides >> r & 1;
 		double x = mx[k], y = H + 4 + 16.0 * r;
 		double tx = left ? x - 4 - est[k] : x + 4;
@@ -345,28 +345,26 @@ static void heat_strip(FILE *s, const struct flat *f, uint32_t m, const uint32_t
 	fputs("</svg></figure>\n", s);
 }
 
-static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
+static void table(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
 		  const uint32_t *rank)
 {
 	size_t shown = n > TOP_ROWS ? TOP_ROWS : n;
 	fputs("<h2>Functions</h2>\n<table class=\"functions\"><thead><tr><th>#</th><th>self%</th>"
-	      "<th>cum%</th><th>samples</th><th>seconds</th><th>function, module, source</th>"
+	      "<th>total%</th><th>samples</th><th>seconds</th><th>function, module, source</th>"
 	      "</tr></thead><tbody>\n",
 	      s);
-	uint64_t cum = 0;
 	for (size_t i = 0; i < shown; i++) {
-		const struct flat_fn *fn = &f->fns[fns[i]];
-		cum += fn->samples;
+		const struct model_fn *fn = &f->fns[fns[i]];
 		fprintf(s,
 			"<tr><td class=\"n\">%zu</td><td class=\"n\">%.2f</td><td class=\"n\">%.2f"
 			"</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
 			"<td class=\"fn\">",
-			i + 1, pct(f, fn->samples), pct(f, cum), fn->samples, fn->seconds);
+			i + 1, pct(f, fn->samples), pct(f, fn->total), fn->samples, fn->seconds);
 		out_html_str(s, fn->label);
 		fprintf(s,
 			"<div class=\"src\"><span class=\"swatch\" style=\"background:%s\"></span>",
 			mod_color(f, rank, fn->mod));
-		out_html_str(s, flat_mod_name(f, fn->mod));
+		out_html_str(s, model_mod_name(f, fn->mod));
 		if (fn->file) {
 			fputs(" &middot; ", s);
 			out_html_str(s, basename(fn->file));
@@ -382,15 +380,15 @@ static void table(FILE *s, const struct flat *f, const uint32_t *fns, size_t n,
 			n - shown);
 }
 
-static int write_html(const struct flat *f, const char *out, char *err, size_t errlen)
+static int write_html(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
 	FILE *s = ofile_stream(o);
 	size_t nm, nf;
-	uint32_t *mods = flat_sorted_mods(f, FLAT_SORT_SAMPLES, &nm);
-	uint32_t *fns = flat_sorted_fns(f, FLAT_SORT_SAMPLES, &nf);
+	uint32_t *mods = model_sorted_mods(f, MODEL_SORT_SAMPLES, &nm);
+	uint32_t *fns = model_sorted_fns(f, MODEL_SORT_SAMPLES, &nf);
 	/* colour rank of each module: by samples */
 	uint32_t *rank = xcalloc(f->nmods, sizeof *rank);
 	for (uint32_t i = 0; i < f->nmods; i++)
@@ -425,7 +423,7 @@ static int write_html(const struct flat *f, const char *out, char *err, size_t e
 		fputs("</section></main>\n", s);
 	}
 	/* the symbolization notes belong on the page, and on stderr as usual */
-	char *notes = flat_notes_text(f);
+	char *notes = model_notes_text(f);
 	if (*notes) {
 		fputs("<pre class=\"notes\">", s);
 		out_html_safe(s, notes);

@@ -13,6 +13,12 @@
  * where the first process had it; the other processes' pcs are moved into
  * it (link-time address + that bias), so that one function is one location
  * whichever process ran it.
+ *
+ * Stacks: a sample's location_ids are its stack, leaf first, one location
+ * per frame (a caller's at its return address minus one, as recorded).
+ * The [unknown] and [truncated] ends of a stack are locations of no
+ * mapping at address 1 and 2, of functions named so.  A function's name
+ * is what report prints; its system_name is the symbol as in the binary.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -176,20 +182,20 @@ static int start_cmp(const void *a, const void *b)
  * the spans sorted by start (a Fenwick tree of their limits), so that
  * thousands of modules cost n log n, not n squared.
  */
-static struct mapping *place_mappings(const struct flat *f, uint32_t **by_id, size_t *nmaps)
+static struct mapping *place_mappings(const struct model *f, uint32_t **by_id, size_t *nmaps)
 {
 	struct mapping *mp = xcalloc(f->nmods + 1, sizeof *mp);
 	uint32_t *order = xcalloc(f->nmods + 1, sizeof *order);
 	size_t n = 0;
 	uint32_t first = out_main_module(f);
-	if (first != FLAT_NO_MOD)
+	if (first != MODEL_NO_MOD)
 		order[n++] = first;
 	for (uint32_t m = 0; m < f->nmods; m++)
-		if (m != first && f->mods[m].samples)
+		if (m != first && (f->mods[m].samples || f->mods[m].total))
 			order[n++] = m;
 	uint64_t top = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_mod *mod = &f->mods[order[i]];
+		const struct model_mod *mod = &f->mods[order[i]];
 		struct mapping *x = &mp[order[i]];
 		x->bias = mod->bias;
 		x->start = mod->text_lo + x->bias;
@@ -223,7 +229,7 @@ static struct mapping *place_mappings(const struct flat *f, uint32_t **by_id, si
 			reach = fen[i] > reach ? fen[i] : reach;
 		if (reach > x->start) {
 			/* above everything: unless the addresses wrap, no clash */
-			const struct flat_mod *mod = &f->mods[m];
+			const struct model_mod *mod = &f->mods[m];
 			x->bias = ((top + 0xfffff) & ~(uint64_t)0xfffff) - mod->text_lo;
 			x->start = mod->text_lo + x->bias;
 			x->limit = mod->text_hi + x->bias;
@@ -282,7 +288,7 @@ static void hexid(char *out, const uint8_t *b, size_t n)
 	out[2 * n] = '\0';
 }
 
-static void encode(const struct flat *f, struct pb *out)
+static void encode(const struct model *f, struct pb *out)
 {
 	struct strtab t = { 0 };
 	struct pb m = { 0 }, sub = { 0 };
@@ -299,7 +305,7 @@ static void encode(const struct flat *f, struct pb *out)
 	 * than compressing them. */
 	struct pb **labels = xcalloc(f->nprocs, sizeof *labels);
 	for (size_t i = 0; i < f->nhits; i++) {
-		const struct flat_hit *h = &f->hits[i];
+		const struct model_hit *h = &f->hits[i];
 		const struct pp_process *p = f->procs[h->proc].p;
 		uint32_t ti = h->thread < p->nthreads ? h->thread : (uint32_t)p->nthreads;
 		if (!labels[h->proc])
@@ -308,11 +314,18 @@ static void encode(const struct flat *f, struct pb *out)
 		if (!lab->n)
 			thread_labels(lab, &t, p, ti < p->nthreads ? &p->threads[ti] : NULL);
 		uint64_t per = p->hz ? 1000000000ull / p->hz : 0;
-		uint64_t loc = h->pc + 1; /* location_id */
+		/* location_id: packed, leaf first (location id = pc index + 1) */
+		size_t llen = 0;
+		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+			llen += varint_size((uint64_t)f->nodes[k].pc + 1);
 		size_t vlen = varint_size(h->count) + varint_size(h->count * per);
 		pb_key(out, P_SAMPLE, WT_LEN);
-		pb_varint(out, 1 + varint_size(loc) + 1 + varint_size(vlen) + vlen + lab->n);
-		pb_uint(out, 1, loc);
+		pb_varint(out,
+			  1 + varint_size(llen) + llen + 1 + varint_size(vlen) + vlen + lab->n);
+		pb_key(out, 1, WT_LEN);
+		pb_varint(out, llen);
+		for (uint32_t k = h->node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+			pb_varint(out, (uint64_t)f->nodes[k].pc + 1);
 		/* value: packed repeated int64 */
 		pb_key(out, 2, WT_LEN);
 		pb_varint(out, vlen);
@@ -333,7 +346,7 @@ static void encode(const struct flat *f, struct pb *out)
 	struct mapping *mp = place_mappings(f, &by_id, &nmaps);
 	for (uint64_t id = 1; id <= nmaps; id++) {
 		uint32_t mi = by_id[id - 1];
-		const struct flat_mod *mod = &f->mods[mi];
+		const struct model_mod *mod = &f->mods[mi];
 		char bid[81];
 		hexid(bid, mod->build_id, mod->build_id_len);
 		pb_uint(&m, 1, id);
@@ -352,11 +365,11 @@ static void encode(const struct flat *f, struct pb *out)
 
 	/* Locations: one per distinct pc, id = pc index + 1. */
 	for (size_t i = 0; i < f->npcs; i++) {
-		const struct flat_pc *pc = &f->pcs[i];
-		if (!pc->samples)
+		const struct model_pc *pc = &f->pcs[i];
+		if (!pc->samples && !pc->total)
 			continue;
 		pb_uint(&m, 1, i + 1);
-		if (pc->mod != FLAT_NO_MOD) {
+		if (pc->mod != MODEL_NO_MOD) {
 			pb_uint(&m, 2, mp[pc->mod].id);
 			pb_uint(&m, 3, pc->addr + mp[pc->mod].bias);
 		} else {
@@ -370,12 +383,12 @@ static void encode(const struct flat *f, struct pb *out)
 
 	/* Functions, id = function index + 1. */
 	for (size_t i = 0; i < f->nfns; i++) {
-		const struct flat_fn *fn = &f->fns[i];
-		if (!fn->samples)
+		const struct model_fn *fn = &f->fns[i];
+		if (!fn->samples && !fn->total)
 			continue;
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, str(&t, fn->label));
-		pb_uint(&m, 3, str(&t, fn->label));
+		pb_uint(&m, 3, str(&t, fn->name ? fn->name : fn->label));
 		pb_uint(&m, 4, str(&t, fn->file));
 		pb_uint(&m, 5, fn->line > 0 ? (uint64_t)fn->line : 0);
 		pb_msg(out, P_FUNCTION, &m);
@@ -412,7 +425,7 @@ static int gzip_level(void)
 	return 1;
 }
 
-static int write_pprof(const struct flat *f, const char *out, char *err, size_t errlen)
+static int write_pprof(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)

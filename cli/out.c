@@ -126,14 +126,14 @@ void strtab_free(struct strtab *t)
 	*t = (struct strtab){ 0 };
 }
 
-uint32_t out_main_module(const struct flat *f)
+uint32_t out_main_module(const struct model *f)
 {
-	uint32_t best = FLAT_NO_MOD;
+	uint32_t best = MODEL_NO_MOD;
 	for (uint32_t i = 0; i < f->nmods; i++) {
 		if (strcmp(f->mods[i].path, f->procs[0].p->exe) == 0)
 			return i;
 		if (f->mods[i].samples &&
-		    (best == FLAT_NO_MOD || f->mods[i].samples > f->mods[best].samples))
+		    (best == MODEL_NO_MOD || f->mods[i].samples > f->mods[best].samples))
 			best = i;
 	}
 	return best;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "file.h"
-#include "flat.h"
+#include "model.h"
 
 struct out_format {
 	const char *name;
@@ -20,7 +20,7 @@ struct out_format {
 	bool directory;          /* -o names a directory (one file per module) */
 	/* Write f to out ("-": stdout, unless directory).  Returns 0, or -1
 	 * with a one-line message in err. */
-	int (*write)(const struct flat *f, const char *out, char *err, size_t errlen);
+	int (*write)(const struct model *f, const char *out, char *err, size_t errlen);
 };
 
 extern const struct out_format out_gmon, out_pprof, out_folded, out_speedscope, out_html;
@@ -58,8 +58,8 @@ uint64_t strtab_add(struct strtab *t, const char *s, bool *added);
 void strtab_free(struct strtab *t);
 
 /* The module that the profile is "about": the executable of the first
- * selected process, else the module with most samples; FLAT_NO_MOD if
+ * selected process, else the module with most samples; MODEL_NO_MOD if
  * there is none. */
-uint32_t out_main_module(const struct flat *f);
+uint32_t out_main_module(const struct model *f);
 
 #endif

@@ -84,7 +84,7 @@ struct pp_process {
 	struct pp_module *modules;
 	struct pp_frame *frames;
 	struct pp_thread *threads;
-	struct pp_sample *samples; /* sorted by (module, pc, thread) */
+	struct pp_sample *samples; /* sorted by (module, pc, thread, frame) */
 };
 
 struct pp_profile {

@@ -11,7 +11,13 @@
  *
  * The slot table may hold one pc in several slots (a writer that met a slot
  * being filled moved on), and one pc under several module generations;
- * samples are keyed by (module, pc, thread) and summed.
+ * samples are keyed by (module, pc, thread, leaf frame) and summed.
+ *
+ * Stacks.  A slot names the trie node of its innermost caller; the trie
+ * knows pcs only, and a pc's module depends on the slot's module generation
+ * (an address reused after dlclose), so frames are made per (node, epoch)
+ * and merged on (pc, module, parent frame): one frame tree per process,
+ * parents first, whatever nodes and epochs it came from.
  */
 #include "raw.h"
 
@@ -30,6 +36,7 @@
 #include "util.h"
 
 #define SLOT_CHUNK 65536 /* slots read at a time */
+#define MAX_CHAIN  256   /* frames of a stack (lib/sig/unwind.h PROFIL_STACK_MAX) */
 
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {
@@ -159,8 +166,157 @@ static uint32_t module_of(const struct pp_process *pr, uint64_t pc, uint32_t epo
 	return m;
 }
 
+/* ---- stacks: from trie nodes to frames ---- */
+
+/* The trie as read, and the frames made from it so far. */
+struct stacks {
+	struct pcprof_raw_node *node;
+	uint64_t nnode; /* 0: no stacks */
+	/* per node: the frame it became at epoch cache_epoch - 1 (0: none) */
+	uint32_t *cache_frame, *cache_epoch;
+	/* frames by (pc, module, parent): open addressing on frame indices */
+	uint32_t *index;
+	size_t index_cap; /* a power of two, at least twice the frames */
+	size_t frames_cap;
+};
+
+static uint64_t frame_hash(uint64_t pc, uint32_t module, uint32_t parent)
+{
+	uint64_t h = pc * UINT64_C(0x9e3779b97f4a7c15) ^ ((uint64_t)module << 32 | parent);
+	h ^= h >> 29;
+	h *= UINT64_C(0xbf58476d1ce4e5b9);
+	return h ^ (h >> 32);
+}
+
+static void index_put(struct stacks *st, const struct pp_process *pr, uint32_t f)
+{
+	const struct pp_frame *fr = &pr->frames[f];
+	size_t mask = st->index_cap - 1;
+	for (size_t i = frame_hash(fr->pc, fr->module, fr->parent) & mask;; i = (i + 1) & mask) {
+		if (st->index[i] == PP_NO_FRAME) {
+			st->index[i] = f;
+			return;
+		}
+	}
+}
+
+/* The frame (pc, module, parent), made if it is new. */
+static uint32_t intern(struct stacks *st, struct pp_process *pr, uint64_t pc, uint32_t module,
+		       uint32_t parent)
+{
+	if (2 * (pr->nframes + 1) > st->index_cap) {
+		free(st->index);
+		st->index_cap = st->index_cap ? 2 * st->index_cap : 1024;
+		st->index = xmalloc(st->index_cap * sizeof *st->index);
+		memset(st->index, 0xff, st->index_cap * sizeof *st->index);
+		for (size_t f = 0; f < pr->nframes; f++)
+			index_put(st, pr, (uint32_t)f);
+	}
+	size_t mask = st->index_cap - 1;
+	size_t i = frame_hash(pc, module, parent) & mask;
+	for (; st->index[i] != PP_NO_FRAME; i = (i + 1) & mask) {
+		const struct pp_frame *fr = &pr->frames[st->index[i]];
+		if (fr->pc == pc && fr->module == module && fr->parent == parent)
+			return st->index[i];
+	}
+	if (pr->nframes == st->frames_cap) {
+		st->frames_cap = st->frames_cap ? 2 * st->frames_cap : 256;
+		pr->frames = xrealloc(pr->frames, st->frames_cap * sizeof *pr->frames);
+	}
+	uint32_t f = (uint32_t)pr->nframes++;
+	pr->frames[f] = (struct pp_frame){ pc, module, parent };
+	st->index[i] = f;
+	return f;
+}
+
+static uint32_t frame_module(const struct pp_process *pr, uint64_t pc, uint32_t epoch)
+{
+	return PCPROF_FRAME_IS_MARKER(pc) ? PP_NO_MODULE : module_of(pr, pc, epoch);
+}
+
+/*
+ * The frame of trie node `node` (a slot's innermost caller) at module
+ * generation epoch, with all its callers.  Nothing in the trie is trusted:
+ * a parent out of the table, a node that is free or was being filled, or a
+ * chain longer than any stack (a loop) ends the stack with [unknown].
+ */
+static uint32_t node_frame(struct stacks *st, struct pp_process *pr, uint32_t node, uint32_t epoch)
+{
+	uint32_t path[MAX_CHAIN];
+	int n = 0;
+	uint32_t parent = PP_NO_FRAME;
+	for (;;) {
+		if (node == PCPROF_RAW_ROOT)
+			break;
+		bool ok = node < st->nnode && st->node[node].pc != 0 &&
+			  st->node[node].pc != PCPROF_RAW_NODE_BUSY && n < MAX_CHAIN;
+		if (!ok) {
+			parent = intern(st, pr, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE, PP_NO_FRAME);
+			break;
+		}
+		if (st->cache_epoch[node] == epoch + 1u) {
+			parent = st->cache_frame[node];
+			break;
+		}
+		path[n++] = node;
+		node = st->node[node].parent;
+	}
+	/* outermost first: each frame's parent is made before it */
+	while (n-- > 0) {
+		uint64_t pc = st->node[path[n]].pc;
+		parent = intern(st, pr, pc, frame_module(pr, pc, epoch), parent);
+		st->cache_frame[path[n]] = parent;
+		st->cache_epoch[path[n]] = epoch + 1u;
+	}
+	return parent;
+}
+
+/* The leaf frame of a slot's sample (module: the sample's), or
+ * PP_NO_FRAME if it has no stack. */
+static uint32_t slot_frame(struct stacks *st, struct pp_process *pr,
+			   const struct pcprof_raw_slot *s, uint32_t module)
+{
+	if (!st->nnode || s->node == PCPROF_RAW_NO_STACK)
+		return PP_NO_FRAME;
+	uint32_t parent = node_frame(st, pr, s->node, s->epoch);
+	/* The callers kept are the outermost: what is missing is inside. */
+	if (s->flags & PCPROF_RAW_SLOT_CUT)
+		parent = intern(st, pr, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE, parent);
+	return intern(st, pr, s->key, module, parent);
+}
+
+static void read_stacks(int fd, const struct pcprof_raw_header *h, struct stacks *st)
+{
+	memset(st, 0, sizeof *st);
+	if (!(h->flags & PCPROF_RAW_F_STACKS))
+		return;
+	uint64_t n = pcprof_raw_level_first(&h->node, open_levels(&h->node));
+	st->node = xmalloc((n ? n : 1) * sizeof *st->node);
+	if (read_at(fd, st->node, n * sizeof *st->node, h->node.off) < 0) {
+		n = 0; /* every stack becomes [unknown] */
+		st->node[0] = (struct pcprof_raw_node){ 0 };
+	}
+	st->nnode = n ? n : 1; /* slots with stacks still get [unknown] */
+	st->cache_frame = xcalloc(st->nnode, sizeof *st->cache_frame);
+	st->cache_epoch = xcalloc(st->nnode, sizeof *st->cache_epoch);
+}
+
+static void free_stacks(struct stacks *st, struct pp_process *pr)
+{
+	free(st->node);
+	free(st->cache_frame);
+	free(st->cache_epoch);
+	free(st->index);
+	/* pcprof holds every process until it writes the data file. */
+	if (pr->nframes < st->frames_cap)
+		pr->frames =
+			xrealloc(pr->frames, (pr->nframes ? pr->nframes : 1) * sizeof *pr->frames);
+}
+
+/* ---- slots ---- */
+
 static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_process *pr,
-		      struct threads *t, struct raw_info *info, size_t *cap)
+		      struct threads *t, struct stacks *st, struct raw_info *info, size_t *cap)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct pcprof_raw_slot *s = &chunk[i];
@@ -174,13 +330,27 @@ static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_p
 			*cap = *cap ? 2 * *cap : 256;
 			pr->samples = xrealloc(pr->samples, *cap * sizeof *pr->samples);
 		}
+		uint32_t module = module_of(pr, s->key, s->epoch);
 		pr->samples[pr->nsamples++] = (struct pp_sample){
 			.pc = s->key,
-			.module = module_of(pr, s->key, s->epoch),
+			.module = module,
 			.thread = thread_index(pr, t, s->thread),
 			.count = s->count,
-			.frame = PP_NO_FRAME,
+			.frame = slot_frame(st, pr, s, module),
 		};
+	}
+}
+
+/* Version 2 slots (24 bytes) in place as version 3 ones without stacks,
+ * from the last, which moves furthest, down. */
+static void widen_v2(struct pcprof_raw_slot *chunk, size_t n)
+{
+	for (size_t i = n; i-- > 0;) {
+		struct pcprof_raw_slot s = { 0 };
+		memcpy(&s, (const char *)chunk + i * PCPROF_RAW_V2_SLOT_SIZE,
+		       PCPROF_RAW_V2_SLOT_SIZE);
+		s.node = PCPROF_RAW_NO_STACK;
+		chunk[i] = s;
 	}
 }
 
@@ -189,16 +359,22 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 			  struct threads *t, struct raw_info *info)
 {
 	uint64_t total = pcprof_raw_level_first(&h->slot, open_levels(&h->slot));
+	size_t size = pcprof_raw_slot_size(h->version);
 	struct pcprof_raw_slot *chunk = xmalloc(SLOT_CHUNK * sizeof *chunk);
+	struct stacks st;
+	read_stacks(fd, h, &st);
 	size_t cap = 0;
 	for (uint64_t base = 0; base < total;) {
 		size_t n = total - base < SLOT_CHUNK ? (size_t)(total - base) : SLOT_CHUNK;
-		if (read_at(fd, chunk, n * sizeof *chunk, h->slot.off + base * sizeof *chunk) < 0)
+		if (read_at(fd, chunk, n * size, h->slot.off + base * size) < 0)
 			break;
-		add_slots(chunk, n, pr, t, info, &cap);
+		if (size != sizeof *chunk)
+			widen_v2(chunk, n);
+		add_slots(chunk, n, pr, t, &st, info, &cap);
 		base += n;
 	}
 	free(chunk);
+	free_stacks(&st, pr);
 
 	/* Sum the samples that share (module, pc, thread). */
 	pp_sort_samples(pr);
@@ -206,7 +382,7 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 	for (size_t i = 0; i < pr->nsamples; i++) {
 		struct pp_sample *s = &pr->samples[i], *last = out ? &pr->samples[out - 1] : NULL;
 		if (last && last->module == s->module && last->pc == s->pc &&
-		    last->thread == s->thread)
+		    last->thread == s->thread && last->frame == s->frame)
 			last->count += s->count;
 		else
 			pr->samples[out++] = *s;
@@ -237,8 +413,10 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 				 : "empty: the process ended before it started recording";
 	else if (read_at(fd, &h, sizeof h, 0) < 0)
 		bad = strerror(errno);
-	else
+	if (!bad) {
+		pcprof_raw_header_trim(&h); /* version 2: its header is shorter */
 		bad = pcprof_raw_header_error(&h, (uint64_t)st.st_size);
+	}
 	if (bad) {
 		snprintf(err, errlen, "%s", bad);
 		close(fd);
@@ -286,6 +464,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->cpu_start_ns = h.cpu_start_ns;
 	info->owed = h.owed;
 	info->unsampled = h.unsampled;
+	info->stack_cut = h.stack_cut;
 
 	struct threads t;
 	convert_modules(fd, &h, pr, info);

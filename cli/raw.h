@@ -26,6 +26,8 @@ struct raw_info {
 	uint64_t cpu_start_ns; /* process CPU time when the image started */
 	uint64_t owed;         /* ticks of pr->ticks no signal brought */
 	uint64_t unsampled;    /* ticks of CPU time that could not be sampled */
+	uint64_t stack_cut;    /* ticks whose stack lost its innermost callers
+				  (the trie was full): [truncated] */
 
 	/* Threads the library did not sample, wholly or in part, and threads
 	 * that ended without exit handlers (see record-format.h). */

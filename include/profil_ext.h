@@ -110,6 +110,17 @@ int profil_stats(struct profil_stats *st);
  */
 int __profil_inject(uintptr_t pc, unsigned long ticks);
 
+/*
+ * __profil_inject with a call stack, as a signal's walk gives it: pcs[0] is
+ * the sampled pc, pcs[1 .. n - 1] its callers, innermost first (return
+ * addresses minus one), ending with a marker if the walk did (1 unknown, 2
+ * truncated).  Only a `pcprof run` recording with stacks keeps the stack;
+ * everything else sees __profil_inject(pcs[0], ticks).  At most 256 entries
+ * are kept.  Returns 0 if a state was active, else -1 (errno not changed);
+ * -1 with errno EINVAL if pcs is NULL or n < 1.  Thread-safe.  For tests.
+ */
+int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -365,6 +365,8 @@ static int attach(struct profil_thread *t, bool inherited)
 	t->handle = -1;
 	if (mode == MODE_SIGTRAP && inherit && inherited)
 		return 0; /* the kernel gave it a copy of its creator's event */
+	if (mode == MODE_FASYNC && !signo)
+		return -EINVAL; /* no signal left (F_SETSIG 0 would mean SIGIO) */
 	int r = profil__reserve_take(PROFIL_RES_FD);
 	if (r < 0)
 		return r;
@@ -416,6 +418,30 @@ static int detach(struct profil_thread *t)
 	if (!root_lost)
 		each_open(check_root);
 	return root_lost ? -EBADF : 0;
+}
+
+/* fasync: F_SETSIG on the thread's event; sigtrap raises SIGTRAP, which
+ * is not moved. */
+static int resignal(struct profil_thread *t, int sig)
+{
+	if (!t) {
+		signo = sig;
+		return 0;
+	}
+	int fd = (int)t->handle;
+	if (mode != MODE_FASYNC || fd < 0)
+		return 0;
+	if (!ours(fd)) {
+		t->handle = -1;
+		return forget(fd);
+	}
+	if (syscall(SYS_fcntl, fd, F_SETSIG, sig) < 0) {
+		int r = -errno;
+		t->handle = -1;
+		close_ours(fd);
+		return r;
+	}
+	return 0;
 }
 
 static void stop(void)
@@ -493,6 +519,7 @@ const struct profil_engine profil__engine_perf = {
 	.start = start,
 	.attach = attach,
 	.detach = detach,
+	.resignal = resignal,
 	.stop = stop,
 	.fork_child = fork_child,
 	.classify = classify,

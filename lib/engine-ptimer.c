@@ -71,6 +71,16 @@ static int detach(struct profil_thread *t)
 	return 0;
 }
 
+static int resignal(struct profil_thread *t, int sig)
+{
+	if (t || timer_id < 0)
+		return 0;
+	int r = profil__timer_resignal(&timer_id, CLOCK_PROCESS_CPUTIME_ID, 0, sig);
+	if (r < 0)
+		timer_id = -1;
+	return r;
+}
+
 static void stop(void)
 {
 	if (timer_id >= 0)
@@ -92,6 +102,7 @@ const struct profil_engine profil__engine_process_timer = {
 	.start = start,
 	.attach = attach,
 	.detach = detach,
+	.resignal = resignal,
 	.stop = stop,
 	.fork_child = fork_child,
 	.classify = profil__timer_classify,

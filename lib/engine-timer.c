@@ -60,6 +60,32 @@ int profil__timer_delete(int id)
 	return r;
 }
 
+int profil__timer_resignal(int *id, clockid_t clock, pid_t tid, int sig)
+{
+	struct itimerspec off, left;
+	memset(&off, 0, sizeof off);
+	/* Disarming reads what was left: the new timer goes on from there. */
+	if (syscall(SYS_timer_settime, *id, 0, &off, &left) < 0) {
+		profil__reserve_give(PROFIL_RES_SIGQ);
+		return -EBADF; /* the program deleted it */
+	}
+	syscall(SYS_timer_delete, *id);
+	int nid, r = profil__timer_create(clock, tid, sig, &nid);
+	if (r < 0) {
+		profil__reserve_give(PROFIL_RES_SIGQ);
+		return r;
+	}
+	if (!left.it_value.tv_sec && !left.it_value.tv_nsec)
+		left.it_value = left.it_interval;
+	if (syscall(SYS_timer_settime, nid, 0, &left, NULL) < 0) {
+		r = -errno;
+		profil__timer_delete(nid);
+		return r;
+	}
+	*id = nid;
+	return 0;
+}
+
 int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what, char *why,
 			size_t len)
 {
@@ -128,6 +154,18 @@ static int detach(struct profil_thread *t)
 	return profil__timer_delete((int)t->handle);
 }
 
+static int resignal(struct profil_thread *t, int sig)
+{
+	if (!t) {
+		signo = sig;
+		return 0;
+	}
+	int id = (int)t->handle,
+	    r = profil__timer_resignal(&id, profil_thread_clock(t->tid), t->tid, sig);
+	t->handle = id;
+	return r;
+}
+
 static void stop(void)
 {
 }
@@ -156,6 +194,7 @@ const struct profil_engine profil__engine_thread_timer = {
 	.start = start,
 	.attach = attach,
 	.detach = detach,
+	.resignal = resignal,
 	.stop = stop,
 	.fork_child = fork_child,
 	.classify = profil__timer_classify,

@@ -99,6 +99,14 @@ struct profil_engine {
 	 * unknown time), else 0. */
 	int (*detach)(struct profil_thread *t);
 
+	/* Aim at signal sig what was armed with the old one, keeping each
+	 * timer's phase: for thread t, or with t NULL the process-wide part
+	 * and what later attaches use (session.c, when the program claims
+	 * the sampling signal).  0, -EBADF if the program closed or deleted
+	 * t's object, or another error (t is then not sampled any more and
+	 * holds nothing).  NULL: the engine has no signal to move. */
+	int (*resignal)(struct profil_thread *t, int sig);
+
 	/* Disarm everything (process-wide part; threads were detached). */
 	void (*stop)(void);
 
@@ -153,6 +161,10 @@ PROFIL_HIDDEN int profil__timer_arm(int id, long period_ns, long first_ns);
 /* Delete a timer made after profil__reserve_take(PROFIL_RES_SIGQ) and give
  * its queued-signal slot back; -EBADF if it no longer existed.  AS-safe. */
 PROFIL_HIDDEN int profil__timer_delete(int id);
+/* Replace timer *id by one on the same clock and thread that raises sig,
+ * armed with what was left of the old one.  On failure the old one is
+ * gone too, and its queued-signal slot given back.  AS-safe. */
+PROFIL_HIDDEN int profil__timer_resignal(int *id, clockid_t clock, pid_t tid, int sig);
 /* Create and delete a test timer; on failure explain in why ("timer_create
  * on <what>: <error>"). */
 PROFIL_HIDDEN int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what,

@@ -35,6 +35,7 @@
 #define THREAD_BASE   32
 #define THREAD_LEVELS 9
 #define SLOT_BASE     256
+#define NODE_BASE     256
 #define FIRST_MODULES 8
 
 #define A32(p)  ((_Atomic uint32_t *)(p))
@@ -58,6 +59,7 @@ bool profil__raw_env(struct raw_env *env)
 		if (v >= MIN_SLOTS && v <= MAX_SLOTS && (v & (v - 1)) == 0)
 			env->slots = v;
 	}
+	env->stacks = (s = getenv("PCPROF_STACKS")) && strcmp(s, "1") == 0;
 	return true;
 }
 
@@ -138,10 +140,10 @@ static uint64_t table_bytes(const struct raw_table *t, size_t entry)
 	return (((uint64_t)t->base << t->max) - t->base) * entry;
 }
 
-/* Where everything goes for a pc table of `levels` levels; returns the
- * file size.  Each table starts on a page, so that its first level takes
- * as few pages as it can. */
-static uint64_t plan(struct raw_map *m, uint32_t levels)
+/* Where everything goes for a pc table (and a stack node table, if
+ * stacks) of `levels` levels; returns the file size.  Each table starts on
+ * a page, so that its first level takes as few pages as it can. */
+static uint64_t plan(struct raw_map *m, uint32_t levels, bool stacks)
 {
 	m->thr = (struct raw_table){ round_up(sizeof(struct pcprof_raw_header), 64), THREAD_BASE,
 				     THREAD_LEVELS };
@@ -150,8 +152,15 @@ static uint64_t plan(struct raw_map *m, uint32_t levels)
 			 m->page),
 		SLOT_BASE, levels
 	};
-	m->mod_off = round_up(m->slot.off + table_bytes(&m->slot, sizeof(struct pcprof_raw_slot)),
-			      m->page);
+	uint64_t end = round_up(m->slot.off + table_bytes(&m->slot, sizeof(struct pcprof_raw_slot)),
+				m->page);
+	m->node = (struct raw_table){ 0, 0, 0 };
+	if (stacks) {
+		m->node = (struct raw_table){ end, NODE_BASE, levels };
+		end = round_up(end + table_bytes(&m->node, sizeof(struct pcprof_raw_node)),
+			       m->page);
+	}
+	m->mod_off = end;
 	m->mod_cap = PCPROF_RAW_MAX_MODULES;
 	return round_up(m->mod_off + (uint64_t)m->mod_cap * sizeof(struct pcprof_raw_module),
 			m->page);
@@ -159,7 +168,7 @@ static uint64_t plan(struct raw_map *m, uint32_t levels)
 
 /* The largest layout within `slots` and the file size limit: a file grown
  * past RLIMIT_FSIZE would earn the program a SIGXFSZ. */
-static int choose_layout(struct raw_map *m, uint64_t slots)
+static int choose_layout(struct raw_map *m, uint64_t slots, bool stacks)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	m->page = page > 0 ? (size_t)page : 4096;
@@ -171,7 +180,7 @@ static int choose_layout(struct raw_map *m, uint64_t slots)
 	uint64_t most = getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
 				? lim.rlim_cur
 				: UINT64_MAX;
-	while ((m->size = plan(m, levels)) > most && levels > 1)
+	while ((m->size = plan(m, levels, stacks)) > most && levels > 1)
 		levels--;
 	return m->size > most ? -EFBIG : 0;
 }
@@ -188,6 +197,8 @@ static int reserve_first(int fd, const struct raw_map *m, uint32_t modules)
 	int r = reserve_file(fd, m, 0, m->thr.off + m->thr.base * sizeof(struct pcprof_raw_thread));
 	if (!r)
 		r = reserve_file(fd, m, m->slot.off, m->slot.base * sizeof(struct pcprof_raw_slot));
+	if (!r && m->node.max)
+		r = reserve_file(fd, m, m->node.off, m->node.base * sizeof(struct pcprof_raw_node));
 	if (!r)
 		r = reserve_file(fd, m, m->mod_off, modules * sizeof(struct pcprof_raw_module));
 	return r;
@@ -246,7 +257,7 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, s
 		modules = PCPROF_RAW_MAX_MODULES;
 	uint64_t token = profil__raw_token(pid);
 	/* 0600 whatever the umask: readers and the attach check want it. */
-	int r = fchmod(fd, 0600) < 0 ? -errno : choose_layout(m, env->slots);
+	int r = fchmod(fd, 0600) < 0 ? -errno : choose_layout(m, env->slots, env->stacks);
 	if (!r && ftruncate(fd, (off_t)m->size) < 0)
 		r = -errno;
 	if (!r)
@@ -275,6 +286,10 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, s
 	h->mod_reserved = modules;
 	init_levels(&h->thr, &m->thr);
 	init_levels(&h->slot, &m->slot);
+	if (m->node.max) {
+		init_levels(&h->node, &m->node);
+		h->flags |= PCPROF_RAW_F_STACKS;
+	}
 	profil__raw_exe_path(h->exe, sizeof h->exe);
 	return 0;
 }
@@ -297,10 +312,17 @@ static int open_checked(const char *dir, pid_t pid, int seq, int mode, size_t pa
 	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600 ||
 		 st.st_nlink != 1)
 		r = -EPERM;
-	else if (pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
-		 pcprof_raw_header_error(h, (uint64_t)st.st_size) || h->file_size % page ||
-		 h->file_size > SIZE_MAX)
+	else if (pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h)
 		r = -EINVAL;
+	if (!r) {
+		pcprof_raw_header_trim(h);
+		/* Only this version is written; an older one is only read
+		 * (the previous image of an exec chain). */
+		if (pcprof_raw_header_error(h, (uint64_t)st.st_size) ||
+		    (mode == O_RDWR && h->version != PCPROF_RAW_VERSION) || h->file_size % page ||
+		    h->file_size > SIZE_MAX)
+			r = -EINVAL;
+	}
 	if (r) {
 		close(fd);
 		return r;
@@ -331,6 +353,8 @@ int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, stru
 		m->mod_cap = h.mod_cap;
 		m->thr = (struct raw_table){ h.thr.off, h.thr.base, h.thr.max };
 		m->slot = (struct raw_table){ h.slot.off, h.slot.base, h.slot.max };
+		if (h.flags & PCPROF_RAW_F_STACKS)
+			m->node = (struct raw_table){ h.node.off, h.node.base, h.node.max };
 		r = map_fd(fd, m);
 	}
 	close(fd);

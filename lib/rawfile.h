@@ -35,6 +35,7 @@ struct raw_map {
 	uint64_t mod_off;
 	uint32_t mod_cap;
 	struct raw_table thr, slot;
+	struct raw_table node; /* max 0: no stacks (PCPROF_RAW_F_STACKS unset) */
 };
 
 /* Settings from the environment (PCPROF_*).  False when not recording:
@@ -44,7 +45,8 @@ struct raw_env {
 	char dir[4096];
 	pid_t root;
 	bool follow;
-	uint64_t slots; /* most pc table slots */
+	uint64_t slots; /* most pc table slots; as many stack nodes */
+	bool stacks;    /* PCPROF_STACKS=1: record call stacks */
 };
 bool profil__raw_env(struct raw_env *env);
 

@@ -14,7 +14,9 @@
  *   PCPROF_ROOT=<pid>             the pid of the program pcprof started
  *   PCPROF_FOLLOW=0|1             record forked children and exec'd images
  *                                 (0: only the first image of PCPROF_ROOT)
- *   PCPROF_SLOTS=<n>              most pc table slots per process
+ *   PCPROF_SLOTS=<n>              most pc table slots per process (and
+ *                                 stack nodes, with stacks)
+ *   PCPROF_STACKS=0|1             record each sample's call stack
  *   PROFIL_HZ, PROFIL_ENGINE      as for the library
  * A secure-execution process (AT_SECURE: set-user-ID, set-group-ID, file
  * capabilities) ignores all of them and records nothing.
@@ -47,8 +49,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PCPROF_RAW_MAGIC   "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
-#define PCPROF_RAW_VERSION 2
+#define PCPROF_RAW_MAGIC          "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
+#define PCPROF_RAW_VERSION        3 /* 3: stacks; version 2 files are still read */
+#define PCPROF_RAW_V2_HEADER_SIZE 1904
 
 #define PCPROF_RAW_MAX_MODULES 4096
 #define PCPROF_RAW_MAX_SEGS    8
@@ -152,11 +155,19 @@ struct pcprof_raw_header {
 	 * thread from there. */
 	uint64_t exec_cpu_ns;
 	uint64_t reserved[1];
+	/* ---- version 3: everything above is version 2's header, unchanged ---- */
+	/* (atomic) Ticks whose stack was cut: the node table had no room for
+	 * all its callers, so only the outermost were kept (slot flag CUT). */
+	uint64_t stack_cut;
+	/* struct pcprof_raw_node, with PCPROF_RAW_F_STACKS; all zero without. */
+	struct pcprof_raw_levels node;
 };
 
 /* docs/formats.md lists every field's offset: keep them in step. */
-_Static_assert(sizeof(struct pcprof_raw_header) == 1904, "header size as in docs/formats.md");
+_Static_assert(sizeof(struct pcprof_raw_header) == 2104, "header size as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
+_Static_assert(offsetof(struct pcprof_raw_header, stack_cut) == PCPROF_RAW_V2_HEADER_SIZE,
+	       "version 3 appends to version 2's header");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -189,19 +200,49 @@ struct pcprof_raw_thread {
 	uint64_t ticks; /* (atomic) */
 };
 
-/* One (pc, thread, epoch) with its count, in the levels of hdr.slot.  key 0:
- * empty; key UINT64_MAX: being filled (the writer sets meta, then key).  A
- * key may appear in more than one slot (a writer that met a slot being
- * filled moves on; a key stays in a level after the next one opens);
- * readers sum. */
+/* One (pc, thread, epoch, stack) with its count, in the levels of
+ * hdr.slot.  key 0: empty; key UINT64_MAX: being filled (the writer sets
+ * meta, then key).  A key may appear in more than one slot (a writer that
+ * met a slot being filled moves on; a key stays in a level after the next
+ * one opens); readers sum. */
 struct pcprof_raw_slot {
 	uint64_t key;    /* (atomic) the pc */
 	uint32_t thread; /* index in the thread table, UINT32_MAX: none */
 	uint32_t epoch;  /* module generation at the sample */
 	uint64_t count;  /* (atomic) weighted ticks */
+	/* version 3: */
+	uint32_t node;  /* the callers: the node of the pc's caller, or
+			   PCPROF_RAW_ROOT (the pc is the outermost frame), or
+			   PCPROF_RAW_NO_STACK (none recorded) */
+	uint32_t flags; /* PCPROF_RAW_SLOT_CUT */
 };
 
+/* A version 2 slot: the first 24 bytes of a version 3 one. */
+#define PCPROF_RAW_V2_SLOT_SIZE 24
+
 #define PCPROF_RAW_SLOT_BUSY UINT64_MAX
+#define PCPROF_RAW_SLOT_CUT  1u /* the stack lost its innermost callers */
+
+/*
+ * One frame of a recorded call stack, in the levels of hdr.node: a trie on
+ * (parent, pc), found by open addressing, so that stacks that share callers
+ * share their nodes.  A stack is the index of its innermost caller's node;
+ * following parents leads to the outermost frame, whose parent is
+ * PCPROF_RAW_ROOT.  pc is a caller's address to look up (lib/sig/unwind.h)
+ * or a marker (PCPROF_FRAME_*); the sampled pc itself is the slot's key.
+ * pc 0: free; UINT64_MAX: being filled (the writer sets parent, then pc).
+ * A node's index is its position counted from level 0, and it never moves;
+ * one (parent, pc) may be in more than one node (readers merge them).
+ */
+struct pcprof_raw_node {
+	uint64_t pc;     /* (atomic) */
+	uint32_t parent; /* node index, or PCPROF_RAW_ROOT */
+	uint32_t pad;
+};
+
+#define PCPROF_RAW_ROOT      UINT32_MAX  /* parent of an outermost frame */
+#define PCPROF_RAW_NO_STACK  0xfffffffeu /* slot.node: no stack recorded */
+#define PCPROF_RAW_NODE_BUSY UINT64_MAX
 
 /* header.flags */
 #define PCPROF_RAW_F_AUDIT   1u /* modules tracked by the audit module */
@@ -209,6 +250,9 @@ struct pcprof_raw_slot {
 /* The engine saw user time only (perf without permission to sample the
  * kernel): system time is not in the counts. */
 #define PCPROF_RAW_F_USER_TIME 4u
+/* Version 3: samples carry call stacks (PCPROF_STACKS=1): the node table
+ * exists. */
+#define PCPROF_RAW_F_STACKS 8u
 
 /*
  * Reading modules: a sample (pc, epoch) belongs to the module whose epoch
@@ -244,12 +288,42 @@ static inline const char *pcprof_raw_levels_error(const struct pcprof_raw_levels
 	return NULL;
 }
 
+/* A header read with sizeof(struct pcprof_raw_header) bytes from a version
+ * 2 file holds the start of its tables past its own end: clear that part
+ * (version 2 had none of it). */
+static inline void pcprof_raw_header_trim(struct pcprof_raw_header *h)
+{
+	if (h->version == 2)
+		memset((char *)h + PCPROF_RAW_V2_HEADER_SIZE, 0,
+		       sizeof *h - PCPROF_RAW_V2_HEADER_SIZE);
+}
+
+/* The size of a slot in a file of this version (2 or 3). */
+static inline size_t pcprof_raw_slot_size(uint32_t version)
+{
+	return version == 2 ? PCPROF_RAW_V2_SLOT_SIZE : sizeof(struct pcprof_raw_slot);
+}
+
+/* Where a table of `entry`-byte entries ends in the file. */
+static inline uint64_t pcprof_raw_levels_end(const struct pcprof_raw_levels *l, size_t entry)
+{
+	return l->off + pcprof_raw_level_first(l, l->max) * entry;
+}
+
+/* Do two tables [a, a_end) and [b, b_end) overlap? */
+static inline bool pcprof_raw_overlap(uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end)
+{
+	return a < b_end && b < a_end;
+}
+
 /*
  * Check a header against the size of its file: magic, version, sizes, and
  * every table inside the file, after the header, none overlapping another.
- * Returns NULL, or what is wrong.  A zero magic is an image that died
- * before it started recording.  Callers must also clamp what changes while
- * the program runs (open, counts) when they use it.
+ * Version 2 files (header_size 1904, 24-byte slots, no stacks) pass too: a
+ * reader that read only their header_size bytes must zero the rest of
+ * *h first.  Returns NULL, or what is wrong.  A zero magic is an image that
+ * died before it started recording.  Callers must also clamp what changes
+ * while the program runs (open, counts) when they use it.
  */
 static inline const char *pcprof_raw_header_error(const struct pcprof_raw_header *h, uint64_t size)
 {
@@ -258,28 +332,43 @@ static inline const char *pcprof_raw_header_error(const struct pcprof_raw_header
 		return "empty: the process ended before it started recording";
 	if (memcmp(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic) != 0)
 		return "not a libprofil recording (bad magic)";
-	if (h->version != PCPROF_RAW_VERSION)
+	if (h->version != PCPROF_RAW_VERSION && h->version != 2)
 		return "recording format version not supported (libprofil and pcprof differ)";
-	if (h->header_size != sizeof *h)
+	uint64_t hsize = h->version == 2 ? PCPROF_RAW_V2_HEADER_SIZE : sizeof *h;
+	if (h->header_size != hsize)
 		return "header size does not match this pcprof";
 	if (h->file_size != size)
 		return "file size differs from its header's";
 	if (h->mod_cap > PCPROF_RAW_MAX_MODULES || h->mod_reserved > h->mod_cap ||
-	    !pcprof_raw_region_ok(h->mod_off, h->mod_cap, sizeof(struct pcprof_raw_module),
-				  sizeof *h, size))
+	    !pcprof_raw_region_ok(h->mod_off, h->mod_cap, sizeof(struct pcprof_raw_module), hsize,
+				  size))
 		return "module table out of bounds";
-	if (pcprof_raw_levels_error(&h->thr, sizeof(struct pcprof_raw_thread), sizeof *h, size))
+	if (pcprof_raw_levels_error(&h->thr, sizeof(struct pcprof_raw_thread), hsize, size))
 		return "thread table out of bounds";
-	if (pcprof_raw_levels_error(&h->slot, sizeof(struct pcprof_raw_slot), sizeof *h, size))
+	size_t slot = pcprof_raw_slot_size(h->version);
+	if (pcprof_raw_levels_error(&h->slot, slot, hsize, size))
 		return "pc table out of bounds";
 	uint64_t m_end = h->mod_off + (uint64_t)h->mod_cap * sizeof(struct pcprof_raw_module);
-	uint64_t t_end = h->thr.off + pcprof_raw_level_first(&h->thr, h->thr.max) *
-					      sizeof(struct pcprof_raw_thread);
-	uint64_t s_end = h->slot.off + pcprof_raw_level_first(&h->slot, h->slot.max) *
-					       sizeof(struct pcprof_raw_slot);
-	if ((h->mod_off < t_end && h->thr.off < m_end) ||
-	    (h->mod_off < s_end && h->slot.off < m_end) ||
-	    (h->thr.off < s_end && h->slot.off < t_end))
+	uint64_t t_end = pcprof_raw_levels_end(&h->thr, sizeof(struct pcprof_raw_thread));
+	uint64_t s_end = pcprof_raw_levels_end(&h->slot, slot);
+	if (pcprof_raw_overlap(h->mod_off, m_end, h->thr.off, t_end) ||
+	    pcprof_raw_overlap(h->mod_off, m_end, h->slot.off, s_end) ||
+	    pcprof_raw_overlap(h->thr.off, t_end, h->slot.off, s_end))
+		return "tables overlap";
+	static const struct pcprof_raw_levels none;
+	if (!(h->flags & PCPROF_RAW_F_STACKS)) {
+		if (memcmp(&h->node, &none, sizeof none) != 0)
+			return "stack node table without the stacks flag";
+		return NULL;
+	}
+	if (h->version == 2)
+		return "stacks in a version 2 recording";
+	if (pcprof_raw_levels_error(&h->node, sizeof(struct pcprof_raw_node), hsize, size))
+		return "stack node table out of bounds";
+	uint64_t n_end = pcprof_raw_levels_end(&h->node, sizeof(struct pcprof_raw_node));
+	if (pcprof_raw_overlap(h->node.off, n_end, h->mod_off, m_end) ||
+	    pcprof_raw_overlap(h->node.off, n_end, h->thr.off, t_end) ||
+	    pcprof_raw_overlap(h->node.off, n_end, h->slot.off, s_end))
 		return "tables overlap";
 	return NULL;
 }

@@ -16,9 +16,19 @@
  * size touched a page per pc), and it is reserved before the first store
  * into it, so a full file system costs samples, never a SIGBUS.
  *
+ * Stacks (PCPROF_STACKS=1) go into a third growing table, a trie of
+ * (caller's node, pc) nodes: a stack is stored as the node of its
+ * innermost caller, inserted outermost first, so that the many stacks that
+ * share their outer callers (main, the thread start, a dispatch loop) share
+ * those nodes and a sample costs one slot plus the nodes no earlier stack
+ * had.  When the trie has no more room, the outermost callers that fit are
+ * kept and the slot is marked cut: pcprof shows a "[truncated]" frame
+ * between the pc and them, rather than a stack that looks whole.
+ *
  * profil__record is on the signal path (AS-safe: atomics, raw syscalls, no
- * locks; at most 64 probes per level and one madvise when a level opens).
- * Everything else runs in normal context.
+ * locks; at most 64 probes per level for each table entry, at most
+ * PROFIL_STACK_MAX nodes, and one madvise when a level opens).  Everything
+ * else runs in normal context.
  */
 #include "record.h"
 
@@ -35,6 +45,7 @@
 #include "../include/profil_ext.h"
 #include "rawfile.h"
 #include "session.h"
+#include "sig/unwind.h"
 
 #define MAX_PROBE 64 /* entries looked at per level */
 
@@ -52,6 +63,7 @@ struct profil_rec {
 	struct pcprof_raw_header *h;
 	const struct raw_map *map;
 	struct levels thr, slot;
+	struct levels node; /* max 0: no stacks */
 };
 
 struct profil_rec *_Atomic profil__rec;
@@ -156,14 +168,83 @@ static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 	return UINT32_MAX;
 }
 
-/* Add weight to the slot of (pc, ti, epoch): the first one found in any
- * level, or a new one in the top level. */
-static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch,
-		  unsigned long weight)
+/* The node of (parent, pc): the first one found in any level, or a new one
+ * in the top level; UINT32_MAX if there is no room.  Like threads, nodes
+ * never leave, so a probe that meets a free node in a lower level knows the
+ * key is not in that level.  A node being filled by another thread is
+ * passed over: at worst (parent, pc) gets a second node, which readers
+ * merge. */
+static uint32_t node_index(struct profil_rec *r, uint32_t parent, uint64_t pc)
+{
+	struct levels *t = &r->node;
+	struct pcprof_raw_node *nodes = (struct pcprof_raw_node *)t->at;
+	uint64_t hash = profil__mix64(pc ^ ((uint64_t)parent * UINT64_C(0x9e3779b97f4a7c15)));
+	uint32_t levels = open_levels(t);
+	for (uint32_t k = 0; k < levels; k++) {
+		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
+		     probe++) {
+			uint64_t i = level_index(t, k, hash, probe);
+			struct pcprof_raw_node *n = &nodes[i];
+			uint64_t cur = atomic_load_explicit(A64(&n->pc), memory_order_acquire);
+			if (cur == 0) {
+				if (k + 1 < levels)
+					break;
+				if (atomic_compare_exchange_strong(A64(&n->pc), &cur,
+								   PCPROF_RAW_NODE_BUSY)) {
+					n->parent = parent;
+					atomic_store_explicit(A64(&n->pc), pc,
+							      memory_order_release);
+					taken(r, t, k);
+					return (uint32_t)i;
+				}
+			}
+			if (cur == pc && n->parent == parent)
+				return (uint32_t)i;
+		}
+	}
+	grow(r, t, levels - 1);
+	return UINT32_MAX;
+}
+
+/*
+ * The node of a stack's callers, stack[1 .. depth - 1] (stack[0] is the
+ * sampled pc, which the slot holds): PCPROF_RAW_ROOT if it has none.
+ * Inserted outermost first, so that a full trie keeps the outer callers,
+ * which most stacks share; then *flags gets PCPROF_RAW_SLOT_CUT.  A caller
+ * that cannot be an address (0, or the busy mark, which only an injected
+ * stack could hold) ends the stack as "[unknown]".
+ */
+static uint32_t stack_node(struct profil_rec *r, const uintptr_t *stack, int depth, uint32_t *flags)
+{
+	uint64_t last = 0;
+	for (int i = 1; i < depth; i++) {
+		if (stack[i] == 0 || stack[i] == PCPROF_RAW_NODE_BUSY) {
+			depth = i + 1;
+			last = PCPROF_FRAME_UNKNOWN;
+			break;
+		}
+	}
+	uint32_t node = PCPROF_RAW_ROOT;
+	for (int i = depth - 1; i >= 1; i--) {
+		uint32_t next = node_index(r, node, last && i == depth - 1 ? last : stack[i]);
+		if (next == UINT32_MAX) {
+			*flags |= PCPROF_RAW_SLOT_CUT;
+			break;
+		}
+		node = next;
+	}
+	return node;
+}
+
+/* Add weight to the slot of (pc, ti, epoch, node, flags): the first one
+ * found in any level, or a new one in the top level. */
+static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch, uint32_t node,
+		  uint32_t flags, unsigned long weight)
 {
 	struct levels *t = &r->slot;
 	struct pcprof_raw_slot *slots = (struct pcprof_raw_slot *)t->at;
-	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20));
+	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20) ^
+				      ((uint64_t)node * UINT64_C(0x9e3779b97f4a7c15)) ^ flags);
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
@@ -177,6 +258,8 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 								   PCPROF_RAW_SLOT_BUSY)) {
 					s->thread = ti;
 					s->epoch = epoch;
+					s->node = node;
+					s->flags = flags;
 					atomic_store_explicit(A64(&s->count), weight,
 							      memory_order_relaxed);
 					atomic_store_explicit(A64(&s->key), pc,
@@ -186,7 +269,8 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 				}
 				/* someone else took it: compare with theirs */
 			}
-			if (key == pc && s->thread == ti && s->epoch == epoch) {
+			if (key == pc && s->thread == ti && s->epoch == epoch && s->node == node &&
+			    s->flags == flags) {
 				atomic_fetch_add_explicit(A64(&s->count), weight,
 							  memory_order_relaxed);
 				return true;
@@ -198,8 +282,8 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 	return false;
 }
 
-void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, unsigned long weight,
-		    bool signal)
+void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr_t *stack,
+		    int depth, unsigned long weight, bool signal)
 {
 	struct pcprof_raw_header *h = r->h;
 	uint64_t n =
@@ -221,8 +305,20 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, unsigned long
 		atomic_fetch_add_explicit(A64(&((struct pcprof_raw_thread *)r->thr.at)[ti].ticks),
 					  weight, memory_order_relaxed);
 	uint32_t epoch = atomic_load_explicit(A32(&h->epoch), memory_order_acquire);
-	if (!store(r, pc, ti, epoch, weight))
+	uint32_t node = PCPROF_RAW_NO_STACK, flags = 0;
+	if (r->node.max && stack && depth > 0)
+		node = stack_node(r, stack, depth < PROFIL_STACK_MAX ? depth : PROFIL_STACK_MAX,
+				  &flags);
+	if (!store(r, pc, ti, epoch, node, flags, weight))
 		atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
+	else if (flags & PCPROF_RAW_SLOT_CUT)
+		atomic_fetch_add_explicit(A64(&h->stack_cut), weight, memory_order_relaxed);
+}
+
+bool profil__record_stacks(void)
+{
+	struct profil_rec *r = atomic_load(&profil__rec);
+	return r && r->node.max;
 }
 
 void profil__record_thread_loss(bool unseen)
@@ -257,6 +353,10 @@ static void use_map(void)
 	rec.map = &map;
 	use_levels(&rec.thr, &map.h->thr, &map.thr, sizeof(struct pcprof_raw_thread));
 	use_levels(&rec.slot, &map.h->slot, &map.slot, sizeof(struct pcprof_raw_slot));
+	if (map.node.max)
+		use_levels(&rec.node, &map.h->node, &map.node, sizeof(struct pcprof_raw_node));
+	else
+		rec.node = (struct levels){ 0 };
 }
 
 static int add_loaded(struct dl_phdr_info *info, size_t size, void *arg)
@@ -455,7 +555,8 @@ void profil__record_fork_child(void)
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
 		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
-		c->flags = p->flags;
+		/* The child's own layout says whether it has a node table. */
+		c->flags = (p->flags & ~PCPROF_RAW_F_STACKS) | (c->flags & PCPROF_RAW_F_STACKS);
 		c->epoch = p->epoch;
 		memcpy(profil__raw_modules(&map), profil__raw_modules(&parent),
 		       n * sizeof(struct pcprof_raw_module));

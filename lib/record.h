@@ -17,9 +17,17 @@ struct profil_rec;
 PROFIL_HIDDEN extern struct profil_rec *_Atomic profil__rec;
 
 /* Count `weight` ticks of thread tid at pc; `signal`: they came with a
- * profiling signal (else they were owed, see threads.c).  AS-safe. */
+ * profiling signal (else they were owed, see threads.c).  stack (NULL: none)
+ * is the call stack, depth entries, as lib/sig/unwind.h writes it: stack[0]
+ * is pc, then the callers; kept only when the recording has stacks, and at
+ * most PROFIL_STACK_MAX entries.  AS-safe. */
 PROFIL_HIDDEN void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc,
-				  unsigned long weight, bool signal);
+				  const uintptr_t *stack, int depth, unsigned long weight,
+				  bool signal);
+
+/* Does the active recording want each sample's call stack
+ * (PCPROF_STACKS=1)?  AS-safe. */
+PROFIL_HIDDEN bool profil__record_stacks(void);
 
 /* Count `weight` ticks of CPU time that could not be sampled.
  * AS-safe. */

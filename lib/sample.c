@@ -13,7 +13,9 @@
  *      taken inside handlers and inject, with signals blocked, and is held
  *      for a handful of instructions.
  *   4. Bounded work per tick: one binary search and one counter update, or
- *      `weight` pc stores for pcsample (bounded by its capacity).
+ *      `weight` pc stores for pcsample (bounded by its capacity); for a
+ *      recording with stacks, one walk of at most PROFIL_STACK_MAX frames
+ *      (lib/sig/unwind.h) within the room the stack we run on has left.
  *   5. Out-of-range pcs, full buffers, faults and overflow stops are counted
  *      in profil__ctr and reported later by profil_stats(), never here.
  *   6. A signal that is not ours goes to the program's action for it
@@ -28,6 +30,7 @@
 #include "arch/guard.h"
 #include "engine.h"
 #include "record.h"
+#include "sig/unwind.h"
 #include "sigown.h"
 
 struct profil_cfg *_Atomic profil__cur;
@@ -214,7 +217,8 @@ static void account(struct profil_cfg *c, uint64_t pc, unsigned long w)
 		account_regions(c, pc, w);
 }
 
-bool profil__sample(uintptr_t pc, unsigned long weight, int origin)
+bool profil__sample(uintptr_t pc, const uintptr_t *stack, int depth, unsigned long weight,
+		    int origin)
 {
 	bool active = false;
 
@@ -229,13 +233,15 @@ bool profil__sample(uintptr_t pc, unsigned long weight, int origin)
 	struct profil_rec *rec = atomic_load(&profil__rec);
 	if (rec) {
 		active = true;
-		profil__record(rec, profil__gettid(), pc, weight, origin == PROFIL_FROM_SIGNAL);
+		profil__record(rec, profil__gettid(), pc, stack, depth, weight,
+			       origin == PROFIL_FROM_SIGNAL);
 	}
 	atomic_fetch_sub(&profil__inflight, 1);
 	return active;
 }
 
-void profil__sample_owed(struct profil_cfg *retired, pid_t tid, uintptr_t pc, unsigned long w)
+void profil__sample_owed(struct profil_cfg *retired, pid_t tid, uintptr_t pc,
+			 const uintptr_t *stack, int depth, unsigned long w)
 {
 	count(&profil__ctr.owed, w);
 	atomic_fetch_add(&profil__inflight, 1);
@@ -245,7 +251,7 @@ void profil__sample_owed(struct profil_cfg *retired, pid_t tid, uintptr_t pc, un
 		account(c, pc, w);
 	struct profil_rec *rec = atomic_load(&profil__rec);
 	if (rec)
-		profil__record(rec, tid, pc, w, false);
+		profil__record(rec, tid, pc, stack, depth, w, false);
 	atomic_fetch_sub(&profil__inflight, 1);
 }
 
@@ -317,11 +323,71 @@ static void chain(int sig, siginfo_t *si, void *uc, int saved_errno)
 	errno = e;
 }
 
+/* What a signal brings: sig_w ticks of the engine's own, and `owed` more
+ * that this thread was due (see profil__on_signal), all at pc with the
+ * signal's stack (NULL: none). */
+static void account_signal(uintptr_t pc, const uintptr_t *stack, int depth, unsigned long sig_w,
+			   unsigned long owed)
+{
+	/* A late signal of ours (already generated when profiling stopped)
+	 * finds no configuration and is simply dropped. */
+	if (sig_w)
+		profil__sample(pc, stack, depth, sig_w, PROFIL_FROM_SIGNAL);
+	if (owed)
+		profil__sample_owed(NULL, profil__gettid(), pc, stack, depth, owed);
+}
+
+/* Bytes of the stack we run on kept for what runs below the frame array:
+ * the walker and the recorder (about 2 KiB, gcc -fstack-usage) and the
+ * frame the kernel pushes if a guarded read in the walk faults
+ * (AT_MINSIGSTKSZ: 3376 bytes on an AVX-512 machine, more with AMX). */
+#define STACK_KEEP 8192
+
+/*
+ * How many frames the walk may keep, given the room left on the stack the
+ * handler runs on.  Our action has SA_ONSTACK, so in a thread with an
+ * alternate signal stack we run on that, which may be as small as
+ * MINSIGSTKSZ with the kernel's frame already on it: there the array of
+ * frames is sized to what is left, or left out (0: no stack).  The
+ * kernel saves the alternate stack's settings in uc_stack.  A thread's own
+ * stack is assumed to have room for PROFIL_STACK_MAX frames (2 KiB).
+ */
+static int frames_room(const ucontext_t *uc)
+{
+	char here;
+	uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)uc->uc_stack.ss_sp;
+	if ((uc->uc_stack.ss_flags & SS_DISABLE) || sp < lo || sp - lo >= uc->uc_stack.ss_size)
+		return PROFIL_STACK_MAX;
+	uintptr_t room = sp - lo;
+	if (room < STACK_KEEP + 8 * sizeof(uintptr_t))
+		return 0;
+	room = (room - STACK_KEEP) / sizeof(uintptr_t);
+	return room < PROFIL_STACK_MAX ? (int)room : PROFIL_STACK_MAX;
+}
+
+/* Walk the interrupted stack and account the signal with it.  Its own
+ * function, so that the array is on the stack only when there is room. */
+static __attribute__((noinline)) void account_with_stack(const void *uc, uintptr_t pc, int max,
+							 unsigned long sig_w, unsigned long owed)
+{
+	uintptr_t pcs[max];
+	int depth = profil__unwind(uc, pcs, max);
+	account_signal(pc, pcs, depth, sig_w, owed);
+}
+
 void profil__on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
 	unsigned long weight;
 
+	if (si->si_code == SI_QUEUE && si->si_value.sival_ptr == (void *)profil__fixup_cookie &&
+	    si->si_pid == getpid()) {
+		/* The sampling signal moved (session.c): this thread's view
+		 * of the one it left becomes real when the handler returns. */
+		profil__sig_fixup(&((ucontext_t *)uc)->uc_sigmask);
+		errno = saved_errno;
+		return;
+	}
 	if (profil__engine_classify(sig, si, &weight)) {
 		uintptr_t pc = profil_uc_pc(uc);
 		/* The signal says "now" for the receiving thread, which is due
@@ -333,12 +399,14 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		 * count itself is an estimate, like an owed tick. */
 		unsigned long due = profil__threads_signal(pc, weight);
 		unsigned long sig_w = due < weight ? due : weight;
-		/* A late signal of ours (already generated when profiling
-		 * stopped) finds no configuration and is simply dropped. */
-		if (sig_w)
-			profil__sample(pc, sig_w, PROFIL_FROM_SIGNAL);
-		if (due > sig_w)
-			profil__sample_owed(NULL, profil__gettid(), pc, due - sig_w);
+		/* Only a recording keeps stacks: profil() and its kind pay for
+		 * no walk.  The ticks this signal pays, owed ones included, are
+		 * its stack's. */
+		int max = due && profil__record_stacks() ? frames_room(uc) : 0;
+		if (max)
+			account_with_stack(uc, pc, max, sig_w, due - sig_w);
+		else
+			account_signal(pc, NULL, 0, sig_w, due - sig_w);
 		errno = saved_errno;
 	} else {
 		chain(sig, si, uc, saved_errno);

@@ -138,20 +138,24 @@ static inline int32_t profil_find_segment(const struct profil_cfg *c, uint64_t p
 enum profil_origin { PROFIL_FROM_SIGNAL = 0, PROFIL_FROM_INJECT = 1 };
 
 /*
- * Account `weight` ticks at `pc` to the current configuration and recorder.
- * Returns true if a configuration or recorder was active.  AS-safe; this is
- * the one accounting path for signals and for __profil_inject.
+ * Account `weight` ticks at `pc` to the current configuration and recorder,
+ * with the call stack `stack` (depth entries, stack[0] == pc; NULL: none)
+ * for a recorder that keeps stacks.  Returns true if a configuration or
+ * recorder was active.  AS-safe; this is the one accounting path for
+ * signals and for __profil_inject.
  */
-PROFIL_HIDDEN bool profil__sample(uintptr_t pc, unsigned long weight, int origin);
+PROFIL_HIDDEN bool profil__sample(uintptr_t pc, const uintptr_t *stack, int depth,
+				  unsigned long weight, int origin);
 
 /*
  * Account `w` ticks that thread tid was due and no signal of the engine
  * brought (owed ticks, threads.c) at pc: into `retired` (a configuration
  * just replaced, no longer seen by handlers) or, if NULL, the current one,
- * and into the recorder.  Never into a pcsample array.  AS-safe.
+ * and into the recorder, with the stack of the signal that paid them (NULL
+ * when no signal did).  Never into a pcsample array.  AS-safe.
  */
 PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, pid_t tid, uintptr_t pc,
-				       unsigned long w);
+				       const uintptr_t *stack, int depth, unsigned long w);
 
 /* Count `w` ticks of CPU time that could not be sampled at all (a thread
  * the engine could not attach to, or whose pc is unknown): lost, and said

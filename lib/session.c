@@ -80,6 +80,7 @@ static bool fallback_error(int r)
 }
 
 const char profil__cookie[1];
+const char profil__fixup_cookie[1];
 struct profil_env profil__env;
 _Atomic uint32_t profil__start_seq;
 uint64_t profil__pcs_last_count;
@@ -101,6 +102,7 @@ static struct {
 	_Atomic int policy;
 	_Atomic unsigned int base_hz;
 	char why[256];
+	char moved[96];                /* the last move of the sampling signal */
 	struct profil_cfg *exec_saved; /* stopped for an exec */
 	sigset_t fork_mask;
 } S = {
@@ -370,6 +372,89 @@ static void stop_engine(void)
 	if (S.sig && !(e->lingers && e->lingers()))
 		profil__sig_release(S.sig, true);
 	S.sig = 0;
+}
+
+/* ---- the program claims the sampling signal ---- */
+
+/*
+ * The program wants the sampling signal (or the spare) for itself: it gave
+ * it a handler, blocked it by name, or waits for it (siginterpose.c).
+ * Holding it would break the program: its own sends would meet a signal
+ * that is never really blocked, at its SIG_DFL.  So the library moves to
+ * the spare and gives this one back, with the program's signal calls
+ * still ahead of this call (the caller then does what the program asked,
+ * on a signal no longer held or reserved):
+ *   1. the spare is held with our handler (it is reserved already, so no
+ *      thread that blocked everything since blocks it in the kernel);
+ *   2. every timer or event is re-aimed at it (threads' timers in place,
+ *      each keeping its phase; perf's F_SETSIG), with thread creation
+ *      held off;
+ *   3. the old signal is no longer reserved: the caller's real mask takes
+ *      its view at unlock, and every other thread is sent a fix-up on the
+ *      new signal, handled before any later signal the program sends (a
+ *      thread-directed signal is dequeued before a process-wide one), so
+ *      a thread whose view blocks it blocks it in the kernel before the
+ *      program's own can reach it;
+ *   4. the old signal's action goes back to the kernel after a moment at
+ *      SIG_IGN, which drops any tick of ours still pending (the schedules
+ *      of threads.c pay it as owed); ticks delivered before that were
+ *      ours to classify.
+ * No spare (the program claimed every real-time signal it left alone):
+ * threads are detached and their CPU time counted as unsampled, and the
+ * program keeps its signal.  perf's sigtrap variant samples with SIGTRAP
+ * and moves nothing but the choice.
+ */
+void profil__sig_give_back(int sig)
+{
+	if (profil__env.signo)
+		return; /* PROFIL_SIGNAL: the user's choice stays */
+	sigset_t saved;
+	profil__lock(&saved);
+	if (!(profil__sig_movable() & PROFIL_SIGBIT(sig))) {
+		profil__unlock(&saved); /* another thread moved it already */
+		return;
+	}
+	int to = profil__sig_move(sig, lock_saved);
+	const struct profil_engine *e = atomic_load(&S.engine);
+	bool handled = e && S.sig == sig;
+	if (e && S.run.signo == sig)
+		S.run.signo = to;
+	if (handled && to && profil__sig_take(to, profil__on_signal) < 0)
+		to = 0;
+	if (handled) {
+		profil__threads_block_creation();
+		if (e->resignal && e->resignal(NULL, to) < 0 && to) {
+			profil__sig_release(to, false);
+			to = 0;
+			e->resignal(NULL, 0);
+		}
+		profil__threads_resignal(e, to);
+		if (!to)
+			e->stop();
+		profil__threads_unblock_creation();
+		S.sig = to;
+		if (to)
+			S.last_sig = to;
+	}
+	profil__sig_unreserve(sig, lock_saved);
+	/* The fix-ups go on a signal our handler has: the new one, or
+	 * SIGTRAP for perf's sigtrap variant. */
+	if (e && S.sig)
+		profil__threads_fixup(S.sig);
+	if (handled)
+		profil__sig_release(sig, true);
+	/* The last move, for profil_stats() (replaced by the next one). */
+	S.moved[0] = '\0';
+	profil__strlcat(S.moved, sizeof S.moved, "; signal: ");
+	signal_name(S.moved, sizeof S.moved, sig);
+	profil__strlcat(S.moved, sizeof S.moved, " claimed by the program, now ");
+	if (to)
+		signal_name(S.moved, sizeof S.moved, to);
+	else
+		profil__strlcat(S.moved, sizeof S.moved, "no free real-time signal");
+	if (!to && handled)
+		profil__strlcat(S.moved, sizeof S.moved, ": not sampled from then on");
+	profil__unlock(&saved);
 }
 
 /* ---- install ---- */
@@ -667,6 +752,7 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	if (shown)
 		profil__strlcat(st->engine, sizeof st->engine, shown->name);
 	profil__strlcat(st->why, sizeof st->why, S.why);
+	profil__strlcat(st->why, sizeof st->why, S.moved);
 	profil__threads_loss_text(st->why, sizeof st->why);
 	if (!profil__threads_creation_seen())
 		profil__strlcat(st->why, sizeof st->why,
@@ -679,15 +765,29 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	return 0;
 }
 
-PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
+static int inject(uintptr_t pc, const uintptr_t *stack, int depth, unsigned long ticks)
 {
 	/* Block signals so that a handler calling pcsample() cannot wait for
 	 * this very thread to leave the accounting path. */
 	sigset_t saved;
 	profil__block_async(&saved);
-	bool active = profil__sample(pc, ticks, PROFIL_FROM_INJECT);
+	bool active = profil__sample(pc, stack, depth, ticks, PROFIL_FROM_INJECT);
 	profil__real_sigmask(SIG_SETMASK, &saved, NULL);
 	return active ? 0 : -1;
+}
+
+PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
+{
+	return inject(pc, NULL, 0, ticks);
+}
+
+PROFIL_API int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks)
+{
+	if (!pcs || n < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return inject(pcs[0], pcs, n, ticks);
 }
 
 bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight)

@@ -65,6 +65,15 @@ PROFIL_HIDDEN void profil__threads_init(void);
 PROFIL_HIDDEN int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq,
 					     bool whole);
 PROFIL_HIDDEN void profil__threads_detach_all(const struct profil_engine *e);
+/* Re-aim every attached thread's timer or event at sig (engine resignal);
+ * sig 0: detach them all.  A thread that cannot be moved keeps its tick
+ * schedule and counts as unsampled.  Control lock held, creation blocked. */
+PROFIL_HIDDEN void profil__threads_resignal(const struct profil_engine *e, int sig);
+/* Send every other thread a fix-up signal sig (sigown.h). */
+PROFIL_HIDDEN void profil__threads_fixup(int sig);
+/* The program claimed sig (siginterpose.c): if the library samples with
+ * it or keeps it as the spare, give it back (session.c). */
+PROFIL_HIDDEN void profil__sig_give_back(int sig);
 PROFIL_HIDDEN void profil__threads_fork_child(void);
 PROFIL_HIDDEN void profil__threads_block_creation(void);
 PROFIL_HIDDEN void profil__threads_unblock_creation(void);

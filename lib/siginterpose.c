@@ -32,6 +32,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 
+#include "session.h"
 #include "sigown.h"
 
 /* The signals siginterrupt() made interrupting, for signal() (glibc's
@@ -43,8 +44,58 @@ static bool valid(int sig)
 	return sig >= 1 && sig < NSIG;
 }
 
+/* ---- claims on the sampling signal ----
+ *
+ * A program that gives the library's sampling signal (or its spare) a
+ * handler, blocks it by name, or waits for it, wants it for itself: the
+ * library moves to another signal and gives it back before the call goes
+ * on (session.c, profil__sig_give_back).  Setting SIG_DFL or SIG_IGN is no
+ * claim (what programs that reset every signal do; the held signal
+ * behaves as they set it), nor is a set that holds most real-time signals
+ * (sigfillset, in threads that block everything, perhaps but a few):
+ * neither says anything about this signal. */
+
+static void claim(int sig)
+{
+	if (sig >= 1 && sig < NSIG && (profil__sig_movable() & PROFIL_SIGBIT(sig)))
+		profil__sig_give_back(sig);
+}
+
+#define ALL_RT (~UINT64_C(0) << (SIGRTMIN - 1))
+
+static void claim_set(const sigset_t *set)
+{
+	uint64_t mine = profil__sig_movable(), k;
+	if (!mine || !set)
+		return;
+	/* Most real-time signals: a set of "everything" (but a few),
+	 * which names none of them.  Counting it as a claim would retire
+	 * the chosen signal and the spare at every such call, until none
+	 * is left. */
+	k = profil__kmask(set);
+	if (__builtin_popcountll(k & ALL_RT) * 2 > SIGRTMAX - SIGRTMIN + 1)
+		return;
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (k & mine & PROFIL_SIGBIT(sig))
+			claim(sig);
+}
+
+static void claim_action(int sig, sighandler_t handler)
+{
+	if (handler != SIG_DFL && handler != SIG_IGN)
+		claim(sig);
+}
+
+static void claim_mask(int how, const sigset_t *set)
+{
+	if (how == SIG_BLOCK || how == SIG_SETMASK)
+		claim_set(set);
+}
+
 PROFIL_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	if (act)
+		claim_action(sig, act->sa_handler);
 	return profil__ret(profil__sig_program_action(sig, act, old));
 }
 
@@ -57,6 +108,7 @@ static sighandler_t set_handler(int sig, sighandler_t handler, int flags, bool s
 		return SIG_ERR;
 	}
 	struct sigaction act, old;
+	claim_action(sig, handler);
 	act.sa_handler = handler;
 	sigemptyset(&act.sa_mask);
 	if (self_mask)
@@ -129,6 +181,7 @@ PROFIL_API int siginterrupt(int sig, int interrupt)
 
 PROFIL_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
+	claim_mask(how, set);
 	return profil__ret(profil__sig_program_mask(how, set, old));
 }
 
@@ -136,6 +189,7 @@ PROFIL_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 PROFIL_API int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int saved = errno;
+	claim_mask(how, set);
 	int r = profil__sig_program_mask(how, set, old);
 	errno = saved;
 	return -r;
@@ -147,6 +201,7 @@ static int one_signal(int how, int sig)
 	sigemptyset(&set);
 	if (sigaddset(&set, sig) < 0)
 		return -1;
+	claim_mask(how, &set);
 	return profil__ret(profil__sig_program_mask(how, &set, NULL));
 }
 
@@ -170,6 +225,10 @@ PROFIL_API sighandler_t sigset(int sig, sighandler_t disp)
 	if (sigaddset(&set, sig) < 0)
 		return SIG_ERR;
 	struct sigaction act, old;
+	if (disp == SIG_HOLD)
+		claim_mask(SIG_BLOCK, &set);
+	else
+		claim_action(sig, disp);
 	if (disp == SIG_HOLD) {
 		if (profil__ret(profil__sig_program_mask(SIG_BLOCK, &set, &was)) < 0)
 			return SIG_ERR;
@@ -224,6 +283,7 @@ static uint64_t without_reserved(const sigset_t *set)
 
 PROFIL_API int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
+	claim_set(set);
 	uint64_t k = without_reserved(set);
 	int type;
 	/* A cancellation point: a request made before the switch to
@@ -261,6 +321,7 @@ PROFIL_API int sigwait(const sigset_t *set, int *sig)
 
 PROFIL_API int signalfd(int fd, const sigset_t *mask, int flags)
 {
+	claim_set(mask);
 	uint64_t k = without_reserved(mask);
 	return (int)syscall(SYS_signalfd4, fd, &k, sizeof k, flags);
 }

@@ -59,7 +59,15 @@ static uint64_t fork_saved;
 static void (*restorer)(void);
 
 static _Atomic uint64_t reserved;
-static _Atomic int chosen;
+static _Atomic int chosen, spare;
+/* Signals the program claimed (profil__sig_move): never chosen again. */
+static _Atomic uint64_t claimed;
+/* The program claimed every free real-time signal: no sampling signal. */
+static _Atomic bool none_left;
+/* Signals that were reserved and are not any more: a thread whose view of
+ * one is `known` puts it into its real mask at its next mask call or
+ * fix-up signal, whichever comes first (catch_up, profil__sig_fixup). */
+static _Atomic uint64_t retired;
 
 /* Each thread's view of its reserved bits: `view` holds them for the bits
  * in `known`; a reserved bit not yet known is taken from the real mask
@@ -335,33 +343,129 @@ static int rank(int sig, uint64_t busy)
 	return 4;
 }
 
-int profil__sig_choose(sigset_t *caller)
+/* Rank at most worst: for the spare and for a move, only a signal the
+ * program has not touched (left alone or ignored) will do. */
+#define UNTOUCHED 1
+
+/* The best real-time signal by rank, the highest within a rank, leaving
+ * out `skip` and every signal the program claimed; 0 if none ranks at most
+ * worst. */
+static int pick(const sigset_t *caller, uint64_t skip, int worst)
 {
-	int best = atomic_load(&chosen);
-	if (best)
-		return best;
 	uint64_t busy = caller ? profil__kmask(caller) : 0, pending = 0;
 	if (syscall(SYS_rt_sigpending, &pending, sizeof pending) == 0)
 		busy |= pending;
-	int best_rank = INT_MAX;
+	skip |= atomic_load(&claimed);
+	int best = 0, best_rank = INT_MAX;
 	for (int sig = SIGRTMAX; sig >= SIGRTMIN && best_rank > 0; sig--) {
+		if (skip & PROFIL_SIGBIT(sig))
+			continue;
 		int r = rank(sig, busy);
-		if (r < best_rank) {
+		if (r < best_rank && r <= worst) {
 			best = sig;
 			best_rank = r;
 		}
 	}
-	if (!best)
+	return best;
+}
+
+/* A spare, reserved at once, so that threads that block everything from
+ * now on leave it unblocked for a move (see profil__sig_move). */
+static void pick_spare(sigset_t *caller, int in_use)
+{
+	int s = pick(caller, in_use ? PROFIL_SIGBIT(in_use) : 0, UNTOUCHED);
+	if (s)
+		profil__sig_reserve(s, caller);
+	atomic_store(&spare, s);
+}
+
+int profil__sig_choose(sigset_t *caller)
+{
+	int best = atomic_load(&chosen);
+	if (best || atomic_load(&none_left))
+		return best;
+	if (!(best = pick(caller, 0, INT_MAX)))
 		best = SIGRTMAX;
 	profil__sig_reserve(best, caller);
 	atomic_store(&chosen, best);
+	pick_spare(caller, best);
 	return best;
+}
+
+uint64_t profil__sig_movable(void)
+{
+	int c = atomic_load_explicit(&chosen, memory_order_relaxed);
+	int s = atomic_load_explicit(&spare, memory_order_relaxed);
+	return (c ? PROFIL_SIGBIT(c) : 0) | (s ? PROFIL_SIGBIT(s) : 0);
+}
+
+int profil__sig_move(int sig, sigset_t *caller)
+{
+	uint64_t bit = PROFIL_SIGBIT(sig);
+	atomic_fetch_or(&claimed, bit);
+	int c = atomic_load(&chosen), s = atomic_load(&spare), to = c;
+	if (sig == c) {
+		/* No spare was free when it was picked: one may be now (not
+		 * reserved ahead, so threads may block it in the kernel). */
+		if (!(to = s) && (to = pick(caller, 0, UNTOUCHED)))
+			profil__sig_reserve(to, caller);
+		atomic_store(&chosen, to);
+		if (!to)
+			atomic_store(&none_left, true);
+		pick_spare(caller, to);
+	} else if (sig == s) {
+		pick_spare(caller, c);
+	}
+	return to;
+}
+
+void profil__sig_unreserve(int sig, sigset_t *caller)
+{
+	uint64_t bit = PROFIL_SIGBIT(sig);
+	atomic_fetch_or(&retired, bit);
+	if (!(atomic_fetch_and(&reserved, ~bit) & bit) || !caller)
+		return;
+	/* The caller's real mask takes the bit its view has: its next
+	 * profil__unlock installs it. */
+	if (known & bit) {
+		uint64_t k = profil__kmask(caller);
+		profil__kmask_put(caller, (k & ~bit) | (view & bit));
+		known &= ~bit;
+	}
+}
+
+/* The thread's view of retired signals, into the mask m (a kernel mask). */
+static uint64_t with_retired(uint64_t m, uint64_t r)
+{
+	return (m & ~r) | (view & r);
+}
+
+/* Put the calling thread's view of retired signals into its real mask. */
+static void catch_up(void)
+{
+	uint64_t r = atomic_load_explicit(&retired, memory_order_relaxed) & known;
+	if (!r)
+		return;
+	uint64_t b = view & r, u = r & ~view;
+	if (b)
+		sys_mask(SIG_BLOCK, &b, NULL);
+	if (u)
+		sys_mask(SIG_UNBLOCK, &u, NULL);
+	known &= ~r;
+}
+
+void profil__sig_fixup(sigset_t *interrupted)
+{
+	uint64_t r = atomic_load_explicit(&retired, memory_order_relaxed) & known;
+	profil__kmask_put(interrupted, with_retired(profil__kmask(interrupted), r));
+	known &= ~r;
 }
 
 int profil__sig_program_mask(int how, const sigset_t *set, sigset_t *old)
 {
 	if (set && how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
 		return -EINVAL;
+	catch_up();
 	uint64_t res = profil__sig_reserved();
 	if (!res)
 		return profil__real_sigmask(how, set, old);
@@ -400,7 +504,8 @@ int profil__sig_program_mask(int how, const sigset_t *set, sigset_t *old)
 
 void profil__sig_view_mask(sigset_t *mask)
 {
-	uint64_t res = profil__sig_reserved(), k = profil__kmask(mask);
+	uint64_t r = atomic_load_explicit(&retired, memory_order_relaxed) & known;
+	uint64_t res = profil__sig_reserved(), k = with_retired(profil__kmask(mask), r);
 	uint64_t unknown = res & ~known;
 	profil__kmask_put(mask, (k & ~res) | (view & res & known) | (k & unknown));
 }

@@ -104,6 +104,34 @@ PROFIL_HIDDEN int profil__sig_choose(sigset_t *caller);
  * for profil__sig_choose.  Control lock held. */
 PROFIL_HIDDEN void profil__sig_reserve(int sig, sigset_t *caller);
 
+/*
+ * Moving off a signal the program claims (docs/signal-safety.md, "When the
+ * program wants the sampling signal").  With the default choice comes a
+ * spare: the next signal the program has not touched (SIG_DFL or SIG_IGN,
+ * not blocked by the caller, not pending, never claimed), reserved at once
+ * so that no thread blocks it in the kernel from then on.
+ *
+ * profil__sig_movable: the chosen signal and the spare, as a kernel mask
+ * (what siginterpose.c watches for claims).  AS-safe.
+ *
+ * profil__sig_move: the program claimed sig (the chosen signal or the
+ * spare): it is never chosen again; if it was the chosen one, the spare
+ * (or, without one, a signal the program has left alone since) becomes
+ * the chosen one and is returned (0 if there is none: from then on the
+ * library has no sampling signal); a new spare is picked and reserved.
+ * Returns the chosen signal after the move.  Does not touch
+ * sig's reservation or hold.  Control lock held.
+ *
+ * profil__sig_unreserve: sig is no longer reserved: the program's mask
+ * calls and waits reach the kernel for it again.  The caller's view of sig
+ * goes into *caller (its real mask from before the control lock, which
+ * profil__unlock puts back); other threads are set right by a fix-up
+ * signal (profil__sig_fixup).  Control lock held.
+ */
+PROFIL_HIDDEN uint64_t profil__sig_movable(void);
+PROFIL_HIDDEN int profil__sig_move(int sig, sigset_t *caller);
+PROFIL_HIDDEN void profil__sig_unreserve(int sig, sigset_t *caller);
+
 /* Around fork: the child must not inherit the lock held by a thread that
  * does not exist there.  Called by session.c's fork handlers, after the
  * control lock is taken and before it is released. */
@@ -123,6 +151,15 @@ PROFIL_HIDDEN unsigned profil__sig_action(int sig, struct sigaction *out);
  * another thread comes after the reset and stays.  AS-safe; call with
  * every asynchronous signal blocked. */
 PROFIL_HIDDEN void profil__sig_oneshot(int sig, unsigned gen);
+
+/* A fix-up signal (profil__sig_unreserve) arrived: the calling thread's
+ * view of the signals no longer reserved goes into the mask its handler
+ * returns to (the signal frame's).  AS-safe. */
+PROFIL_HIDDEN void profil__sig_fixup(sigset_t *interrupted);
+
+/* The value a fix-up signal carries in si_value (SI_QUEUE, from this
+ * process). */
+PROFIL_HIDDEN extern const char profil__fixup_cookie[1];
 
 /* Reserved sampling signals, as a kernel mask.  AS-safe. */
 PROFIL_HIDDEN uint64_t profil__sig_reserved(void);

@@ -65,6 +65,7 @@
 #include "record.h"
 #include "reserve.h"
 #include "session.h"
+#include "sig/unwind-tables.h"
 #include "sigown.h"
 
 enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
@@ -106,6 +107,7 @@ static struct {
 	unsigned long long failed;  /* not attached: any other error */
 	unsigned long long taken;   /* the program closed or deleted their object */
 	unsigned long long unseen;  /* ended without exit handlers */
+	unsigned long long nosig;   /* no signal left to sample them with */
 	unsigned limits;            /* LIMIT_*: which limits refused */
 } loss;
 
@@ -312,7 +314,7 @@ static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 	if (t->unsampled || !pc)
 		profil__sample_unsampled((unsigned long)d);
 	else
-		profil__sample_owed(cfg, t->tid, pc, (unsigned long)d);
+		profil__sample_owed(cfg, t->tid, pc, NULL, 0, (unsigned long)d);
 }
 
 /* How attach() treats a refusal for lack of resources (limit_error). */
@@ -464,6 +466,29 @@ static int for_each_task(int (*fn)(pid_t tid, void *ctx), void *ctx)
 	return r < 0 && !w.listed ? -ENOSYS : r;
 }
 
+static int fixup_task(pid_t tid, void *p)
+{
+	int sig = *(int *)p;
+	if (tid == profil__gettid())
+		return 0;
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	si.si_signo = sig;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_ptr = (void *)profil__fixup_cookie;
+	/* Failing (a thread just gone, the pending-signal limit): that
+	 * thread catches up at its next mask call instead. */
+	syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &si);
+	return 0;
+}
+
+void profil__threads_fixup(int sig)
+{
+	for_each_task(fixup_task, &sig);
+}
+
 struct attach_ctx {
 	const struct profil_engine *e;
 	uint32_t seq;
@@ -515,6 +540,43 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq, bool
 	return 0;
 }
 
+/* False if t is a dead thread's slot, which is then freed (me: the
+ * caller, alive whatever its slot says). */
+static bool kept(struct profil_thread *t, const struct profil_engine *e, pid_t me)
+{
+	if (t->tid && t->tid != me && !alive(t->tid)) {
+		drop_dead(t, e);
+		return false;
+	}
+	return true;
+}
+
+void profil__threads_resignal(const struct profil_engine *e, int sig)
+{
+	pid_t me = profil__gettid();
+	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
+		for (int i = 0; i < CHUNK_SLOTS; i++) {
+			struct profil_thread *t = &c->slot[i];
+			if (!kept(t, e, me))
+				continue;
+			if (!t->attached)
+				continue;
+			int r = sig ? e->resignal(t, sig) : e->detach(t);
+			if (sig && r == 0)
+				continue;
+			/* Its schedule stays: its ticks are counted as
+			 * unsampled from now on. */
+			t->attached = false;
+			t->unsampled = true;
+			if (sig) {
+				count_loss(r);
+			} else {
+				loss.nosig++;
+				profil__record_thread_loss(false);
+			}
+		}
+}
+
 void profil__threads_detach_all(const struct profil_engine *e)
 {
 	/* A live thread's slot stays (its cached `self` must stay valid); a
@@ -523,10 +585,8 @@ void profil__threads_detach_all(const struct profil_engine *e)
 	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
 		for (int i = 0; i < CHUNK_SLOTS; i++) {
 			struct profil_thread *t = &c->slot[i];
-			if (t->tid && t->tid != me && !alive(t->tid)) {
-				drop_dead(t, e);
+			if (!kept(t, e, me))
 				continue;
-			}
 			if (t->attached && e->detach) {
 				int r = e->detach(t);
 				if (r < 0)
@@ -539,7 +599,7 @@ void profil__threads_detach_all(const struct profil_engine *e)
 
 unsigned long long profil__threads_unsampled(void)
 {
-	return loss.limited + loss.failed + loss.taken;
+	return loss.limited + loss.failed + loss.taken + loss.nosig;
 }
 
 void profil__threads_reset_counts(void)
@@ -573,6 +633,9 @@ void profil__threads_loss_text(char *buf, size_t len)
 	loss_item(buf, len, &first, loss.limited, why);
 	loss_item(buf, len, &first, loss.failed, "(attach failed)");
 	loss_item(buf, len, &first, loss.taken, "(timer or event closed by the program)");
+	loss_item(buf, len, &first, loss.nosig,
+		  "(the program claimed the sampling signal and no free real-time signal was "
+		  "left)");
 	if (loss.unseen) {
 		profil__strlcat(buf, len, "; ");
 		profil__strlcat_u(buf, len, (unsigned long)loss.unseen);
@@ -691,6 +754,9 @@ static void *start_thread(void *p)
 int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread_attr_t *attr,
 			  void *(*fn)(void *), void *arg)
 {
+	/* Normal context the library sees while the program runs: unwind
+	 * tables for code dlopen()ed since they were built (sig/unwind-tables.h). */
+	profil__unwind_refresh_if_stale();
 	struct start_arg *a = malloc(sizeof *a);
 	if (!a)
 		return real(thr, attr, fn, arg); /* untracked; found as foreign */

@@ -49,4 +49,10 @@ int profil__gstore(void *p, int size, uint64_t v)
 		*(volatile uint64_t *)p = v;
 	return 0;
 }
+int profil__gcopy(void *dst, const void *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((char *)dst)[i] = ((const volatile char *)src)[i];
+	return 0;
+}
 #endif

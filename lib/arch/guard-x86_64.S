@@ -1,8 +1,8 @@
 /*
  * Fault-guarded memory accesses for the signal handler (x86-64, SysV ABI).
  *
- * Each routine is a leaf that touches user memory only through %rdi and never
- * moves %rsp.  If that access faults (the buffer was unmapped or made
+ * Each routine is a leaf that touches user memory only through %rdi (%rsi
+ * for profil__gcopy's reads) and never moves %rsp.  If that access faults (the buffer was unmapped or made
  * read-only while profiling), profil__on_fault() sees a pc inside
  * [profil__guard_begin, profil__guard_end) and resumes at
  * profil__guard_fixup, which returns -EFAULT (-14) to our caller with the
@@ -15,6 +15,7 @@
  * int profil__gstore64(void *p, uint64_t v)    *p = v; 0
  * int profil__gload(p, size, uint64_t *out)    plain load (misaligned path)
  * int profil__gstore(p, size, v)               plain store (misaligned path)
+ * int profil__gcopy(dst, src, n)                copy program memory (stack walker)
  */
 	.text
 	.p2align 4
@@ -132,6 +133,18 @@ profil__gstore:
 3:	xorl	%eax, %eax
 	ret
 	.size	profil__gstore, .-profil__gstore
+
+	.globl	profil__gcopy
+	.hidden	profil__gcopy
+	.type	profil__gcopy, @function
+/* int profil__gcopy(void *dst, const void *src, size_t n): reads through
+ * %rsi, the one routine that does; a fault ends at the fixup like the rest. */
+profil__gcopy:
+	movq	%rdx, %rcx
+	rep movsb
+	xorl	%eax, %eax
+	ret
+	.size	profil__gcopy, .-profil__gcopy
 
 	.globl	profil__guard_end
 	.hidden	profil__guard_end

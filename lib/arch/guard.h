@@ -7,6 +7,7 @@
 #ifndef PROFIL_GUARD_H
 #define PROFIL_GUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <ucontext.h>
 
@@ -21,6 +22,9 @@ PROFIL_HIDDEN int profil__gadd64(void *p, uint64_t v);
 PROFIL_HIDDEN int profil__gstore64(void *p, uint64_t v);
 PROFIL_HIDDEN int profil__gload(const void *p, int size, uint64_t *out);
 PROFIL_HIDDEN int profil__gstore(void *p, int size, uint64_t v);
+/* Copy n bytes from src to dst (src is program memory, dst ours): 0, or
+ * -EFAULT if src could not be read (dst then holds part of it). */
+PROFIL_HIDDEN int profil__gcopy(void *dst, const void *src, size_t n);
 
 #if defined(__x86_64__)
 #define PROFIL_HAVE_GUARD 1

@@ -1,20 +1,150 @@
 /*
- * unwind.c - placeholder walker: the interrupted pc only, then a marker
- * saying the rest is unknown.  Stands until the table walker lands, so
- * that the recording of stacks can be built and tested against the
- * contract in unwind.h.
+ * unwind.c - the stack walker of the signal path (contract in unwind.h).
+ *
+ * Each step finds the row in effect at the frame's pc (a binary search in
+ * the module set, then in the module's rows: unwind-tables.c), applies
+ * it (CFA = SP + k or FP + k, the return address at CFA - 8, the caller's
+ * frame pointer unchanged or saved), reads the two words through the
+ * fault guard and checks what it got: the CFA must be above the stack
+ * pointer and 8-aligned, and the return address must be in code we have
+ * unwind information for.  A frame whose row is unknown may be the
+ * kernel's signal trampoline: then the walk continues in the context the
+ * kernel saved, with its exact pc.  Anything else ends the walk with
+ * PCPROF_FRAME_UNKNOWN.
  */
 #include "unwind.h"
 
 #include "../arch/guard.h"
+#include "../arch/unwind-arch.h"
+#include "unwind-tables.h"
+
+struct frame {
+	struct profil_uregs r;
+	bool exact; /* r.pc is where it was interrupted, not a return address */
+	int found;  /* enum profil_ufound */
+	struct profil_urow row;
+};
+
+enum step { STEP_OK, STEP_END, STEP_UNKNOWN };
+
+static void resolve(struct profil_uwalk *w, struct frame *f)
+{
+	f->found = profil__unwind_row(w, f->exact ? f->r.pc : f->r.pc - 1, &f->row);
+}
+
+static bool unknown(const struct frame *f)
+{
+	return f->found == PROFIL_UFOUND_NONE || f->row.rule == PROFIL_CFA_UNKNOWN;
+}
+
+/* A frame with no rule may be the signal trampoline: the handler returned
+ * to its start, or (an exact pc) the signal came while it ran. */
+static bool sigframe(const struct frame *f, struct frame *out)
+{
+	if (profil__usigframe(f->r.pc, f->r.sp, &out->r) ||
+	    (f->exact && f->r.pc >= PROFIL_SIGTRAMP_IN &&
+	     profil__usigframe(f->r.pc - PROFIL_SIGTRAMP_IN, f->r.sp, &out->r))) {
+		out->exact = true;
+		return true;
+	}
+	return false;
+}
+
+static bool load(uintptr_t at, uintptr_t *out)
+{
+	uint64_t v;
+	if (profil__gload((const void *)at, 8, &v) < 0)
+		return false;
+	*out = (uintptr_t)v;
+	return true;
+}
+
+/* The caller of f, into out (its registers; not resolved). */
+static enum step caller(const struct frame *f, struct frame *out)
+{
+	if (unknown(f))
+		return sigframe(f, out) ? STEP_OK : STEP_UNKNOWN;
+	const struct profil_urow *w = &f->row;
+	uintptr_t cfa;
+	switch (w->rule) {
+	case PROFIL_CFA_END:
+		return STEP_END;
+	case PROFIL_CFA_SP:
+		cfa = f->r.sp + (uintptr_t)(intptr_t)w->cfa;
+		break;
+	case PROFIL_CFA_FP:
+		if (!f->r.fp_ok)
+			return STEP_UNKNOWN;
+		cfa = f->r.fp + (uintptr_t)(intptr_t)w->cfa;
+		break;
+	case PROFIL_CFA_PLT:
+		cfa = f->r.sp + 8 + ((f->r.pc & 15) >= (uintptr_t)w->cfa ? 8 : 0);
+		break;
+	default:
+		return STEP_UNKNOWN;
+	}
+	if (cfa <= f->r.sp || (cfa & 7) || cfa < (uintptr_t)-PROFIL_RA_AT)
+		return STEP_UNKNOWN;
+	out->exact = false;
+	out->r.sp = cfa;
+	if (!load(cfa + (uintptr_t)(intptr_t)PROFIL_RA_AT, &out->r.pc))
+		return STEP_UNKNOWN;
+	if (w->fp == PROFIL_FP_SAME) {
+		out->r.fp = f->r.fp;
+		out->r.fp_ok = f->r.fp_ok;
+	} else if (w->fp == PROFIL_FP_LOST) {
+		out->r.fp_ok = false;
+	} else {
+		out->r.fp_ok = load(cfa + (uintptr_t)(intptr_t)w->fp, &out->r.fp);
+	}
+	return out->r.pc == 0 ? STEP_END : STEP_OK;
+}
 
 int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 {
 	if (max <= 0)
 		return 0;
-	pcs[0] = profil_uc_pc(uc);
-	if (max == 1)
-		return 1;
-	pcs[1] = PCPROF_FRAME_UNKNOWN;
-	return 2;
+	/* Two frames used in turn: copying one over the other cost a
+	 * store-forwarding stall per step. */
+	struct frame fr[2] = { { .exact = true } };
+	struct frame *f = &fr[0], *next = &fr[1];
+	profil__uregs_from_uc(uc, &f->r);
+	pcs[0] = f->r.pc;
+	int n = 1;
+	if (!PROFIL_UNWIND_ARCH) {
+		if (max > 1)
+			pcs[n++] = PCPROF_FRAME_UNKNOWN;
+		return n;
+	}
+	struct profil_uwalk walk;
+	profil__unwind_enter(&walk);
+	resolve(&walk, f);
+	while (n < max) {
+		enum step s = caller(f, next);
+		if (s == STEP_END)
+			break;
+		if (s == STEP_OK) {
+			resolve(&walk, next);
+			/* A return address to the trampoline: its frame is not
+			 * shown, the interrupted one is, exactly. */
+			if (!next->exact && unknown(next) && sigframe(next, next))
+				resolve(&walk, next);
+			if (next->found == PROFIL_UFOUND_NONE)
+				s = STEP_UNKNOWN; /* not code we know: a bad frame */
+		}
+		if (s == STEP_UNKNOWN) {
+			pcs[n++] = PCPROF_FRAME_UNKNOWN;
+			break;
+		}
+		if (n == max - 1) {
+			pcs[n++] = PCPROF_FRAME_TRUNCATED;
+			break;
+		}
+		pcs[n++] = next->exact ? next->r.pc : next->r.pc - 1;
+		struct frame *t = f;
+		f = next;
+		next = t;
+	}
+	profil__unwind_leave(&walk);
+	return n;
 }

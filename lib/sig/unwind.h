@@ -4,8 +4,11 @@
  * Contract (every implementation): AS-safe and re-entrant across threads; no
  * locks, no allocation, no libc call that is not async-signal-safe; every
  * read of program memory goes through the fault guard (arch/guard.h), so a
- * bad frame ends the walk instead of faulting; bounded by max and by the
- * thread's known stack; max == 0 is allowed and writes nothing.
+ * bad frame ends the walk instead of faulting; bounded by max (each frame's
+ * CFA must rise above the last, except across a signal frame; the thread's
+ * stack bounds are not known in the handler and not used); max == 0 is
+ * allowed and writes nothing.  The implementation: sig/unwind.c (the walk),
+ * sig/unwind-tables.c (the tables it reads), arch/unwind-<arch>.c.
  *
  * What it writes, outermost last:
  *   pcs[0]    the interrupted pc, from uc (never the handler's own frames);

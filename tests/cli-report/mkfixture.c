@@ -36,6 +36,13 @@
  *       Write a pcprof.data of one process with N sample records (distinct
  *       pc and thread pairs, one sample each): N/100 pcs spread over libc's
  *       code, in each of 100 named threads; for the export benchmarks.
+ *   mkfixture stacks FILE
+ *       Write a pcprof.data (format 2) of one process whose samples carry
+ *       call stacks through this program's main and fix_* functions and
+ *       libhot.so, with recursion, a [truncated] stack, a leaf outside
+ *       every module and samples without a stack; stacks_fixture() below
+ *       lists them with their counts, which the t-*-stacks.sh tests
+ *       check report and export against.
  *   mkfixture counts
  *       Print the expected counts, "name count", one per line.
  *   mkfixture multi
@@ -62,6 +69,7 @@
 
 #include "data.h"
 #include "profile.h"
+#include "record-format.h"
 
 void hot_lib_spin(uint64_t n);
 void *hot_lib_inner_addr(void);
@@ -143,6 +151,21 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 								  ph->p_offset, ph->p_flags };
 	}
 	build_id(info, m);
+	return 0;
+}
+
+/* Write prof to file and free it and the module list l. */
+static int save(const char *file, struct pp_profile *prof, struct modlist *l)
+{
+	char err[256];
+	if (pp_write(file, prof, err, sizeof err) != 0) {
+		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
+		return 1;
+	}
+	pp_free(prof);
+	for (size_t i = 0; i < l->n; i++)
+		free(l->m[i].path);
+	free(l->m);
 	return 0;
 }
 
@@ -446,16 +469,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 			if (strstr(c->modules[i].path, "libhot.so"))
 				c->modules[i].build_id[0] ^= 0xff;
 
-	char err[256];
-	if (pp_write(file, &prof, err, sizeof err) != 0) {
-		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
-		return 1;
-	}
-	pp_free(&prof);
-	for (size_t i = 0; i < l.n; i++)
-		free(l.m[i].path);
-	free(l.m);
-	return 0;
+	return save(file, &prof, &l);
 }
 
 /* N processes like those of `pcprof run -- sh -c 'for ...; do prog; done'`:
@@ -564,6 +578,102 @@ static int write_samples(const char *file, size_t n)
 	}
 	pp_free(&prof);
 	return 0;
+}
+
+/* ---- stacks -------------------------------------------------------------------- */
+
+/*
+ * The stacked fixture, root first.  A caller's pc is inside the function
+ * (+8: a return address minus one), a leaf's at +4 like the flat fixture.
+ * Total 1000 samples; self: fix_hot 680, hot_lib_spin 150, fix_warm 100,
+ * fix_cold 50, 0x1234 20; inclusive: main 820, fix_hot 680, fix_warm 550,
+ * hot_lib_spin 150, [truncated] 100, fix_cold 50 (once, though it recurses).
+ */
+#define STK_MAX 5
+int main(int argc, char **argv);
+struct stk {
+	const char *fn[STK_MAX]; /* root first; "[truncated]", "0x1234" */
+	uint32_t thread;
+	uint64_t count;
+	int framed; /* 0: a sample without a stack (a version 1 file's kind) */
+};
+
+static const struct stk stacks_fixture[] = {
+	{ { "main", "fix_warm", "fix_hot" }, 0, 400, 1 },
+	{ { "main", "fix_hot" }, 0, 200, 1 },
+	{ { "main", "fix_cold", "fix_warm", "fix_cold" }, 0, 50, 1 },
+	{ { "main", "hot_lib_spin" }, 1, 150, 1 },
+	{ { "[truncated]", "fix_warm" }, 1, 100, 1 },
+	{ { "main", "0x1234" }, 0, 20, 1 },
+	{ { "fix_hot" }, 0, 80, 0 },
+};
+
+static uint64_t stk_pc(const char *fn, int leaf)
+{
+	uint64_t off = leaf ? 4 : 8;
+	if (strcmp(fn, "main") == 0)
+		return (uint64_t)(uintptr_t)main + off;
+	if (strcmp(fn, "fix_hot") == 0)
+		return (uint64_t)(uintptr_t)fix_hot + off;
+	if (strcmp(fn, "fix_warm") == 0)
+		return (uint64_t)(uintptr_t)fix_warm + off;
+	if (strcmp(fn, "fix_cold") == 0)
+		return (uint64_t)(uintptr_t)fix_cold + off;
+	if (strcmp(fn, "hot_lib_spin") == 0)
+		return (uint64_t)(uintptr_t)hot_lib_spin + off;
+	if (strcmp(fn, "[truncated]") == 0)
+		return PCPROF_FRAME_TRUNCATED;
+	return 0x1234;
+}
+
+/* The frame (pc, module) under parent, added unless it is there already:
+ * frames are a tree, parents first. */
+static uint32_t stk_frame(struct pp_process *p, uint64_t pc, uint32_t parent)
+{
+	uint32_t mod = PCPROF_FRAME_IS_MARKER(pc) ? PP_NO_MODULE : pp_find_module(p, pc, 0);
+	for (size_t i = 0; i < p->nframes; i++)
+		if (p->frames[i].pc == pc && p->frames[i].parent == parent)
+			return (uint32_t)i;
+	p->frames[p->nframes] = (struct pp_frame){ pc, mod, parent };
+	return (uint32_t)p->nframes++;
+}
+
+static int write_stacks(const char *file)
+{
+	struct modlist l = { 0 };
+	dl_iterate_phdr(add_module, &l);
+	struct pp_profile prof;
+	fill_profile(&prof, "mkfixture stacks", 1);
+	struct pp_process *p = &prof.procs[0];
+	fill_process(p, 4242, 4241, l.m[0].path, "mkfixture stacks");
+	p->lost = 0;
+	p->modules = copy_modules(&l);
+	p->nmodules = l.n;
+	p->nthreads = 2;
+	p->threads = calloc(2, sizeof *p->threads);
+	p->threads[0] = (struct pp_thread){ .tid = 4242, .name = "mkfixture" };
+	p->threads[1] = (struct pp_thread){ .tid = 4243, .name = "worker" };
+	size_t n = sizeof stacks_fixture / sizeof stacks_fixture[0];
+	p->frames = calloc(n * STK_MAX, sizeof *p->frames);
+	p->samples = calloc(n, sizeof *p->samples);
+	for (size_t i = 0; i < n; i++) {
+		const struct stk *k = &stacks_fixture[i];
+		int depth = 0;
+		while (depth < STK_MAX && k->fn[depth])
+			depth++;
+		uint32_t frame = PP_NO_FRAME;
+		for (int d = 0; d < depth && k->framed; d++)
+			frame = stk_frame(p, stk_pc(k->fn[d], d == depth - 1), frame);
+		uint64_t pc = stk_pc(k->fn[depth - 1], 1);
+		p->samples[p->nsamples++] = (struct pp_sample){ pc, pp_find_module(p, pc, 0),
+								k->thread, k->count, frame };
+		p->threads[k->thread].ticks += k->count;
+		p->ticks += k->count;
+	}
+	p->signals = p->ticks;
+	p->cpu_ns = p->ticks * 1000000ull;
+	pp_sort_samples(p);
+	return save(file, &prof, &l);
 }
 
 /* Expected totals per label, both processes together. */
@@ -677,6 +787,8 @@ int main(int argc, char **argv)
 				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
 	if (argc == 4 && strcmp(argv[1], "samples") == 0)
 		return write_samples(argv[2], strtoull(argv[3], NULL, 0));
+	if (argc == 3 && strcmp(argv[1], "stacks") == 0)
+		return write_stacks(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "counts") == 0)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
@@ -685,8 +797,9 @@ int main(int argc, char **argv)
 		return spin(atof(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
-	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
-			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
-			"samples FILE N | counts | multi | spin SECONDS | pltspin SECONDS\n");
+	fprintf(stderr,
+		"usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
+		"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
+		"samples FILE N | stacks FILE | counts | multi | spin SECONDS | pltspin SECONDS\n");
 	return 2;
 }

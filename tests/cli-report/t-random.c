@@ -4,7 +4,10 @@
  * and zero counts, rates of 0, biases and segments anywhere, build-ids of
  * any length that match nothing, modules named by real libraries, by this
  * program, by the vDSO, by a device, a directory, a relative path and by
- * nothing.  Nothing may crash, hang, fail to write, write more than 64 MiB
+ * nothing; call stacks of any depth and shape (deep chains, recursion,
+ * [unknown]/[truncated] markers, samples with and without one).  Each
+ * profile also goes through the data file's encoder and parser and must
+ * come back the same.  Nothing may crash, hang, fail to write, write more than 64 MiB
  * into a file, or trip the sanitizers this test is built with (see the
  * Makefile); outputs go to a temporary directory.
  * Seeded, so a failure repeats: T_RANDOM_SEED=n T_RANDOM_N=k to explore.
@@ -18,10 +21,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "flat.h"
+#include "data.h"
+#include "model.h"
 #include "out.h"
 #include "profile.h"
+#include "record-format.h"
 #include "test.h"
+#include "view.h"
 
 static uint64_t state;
 
@@ -51,6 +57,77 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 	if (strstr(info->dlpi_name, "/libc.so"))
 		*(const char **)arg = info->dlpi_name;
 	return 0;
+}
+
+/* A frame at a random place: a pc of a module or of none, a marker, or a
+ * pc of an earlier frame (recursion). */
+static struct pp_frame random_frame(const struct pp_process *pr, uint32_t parent)
+{
+	struct pp_frame f = { rnd(), PP_NO_MODULE, parent };
+	uint64_t r = rnd() % 8;
+	if (r == 0)
+		f.pc = rnd() % 2 ? PCPROF_FRAME_UNKNOWN : PCPROF_FRAME_TRUNCATED;
+	else if (r < 3 && pr->nframes)
+		f = (struct pp_frame){ pr->frames[rnd() % pr->nframes].pc,
+				       pr->frames[rnd() % pr->nframes].module, parent };
+	else if (pr->nmodules && r < 7) {
+		f.module = (uint32_t)(rnd() % pr->nmodules);
+		f.pc = pr->modules[f.module].bias + rnd() % 0x200000;
+	}
+	if (PCPROF_FRAME_IS_MARKER(f.pc))
+		f.module = PP_NO_MODULE;
+	return f;
+}
+
+/* Stacks for most samples: callers from a random tree of frames, then a
+ * leaf at the sample's pc. */
+static void random_stacks(struct pp_process *pr)
+{
+	size_t callers = rnd() % 4 == 0 ? 0 : rnd() % 400;
+	pr->frames = calloc(callers + pr->nsamples + 1, sizeof *pr->frames);
+	for (size_t i = 0; i < callers; i++) {
+		uint32_t parent =
+			i && rnd() % 8 ? (uint32_t)(rnd() % 2 ? i - 1 : rnd() % i) : PP_NO_FRAME;
+		pr->frames[i] = random_frame(pr, parent);
+		pr->nframes++;
+	}
+	for (size_t k = 0; k < pr->nsamples; k++) {
+		struct pp_sample *s = &pr->samples[k];
+		if (rnd() % 5 == 0 || (PCPROF_FRAME_IS_MARKER(s->pc) && s->module != PP_NO_MODULE))
+			continue;
+		uint32_t parent = callers && rnd() % 6 ? (uint32_t)(rnd() % callers) : PP_NO_FRAME;
+		pr->frames[pr->nframes] = (struct pp_frame){ s->pc, s->module, parent };
+		s->frame = (uint32_t)pr->nframes++;
+	}
+	pp_sort_samples(pr);
+}
+
+/* The profile through the data file's encoder and parser: the same. */
+static void round_trip(const struct pp_profile *a, int it)
+{
+	uint8_t *buf;
+	size_t len;
+	char err[256];
+	struct pp_profile b;
+	CHECK(pp_encode(a, &buf, &len, err, sizeof err) == 0, "iteration %d: encode: %s", it, err);
+	CHECK(pp_parse(buf, len, 0, &b, err, sizeof err) == 0, "iteration %d: parse: %s", it, err);
+	CHECK(a->nprocs == b.nprocs, "iteration %d: processes", it);
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct pp_process *x = &a->procs[i], *y = &b.procs[i];
+		CHECK(x->nframes == y->nframes && x->nsamples == y->nsamples,
+		      "iteration %d: %zu/%zu frames, %zu/%zu samples", it, x->nframes, y->nframes,
+		      x->nsamples, y->nsamples);
+		CHECK(memcmp(x->frames, y->frames, x->nframes * sizeof *x->frames) == 0,
+		      "iteration %d: frames differ", it);
+		for (size_t k = 0; k < x->nsamples; k++) {
+			const struct pp_sample *s = &x->samples[k], *t = &y->samples[k];
+			CHECK(s->pc == t->pc && s->module == t->module && s->thread == t->thread &&
+				      s->count == t->count && s->frame == t->frame,
+			      "iteration %d: process %zu, sample %zu differs", it, i, k);
+		}
+	}
+	pp_free(&b);
+	free(buf);
 }
 
 static void random_process(struct pp_process *pr)
@@ -99,6 +176,7 @@ static void random_process(struct pp_process *pr)
 		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
 						     PP_NO_FRAME };
 	}
+	random_stacks(pr);
 }
 
 int main(void)
@@ -140,15 +218,17 @@ int main(void)
 		prof.procs = calloc(prof.nprocs, sizeof *prof.procs);
 		for (size_t i = 0; i < prof.nprocs; i++)
 			random_process(&prof.procs[i]);
-		struct flat_opts o = { 0 };
+		round_trip(&prof, it);
+		struct model_opts o = { 0 };
 		if (rnd() % 4 == 0)
 			o.pid = 1 + (int32_t)(rnd() % 3);
 		if (rnd() % 4 == 0)
 			o.module = "*.so*";
 		if (rnd() % 4 == 0)
 			o.function = "*0x*";
+		o.no_demangle = rnd() % 2;
 		char err[512];
-		struct flat *f = flat_build(&prof, &o, err, sizeof err);
+		struct model *f = model_build(&prof, &o, err, sizeof err);
 		if (!f) {
 			/* only a pid that matches nothing fails */
 			CHECK(o.pid != 0, "iteration %d: %s", it, err);
@@ -159,20 +239,41 @@ int main(void)
 				CHECK(fmt[i]->write(f, fmt[i]->directory ? gm : out, err,
 						    sizeof err) == 0,
 				      "iteration %d, %s: %s", it, fmt[i]->name, err);
-			flat_notes(f, devnull);
+			model_notes(f, devnull);
 			size_t c;
-			for (int by = 0; by < 4; by++) {
-				free(flat_sorted_fns(f, (enum flat_sort)by, &c));
-				free(flat_sorted_lines(f, (enum flat_sort)by, &c));
-				free(flat_sorted_mods(f, (enum flat_sort)by, &c));
+			for (int by = 0; by < 5; by++) {
+				free(model_sorted_fns(f, (enum model_sort)by, &c));
+				free(model_sorted_lines(f, (enum model_sort)by, &c));
+				free(model_sorted_mods(f, (enum model_sort)by, &c));
 			}
+			/* every view of pcprof report, into /dev/null */
+			struct view_opts vo = { (enum model_sort)(rnd() % 5), rnd() % 3 };
+			view_functions(f, &vo);
+			view_lines(f, &vo);
+			view_modules(f, &vo);
+			view_processes(f, &vo);
+			view_threads(f, &vo);
+			view_tree(f, &vo);
+			view_calls(f, &vo, "*", rnd() % 2);
+			/* a function's total holds its self samples, and no more
+			 * than all shown samples (unless the sums wrapped) */
+			bool wraps = false;
+			for (size_t i = 0; i < f->nhits; i++)
+				wraps |= f->hits[i].count > (1ull << 40);
+			for (size_t i = 0; i < f->nfns && !wraps; i++)
+				CHECK(f->fns[i].total >= f->fns[i].samples &&
+					      f->fns[i].total <= f->shown,
+				      "iteration %d: %s: self %llu, total %llu of %llu", it,
+				      f->fns[i].label, (unsigned long long)f->fns[i].samples,
+				      (unsigned long long)f->fns[i].total,
+				      (unsigned long long)f->shown);
 			uint64_t sum = 0;
 			for (size_t i = 0; i < f->nfns; i++)
 				sum += f->fns[i].samples;
 			/* every shown sample is in exactly one row (sums may wrap alike) */
 			CHECK(sum == f->shown, "iteration %d: rows hold %llu of %llu samples", it,
 			      (unsigned long long)sum, (unsigned long long)f->shown);
-			flat_free(f);
+			model_free(f);
 		}
 		pp_free(&prof);
 	}

@@ -86,10 +86,10 @@ grep -Eq ' dbglib\.c:[0-9]+ +dbg_lib_inner ' "$T/lines" || fail "no dbglib.c lin
 # --modules: per-module totals
 "$PCPROF" report --modules "$T/fx.data" >"$T/mods" || fail "report --modules"
 m=$(($(expect fix_hot) + $(expect fix_warm) + $(expect fix_cold)))
-grep -Eq "^ *[0-9.]+ +$m +[0-9.]+ +mkfixture +/" "$T/mods" || fail "mkfixture total, want $m"
+grep -Eq "^ *[0-9.]+ +[0-9.]+ +$m +[0-9.]+ +mkfixture +/" "$T/mods" || fail "mkfixture total, want $m"
 m=$(($(expect hot_lib_spin) + $(expect hot_lib_inner)))
-grep -Eq "^ *[0-9.]+ +$m +[0-9.]+ +libhot.so +/" "$T/mods" || fail "libhot.so total, want $m"
-grep -Eq "^ *[0-9.]+ +$(expect unknown) +[0-9.]+ +\[unknown\]" "$T/mods" || fail "no [unknown] total"
+grep -Eq "^ *[0-9.]+ +[0-9.]+ +$m +[0-9.]+ +libhot.so +/" "$T/mods" || fail "libhot.so total, want $m"
+grep -Eq "^ *[0-9.]+ +- +$(expect unknown) +[0-9.]+ +\[unknown\]" "$T/mods" || fail "no [unknown] total"
 grep -q '^Flat profile' "$T/mods" && fail "--modules alone also printed functions"
 
 # --processes and --threads

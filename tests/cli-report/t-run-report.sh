@@ -23,7 +23,7 @@ awk -v p="$1" 'BEGIN { exit !(p >= 40) }' || fail "fix_hot has only $1%"
 # in libhot.so, hot_lib_spin is the first row of the module
 lib=$(awk '/^ self%/ { on = 1; next } on && NF == 6 && $6 == "libhot.so" { print $5; exit }' "$T/out")
 [ "$lib" = hot_lib_spin ] || fail "first libhot.so row is '$lib': $(cat "$T/out")"
-grep -Eq '^ *[0-9.]+ +[0-9]+ +[0-9.]+ +libhot\.so +/' "$T/out" || fail "no libhot.so module total"
+grep -Eq '^ *[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ +libhot\.so +/' "$T/out" || fail "no libhot.so module total"
 
 # gprof on the executable and on the library
 if command -v gprof >/dev/null; then

@@ -31,6 +31,11 @@ static void use(const struct pp_profile *p)
 			    (s->module != PP_NO_MODULE && s->module >= pr->nmodules))
 				abort();
 			n += pp_find_module(pr, s->pc, 0) == PP_NO_MODULE;
+			/* a stack ends, at a root, within nframes steps */
+			size_t depth = 0;
+			for (uint32_t f = s->frame; f != PP_NO_FRAME; f = pr->frames[f].parent)
+				if (f >= pr->nframes || ++depth > pr->nframes)
+					abort();
 		}
 	}
 	/* keep the loop from being optimised away */

@@ -13,7 +13,11 @@
  *   module PID.SEQ INDEX PATH bias=HEX epochs=LOADED-UNLOADED buildid=HEX
  *   thread PID.SEQ TID NAME TICKS
  *   fn PID.SEQ FUNCTION MODULE-BASENAME TICKS     (most ticks first)
- * and first a line "profile NPROCS command=...".  On a read error it prints
+ *   stack PID.SEQ TICKS ROOT;...;LEAF             (most ticks first)
+ * and first a line "profile NPROCS command=...".  A stack line sums the
+ * samples whose recorded stacks give the same functions; a frame is
+ * FUNCTION, [unknown] or [truncated] (the markers), or 0xPC outside every
+ * symbol.  Samples without a stack have no stack line.  On a read error it prints
  * pcprof's message and exits 1.
  */
 #include <stdbool.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 
 #include "data.h"
+#include "record-format.h"
 
 struct sym {
 	uint64_t addr, size;
@@ -143,6 +148,78 @@ static const char *end_name(uint32_t e)
 	return e < 4 ? n[e] : "?";
 }
 
+struct stk {
+	char *names;
+	uint64_t ticks;
+};
+
+static int cmp_stk(const void *a, const void *b)
+{
+	const struct stk *x = a, *y = b;
+	if (x->ticks != y->ticks)
+		return x->ticks > y->ticks ? -1 : 1;
+	return strcmp(x->names, y->names);
+}
+
+static void frame_name(const struct pp_process *pr, const struct symtab *st,
+		       const struct pp_frame *f, char *buf, size_t len)
+{
+	const char *name = NULL;
+	if (f->pc == PCPROF_FRAME_UNKNOWN)
+		name = "[unknown]";
+	else if (f->pc == PCPROF_FRAME_TRUNCATED)
+		name = "[truncated]";
+	else if (f->module != PP_NO_MODULE)
+		name = lookup(&st[f->module], f->pc - pr->modules[f->module].bias);
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%#llx", (unsigned long long)f->pc);
+}
+
+/* The stack lines: samples with a stack, grouped by their functions. */
+static void dump_stacks(const struct pp_process *pr, const struct symtab *st, const char *id)
+{
+	struct stk *v = calloc(pr->nsamples + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		if (s->frame == PP_NO_FRAME)
+			continue;
+		size_t depth = 0, len = 1;
+		for (uint32_t f = s->frame; f != PP_NO_FRAME; f = pr->frames[f].parent)
+			depth++;
+		char(*names)[512] = calloc(depth, sizeof *names);
+		size_t d = depth;
+		for (uint32_t f = s->frame; f != PP_NO_FRAME; f = pr->frames[f].parent) {
+			frame_name(pr, st, &pr->frames[f], names[--d], sizeof names[0]);
+			len += strlen(names[d]) + 1;
+		}
+		char *line = calloc(len, 1);
+		for (d = 0; d < depth; d++) {
+			if (d)
+				strcat(line, ";");
+			strcat(line, names[d]);
+		}
+		free(names);
+		size_t k = 0;
+		while (k < n && strcmp(v[k].names, line) != 0)
+			k++;
+		if (k == n)
+			v[n++] = (struct stk){ line, 0 };
+		else
+			free(line);
+		v[k].ticks += s->count;
+	}
+	if (n)
+		qsort(v, n, sizeof *v, cmp_stk);
+	for (size_t i = 0; i < n; i++) {
+		printf("stack %s %llu %s\n", id, (unsigned long long)v[i].ticks, v[i].names);
+		free(v[i].names);
+	}
+	free(v);
+}
+
 static void dump_proc(const struct pp_process *pr)
 {
 	char id[32];
@@ -183,7 +260,8 @@ static void dump_proc(const struct pp_process *pr)
 		if (!name)
 			name = "[unknown]";
 		size_t k = 0;
-		while (k < nf && !(strcmp(fns[k].name, name) == 0 && strcmp(fns[k].module, mod) == 0))
+		while (k < nf &&
+		       !(strcmp(fns[k].name, name) == 0 && strcmp(fns[k].module, mod) == 0))
 			k++;
 		if (k == nf)
 			fns[nf++] = (struct fn){ name, mod, 0 };
@@ -194,6 +272,7 @@ static void dump_proc(const struct pp_process *pr)
 		printf("fn %s %s %s %llu\n", id, fns[i].name, fns[i].module,
 		       (unsigned long long)fns[i].ticks);
 	free(fns);
+	dump_stacks(pr, st, id);
 	for (size_t i = 0; i < pr->nmodules; i++) {
 		for (size_t k = 0; k < st[i].n; k++)
 			free(st[i].v[k].name);

@@ -4,7 +4,9 @@
  * flip of a file is refused with a one-line message (CRC-32 detects all
  * single-bit errors); foreign, newer, empty, missing and directory inputs
  * are refused; pp_write leaves no temporary file behind; pp_find_module
- * honours segments, bias and epochs.
+ * honours segments, bias and epochs.  Frames (version 2) survive too, a
+ * version 1 file still reads (without frames), and frames that break the
+ * rules of profile.h are refused by the writer and the reader.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <zlib.h>
 
 #include "data.h"
+#include "record-format.h"
 #include "test.h"
 
 static char dir[] = "/tmp/t-data.XXXXXX";
@@ -60,13 +63,22 @@ static void fill(struct pp_profile *p)
 		pr->threads = calloc(2, sizeof *pr->threads);
 		pr->threads[0] = (struct pp_thread){ 1000 + i, "main", 5 };
 		pr->threads[1] = (struct pp_thread){ 2000 + i, "worker-thread-1", 4 };
-		/* deliberately not in (module, pc, thread) order: the reader sorts */
-		pr->nsamples = 4;
-		pr->samples = calloc(4, sizeof *pr->samples);
-		pr->samples[0] = (struct pp_sample){ 0x7f0000001010ull, 1, 1, 3, PP_NO_FRAME };
+		/* main -> leaf at 0x...5100; [truncated] -> the plugin */
+		pr->nframes = 4;
+		pr->frames = calloc(4, sizeof *pr->frames);
+		pr->frames[0] = (struct pp_frame){ 0x555555555050ull, 0, PP_NO_FRAME };
+		pr->frames[1] = (struct pp_frame){ 0x555555555100ull, 0, 0 };
+		pr->frames[2] =
+			(struct pp_frame){ PCPROF_FRAME_TRUNCATED, PP_NO_MODULE, PP_NO_FRAME };
+		pr->frames[3] = (struct pp_frame){ 0x7f0000001010ull, 1, 2 };
+		/* deliberately not in (module, pc, thread, frame) order: the reader sorts */
+		pr->nsamples = 5;
+		pr->samples = calloc(5, sizeof *pr->samples);
+		pr->samples[0] = (struct pp_sample){ 0x7f0000001010ull, 1, 1, 3, 3 };
 		pr->samples[1] = (struct pp_sample){ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME };
 		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME };
-		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, PP_NO_FRAME };
+		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, 1 };
+		pr->samples[4] = (struct pp_sample){ 0x555555555100ull, 0, 0, 2, 1 };
 	}
 }
 
@@ -119,25 +131,107 @@ static void same(const struct pp_profile *a, const struct pp_profile *b)
 			T_EQ(x->threads[k].ticks, y->threads[k].ticks);
 		}
 		T_EQ(x->nsamples, y->nsamples);
+		T_EQ(x->nframes, y->nframes);
+		for (size_t k = 0; k < x->nframes; k++) {
+			T_EQ(x->frames[k].pc, y->frames[k].pc);
+			T_EQ(x->frames[k].module, y->frames[k].module);
+			T_EQ(x->frames[k].parent, y->frames[k].parent);
+		}
 	}
 }
 
-/* The samples as read: sorted by (module, pc, thread), nothing lost. */
-static void check_sorted(const struct pp_process *pr)
+/* The samples as read: sorted by (module, pc, thread, frame), nothing
+ * lost; a version 1 file has no frames. */
+static void check_sorted(const struct pp_process *pr, bool frames)
 {
-	static const struct pp_sample want[4] = {
+	static const struct pp_sample want[5] = {
+		{ 0x555555555100ull, 0, 0, 2, 1 },
 		{ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME },
-		{ 0x555555555100ull, 0, 1, 1, PP_NO_FRAME },
-		{ 0x7f0000001010ull, 1, 1, 3, PP_NO_FRAME },
+		{ 0x555555555100ull, 0, 1, 1, 1 },
+		{ 0x7f0000001010ull, 1, 1, 3, 3 },
 		{ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME },
 	};
-	T_EQ(pr->nsamples, 4);
-	for (int i = 0; i < 4; i++) {
+	T_EQ(pr->nsamples, 5);
+	T_EQ(pr->nframes, frames ? 4 : 0);
+	uint64_t sum = 0;
+	for (int i = 0; i < 5; i++) {
 		T_EQ(pr->samples[i].pc, want[i].pc);
 		T_EQ(pr->samples[i].module, want[i].module);
 		T_EQ(pr->samples[i].thread, want[i].thread);
-		T_EQ(pr->samples[i].count, want[i].count);
+		sum += pr->samples[i].count;
+		if (frames) {
+			T_EQ(pr->samples[i].count, want[i].count);
+			T_EQ(pr->samples[i].frame, want[i].frame);
+		} else {
+			T_EQ(pr->samples[i].frame, PP_NO_FRAME);
+		}
 	}
+	T_EQ(sum, 11);
+}
+
+/* Set both checksums of an encoded file after patching it. */
+static void reseal(uint8_t *buf, size_t len)
+{
+	uint32_t c = (uint32_t)crc32(0, buf + PP_HEADER_SIZE, (uInt)(len - PP_HEADER_SIZE));
+	memcpy(buf + 24, &c, 4); /* little-endian host */
+	c = (uint32_t)crc32(0, buf, 28);
+	memcpy(buf + 28, &c, 4);
+}
+
+/* Frames that break profile.h's rules: pp_encode refuses to write them, and
+ * the reader refuses a file that holds them (patched into a good file). */
+static void bad_stacks(struct pp_profile *a)
+{
+	struct pp_process *pr = &a->procs[0];
+	struct {
+		size_t frame;
+		struct pp_frame f;
+		const char *says;
+	} bad[] = {
+		{ 0, { 0x555555555050ull, 0, 0 }, "parents come first" },
+		{ 1, { 0x555555555100ull, 0, 2 }, "parents come first" },
+		{ 0, { 0x555555555050ull, 2, PP_NO_FRAME }, "module 2 out of range" },
+		{ 2, { PCPROF_FRAME_TRUNCATED, 0, PP_NO_FRAME }, "marker" },
+		{ 1, { 0x555555555108ull, 0, 0 }, "not at the sample's pc" },
+		{ 3, { 0x7f0000001010ull, 0, 2 }, "not at the sample's pc" },
+	};
+	char err[256];
+	uint8_t *buf, *none = NULL;
+	size_t len, n;
+	T_EQ(pp_encode(a, &buf, &len, err, sizeof err), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct pp_frame keep = pr->frames[bad[i].frame];
+		pr->frames[bad[i].frame] = bad[i].f;
+		T_EQ(pp_encode(a, &none, &n, err, sizeof err), -1);
+		if (!strstr(err, bad[i].says))
+			T_FAIL("case %zu: writer says '%s', not '%s'", i, err, bad[i].says);
+		pr->frames[bad[i].frame] = keep;
+
+		/* the same frame in the file: find the good one's 16 bytes */
+		uint8_t good[16], evil[16];
+		uint32_t v[2] = { keep.module, keep.parent };
+		memcpy(good, &keep.pc, 8), memcpy(good + 8, v, 8);
+		uint32_t w[2] = { bad[i].f.module, bad[i].f.parent };
+		memcpy(evil, &bad[i].f.pc, 8), memcpy(evil + 8, w, 8);
+		uint8_t *at = memmem(buf, len, good, 16);
+		T_OK(at != NULL);
+		memcpy(at, evil, 16);
+		reseal(buf, len);
+		struct pp_profile p;
+		T_EQ(pp_parse(buf, len, 0, &p, err, sizeof err), -1);
+		if (!strstr(err, bad[i].says) || !strstr(err, "corrupted"))
+			T_FAIL("case %zu: reader says '%s', not '%s'", i, err, bad[i].says);
+		memcpy(at, good, 16);
+		reseal(buf, len);
+		T_EQ(pp_parse(buf, len, 0, &p, err, sizeof err), 0);
+		pp_free(&p);
+	}
+	/* a sample's frame out of range */
+	pr->samples[2].frame = 4;
+	T_EQ(pp_encode(a, &none, &n, err, sizeof err), -1);
+	T_OK(strstr(err, "frame 4 out of range") != NULL);
+	pr->samples[2].frame = PP_NO_FRAME;
+	free(buf);
 }
 
 /* pp_parse must refuse buf with a one-line message. */
@@ -182,8 +276,23 @@ int main(void)
 	T_EQ(pp_write(path, &a, err, sizeof err), 0);
 	T_EQ(pp_read(path, &b, err, sizeof err), 0);
 	same(&a, &b);
-	check_sorted(&b.procs[0]);
-	check_sorted(&b.procs[1]);
+	check_sorted(&b.procs[0], true);
+	check_sorted(&b.procs[1], true);
+	bad_stacks(&a);
+
+	/* a version 1 file: the same, without frames */
+	{
+		uint8_t *v1;
+		size_t n1;
+		struct pp_profile c;
+		T_EQ(pp_encode_version(&a, 1, &v1, &n1, err, sizeof err), 0);
+		T_EQ(v1[8], 1);
+		T_EQ(pp_parse(v1, n1, 0, &c, err, sizeof err), 0);
+		check_sorted(&c.procs[0], false);
+		check_sorted(&c.procs[1], false);
+		pp_free(&c);
+		free(v1);
+	}
 
 	/* the same file again replaces it, and leaves nothing else */
 	T_EQ(pp_write(path, &b, err, sizeof err), 0);
@@ -234,13 +343,13 @@ int main(void)
 		}
 	}
 	/* a newer version, with correct checksums: the message says so */
-	buf[8] = 2;
+	buf[8] = PP_VERSION + 1;
 	uint32_t c = (uint32_t)crc32(0, buf, 28);
 	memcpy(buf + 28, &c, 4); /* little-endian host */
 	struct pp_profile p;
 	T_EQ(pp_parse(buf, len, 0, &p, err, sizeof err), -1);
 	T_OK(strstr(err, "newer") != NULL);
-	buf[8] = 1;
+	buf[8] = PP_VERSION;
 	c = (uint32_t)crc32(0, buf, 28);
 	memcpy(buf + 28, &c, 4);
 	T_EQ(pp_parse(buf, len, 0, &p, err, sizeof err), 0);

@@ -14,7 +14,15 @@
  *   - .lost markers become unrecorded images, with their pid and errno;
  *   - broken files (empty, zero header, bad magic, tables outside the file
  *     or overlapping, bad level sizes, file size not the header's) are
- *     refused with a message.
+ *     refused with a message;
+ *   - stacks: a slot's callers become frames, root first, parents before
+ *     children; one node becomes frames of different modules at different
+ *     epochs; two nodes with the same (parent, pc) become one frame; a cut
+ *     stack gets [truncated] between the leaf and its callers; a marker has
+ *     no module; a loop, a parent outside the table or a free node end the
+ *     stack with [unknown]; a slot without a stack has no frame;
+ *   - a version 2 recording (1904-byte header, 24-byte slots) reads as it
+ *     did, without frames.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -30,12 +38,15 @@
 #define NTHR  8  /* one level */
 #define SBASE 32 /* pc table: levels of 32 and 64 slots, and a third unopened */
 #define NSLOT (SBASE * 7)
+#define NBASE 8 /* node table: levels of 8 and 16 */
+#define NNODE (NBASE * 3)
 
 struct file {
 	struct pcprof_raw_header h;
 	struct pcprof_raw_module mod[NMOD];
 	struct pcprof_raw_thread thr[NTHR];
 	struct pcprof_raw_slot slot[NSLOT];
+	struct pcprof_raw_node node[NNODE];
 };
 
 static char dir[] = "/tmp/t-raw.XXXXXX";
@@ -60,7 +71,13 @@ static void put_module(struct file *f, int i, const char *path, uint64_t bias, u
 static void put_slot(struct file *f, int i, uint64_t pc, uint32_t thread, uint32_t epoch,
 		     uint64_t count)
 {
-	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count };
+	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count, PCPROF_RAW_NO_STACK, 0 };
+}
+
+static void put_stack(struct file *f, int i, uint64_t pc, uint32_t epoch, uint32_t node,
+		      uint32_t flags, uint64_t count)
+{
+	f->slot[i] = (struct pcprof_raw_slot){ pc, 3, epoch, count, node, flags };
 }
 
 static void make(struct file *f)
@@ -147,6 +164,180 @@ static void refused(const void *buf, size_t len, const char *expect)
 	T_EQ(raw_read(path, &pr, &in, err, sizeof err), -1);
 	if (!strstr(err, expect))
 		T_FAIL("message '%s' does not say '%s'", err, expect);
+}
+
+/* A sample's stack, root first: "pc@module;...", markers by name. */
+static void stack_text(const struct pp_process *pr, uint32_t f, char *buf, size_t len)
+{
+	uint32_t path[300];
+	int n = 0;
+	for (; f != PP_NO_FRAME; f = pr->frames[f].parent) {
+		T_OK(f < pr->nframes && n < 300);
+		/* parents first: a frame's parent has a smaller index */
+		T_OK(pr->frames[f].parent == PP_NO_FRAME || pr->frames[f].parent < f);
+		path[n++] = f;
+	}
+	size_t used = 0;
+	buf[0] = 0;
+	while (n-- > 0) {
+		const struct pp_frame *fr = &pr->frames[path[n]];
+		const char *mod = fr->module == PP_NO_MODULE ? "-" : pr->modules[fr->module].path;
+		if (fr->pc == PCPROF_FRAME_UNKNOWN || fr->pc == PCPROF_FRAME_TRUNCATED) {
+			T_EQ(fr->module, PP_NO_MODULE);
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ";" : "",
+						 fr->pc == PCPROF_FRAME_UNKNOWN ? "[unknown]"
+										: "[truncated]");
+		} else {
+			used += (size_t)snprintf(buf + used, len - used, "%s%llx@%s",
+						 used ? ";" : "", (unsigned long long)fr->pc,
+						 strrchr(mod, '/') ? strrchr(mod, '/') + 1 : mod);
+		}
+		T_OK(used < len);
+	}
+}
+
+/* The ticks of the samples at pc whose stack reads `want`. */
+static uint64_t stack_ticks(const struct pp_process *pr, uint64_t pc, const char *want)
+{
+	uint64_t sum = 0;
+	char text[8192];
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		if (s->pc != pc)
+			continue;
+		if (s->frame == PP_NO_FRAME) {
+			snprintf(text, sizeof text, "none");
+		} else {
+			const struct pp_frame *leaf = &pr->frames[s->frame];
+			T_EQ(leaf->pc, s->pc);
+			T_EQ(leaf->module, s->module);
+			stack_text(pr, s->frame, text, sizeof text);
+		}
+		if (strcmp(text, want) == 0)
+			sum += s->count;
+	}
+	if (!sum)
+		T_FAIL("no sample at %#llx with the stack %s", (unsigned long long)pc, want);
+	return sum;
+}
+
+static void stacks(void)
+{
+	static struct file f;
+	make(&f);
+	memset(f.slot, 0, sizeof f.slot);
+	f.h.flags |= PCPROF_RAW_F_STACKS;
+	f.h.node = (struct pcprof_raw_levels){
+		.off = offsetof(struct file, node), .base = NBASE, .max = 2, .open = 2
+	};
+	const uint32_t root = PCPROF_RAW_ROOT;
+	f.node[0] = (struct pcprof_raw_node){ 0x401100, root, 0 };  /* main */
+	f.node[1] = (struct pcprof_raw_node){ 0x401200, 0, 0 };     /* b, under main */
+	f.node[2] = (struct pcprof_raw_node){ 0x7001150, 1, 0 };    /* a.so or b.so */
+	f.node[9] = (struct pcprof_raw_node){ 0x401200, 0, 0 };     /* node 1 again */
+	f.node[3] = (struct pcprof_raw_node){ PCPROF_FRAME_UNKNOWN, root, 0 };
+	f.node[4] = (struct pcprof_raw_node){ 0x401300, 3, 0 };
+	f.node[5] = (struct pcprof_raw_node){ 0x401400, 6, 0 };     /* a loop */
+	f.node[6] = (struct pcprof_raw_node){ 0x401500, 5, 0 };
+	f.node[7] = (struct pcprof_raw_node){ 0x401600, 1000, 0 };  /* parent outside */
+	f.node[8] = (struct pcprof_raw_node){ PCPROF_RAW_NODE_BUSY, root, 0 };
+	put_stack(&f, 0, 0x401010, 0, 2, 0, 10);
+	put_stack(&f, 1, 0x401010, 1, 2, 0, 1);
+	put_stack(&f, 2, 0x401020, 0, 9, 0, 2);
+	put_stack(&f, 3, 0x401030, 0, root, 0, 3);
+	put_stack(&f, 4, 0x401040, 0, PCPROF_RAW_NO_STACK, 0, 4);
+	put_stack(&f, 5, 0x401050, 0, 4, 0, 5);
+	put_stack(&f, 6, 0x401060, 0, 5, 0, 6);
+	put_stack(&f, 7, 0x401070, 0, 7, 0, 7);
+	put_stack(&f, 8, 0x401080, 0, 1, PCPROF_RAW_SLOT_CUT, 8);
+	put_stack(&f, 9, 0x401090, 0, 20, 0, 9); /* a free node */
+	put_stack(&f, 10, 0x4010a0, 0, 8, 0, 1); /* a node being filled */
+	put_stack(&f, 11, 0x401020, 0, 1, 0, 3); /* the same as slot 2 */
+	f.h.stack_cut = 8;
+
+	char path[256], err[256];
+	save("4242.1.raw", &f, sizeof f, path, sizeof path);
+	struct pp_process pr;
+	struct raw_info in;
+	if (raw_read(path, &pr, &in, err, sizeof err) < 0)
+		T_FAIL("a recording with stacks: %s", err);
+	T_EQ(in.stack_cut, 8);
+	/* what the data file's writer and reader demand of frames */
+	if (pp_check_stacks(&pr, err, sizeof err) < 0)
+		T_FAIL("frames break the model's rules: %s", err);
+	T_EQ(stack_ticks(&pr, 0x401010, "401100@prog;401200@prog;7001150@a.so;401010@prog"), 10);
+	T_EQ(stack_ticks(&pr, 0x401010, "401100@prog;401200@prog;7001150@b.so;401010@prog"), 1);
+	T_EQ(stack_ticks(&pr, 0x401020, "401100@prog;401200@prog;401020@prog"), 5);
+	T_EQ(stack_ticks(&pr, 0x401030, "401030@prog"), 3);
+	T_EQ(stack_ticks(&pr, 0x401040, "none"), 4);
+	T_EQ(stack_ticks(&pr, 0x401050, "[unknown];401300@prog;401050@prog"), 5);
+	T_EQ(stack_ticks(&pr, 0x401070, "[unknown];401600@prog;401070@prog"), 7);
+	T_EQ(stack_ticks(&pr, 0x401080, "401100@prog;401200@prog;[truncated];401080@prog"), 8);
+	T_EQ(stack_ticks(&pr, 0x401090, "[unknown];401090@prog"), 9);
+	T_EQ(stack_ticks(&pr, 0x4010a0, "[unknown];4010a0@prog"), 1);
+	/* the loop: cut off at the longest stack, then [unknown] */
+	size_t loop = 0;
+	for (size_t i = 0; i < pr.nsamples; i++) {
+		if (pr.samples[i].pc != 0x401060)
+			continue;
+		loop++;
+		uint32_t fr = pr.samples[i].frame, depth = 0;
+		while (pr.frames[fr].parent != PP_NO_FRAME) {
+			fr = pr.frames[fr].parent;
+			depth++;
+		}
+		T_EQ(pr.frames[fr].pc, PCPROF_FRAME_UNKNOWN);
+		T_OK(depth <= 257);
+	}
+	T_EQ(loop, 1);
+	/* one frame per (pc, module, parent) */
+	for (size_t i = 0; i < pr.nframes; i++)
+		for (size_t j = i + 1; j < pr.nframes; j++)
+			T_OK(pr.frames[i].pc != pr.frames[j].pc ||
+			     pr.frames[i].module != pr.frames[j].module ||
+			     pr.frames[i].parent != pr.frames[j].parent);
+	pp_process_free(&pr);
+}
+
+/* The file of make() as version 2 wrote it: 1904-byte header, 24-byte
+ * slots (the tables where they were, which version 2 allows). */
+static void version2(void)
+{
+	static struct file f;
+	make(&f);
+	f.h.version = 2;
+	f.h.header_size = PCPROF_RAW_V2_HEADER_SIZE;
+	size_t size = offsetof(struct file, slot) + NSLOT * PCPROF_RAW_V2_SLOT_SIZE;
+	f.h.file_size = size;
+	static char buf[sizeof f];
+	memset(buf, 0x77, sizeof buf); /* what version 3 fields would read */
+	memcpy(buf, &f.h, PCPROF_RAW_V2_HEADER_SIZE);
+	memcpy(buf + offsetof(struct file, mod), f.mod, sizeof f.mod + sizeof f.thr);
+	for (int i = 0; i < NSLOT; i++)
+		memcpy(buf + offsetof(struct file, slot) + (size_t)i * PCPROF_RAW_V2_SLOT_SIZE,
+		       &f.slot[i], PCPROF_RAW_V2_SLOT_SIZE);
+	char path[256], err[256];
+	save("4242.1.raw", buf, size, path, sizeof path);
+	struct pp_process pr;
+	struct raw_info in;
+	if (raw_read(path, &pr, &in, err, sizeof err) < 0)
+		T_FAIL("a version 2 recording: %s", err);
+	T_EQ(pr.ticks, 41);
+	T_EQ(in.lost_busy, 7);
+	T_EQ(in.stack_cut, 0);
+	T_EQ(pr.nframes, 0);
+	T_EQ(find(&pr, 0x401010, "/bin/prog", 4242)->count, 116);
+	T_EQ(find(&pr, 0x7001200, "/lib/b.so", 4242)->count, 6);
+	T_EQ(find(&pr, 0x401020, "/bin/prog", 0)->count, 1);
+	T_EQ(pr.nsamples, 7);
+	for (size_t i = 0; i < pr.nsamples; i++)
+		T_EQ(pr.samples[i].frame, PP_NO_FRAME);
+	pp_process_free(&pr);
+
+	/* stacks cannot be in a version 2 file */
+	((struct pcprof_raw_header *)buf)->flags |= PCPROF_RAW_F_STACKS;
+	save("bad.raw", buf, size, path, sizeof path);
+	T_EQ(raw_read(path, &pr, &in, err, sizeof err), -1);
 }
 
 int main(void)
@@ -287,6 +478,21 @@ int main(void)
 	make(&f);
 	f.h.file_size -= 8;
 	refused(&f, sizeof f, "file size differs");
+
+	make(&f);
+	f.h.node.base = NBASE; /* a node table without the stacks flag */
+	refused(&f, sizeof f, "without the stacks flag");
+	make(&f);
+	f.h.flags |= PCPROF_RAW_F_STACKS;
+	f.h.node = (struct pcprof_raw_levels){
+		.off = offsetof(struct file, slot), .base = NBASE, .max = 2, .open = 1
+	};
+	refused(&f, sizeof f, "tables overlap");
+	f.h.node.off = sizeof f - 8;
+	refused(&f, sizeof f, "stack node table out of bounds");
+
+	stacks();
+	version2();
 
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -14,45 +14,10 @@
 # runs on: one tick per 10 ms of it, measured between its first and last
 # tick) within 5 % of its unprofiled rate; and pcprof's samples within
 # [0.75, 1.25] x the CPU seconds pcprof measured x the rate.
-. "$(dirname "$0")/../cli-run/lib.sh"
+. "$(dirname "$0")/owners.sh"
 OWNER=$PWD/${B:-build}/tests/targets/sigowner
 [ -x "$OWNER" ] || fail "missing $OWNER (make all)"
 command -v sort >/dev/null || fail "no sort"
-ENGINE=${PROFIL_ENGINE:-auto}
-
-# profiled NAME CMD...: run CMD unprofiled and under pcprof run; same
-# stdout and status, and the recorded samples match the CPU time.
-profiled()
-{
-	name=$1
-	shift
-	"$@" >"$T/$name.plain"
-	plain=$?
-	"$PCPROF" run -q -o "$T/$name.data" -- "$@" >"$T/$name.prof" 2>"$T/$name.err"
-	prof=$?
-	if [ $prof = 125 ] && [ "$ENGINE" = perf ] && grep -q perf "$T/$name.err"; then
-		echo "SKIP: perf engine cannot run here: $(cat "$T/$name.err")"
-		exit 77
-	fi
-	[ $prof = $plain ] || fail "$name: exit status $prof under pcprof, $plain without ($(cat "$T/$name.err"))"
-	cmp -s "$T/$name.plain" "$T/$name.prof" || fail "$name: output differs under pcprof"
-	dump "$T/$name.data"
-	id=$(procs)
-	[ "$(echo "$id" | wc -l)" = 1 ] || { cat "$T/dump"; fail "$name: want one process"; }
-	engine=$(field "$id" engine)
-	[ "$ENGINE" = auto ] || [ "$engine" = "$ENGINE" ] || fail "$name: engine $engine, not $ENGINE"
-	ticks=$(field "$id" ticks)
-	cpu_ms=$(field "$id" cpu_ms)
-	hz=$(field "$id" hz)
-	awk -v t="$ticks" -v c="$cpu_ms" -v h="$hz" -v n="$name" 'BEGIN {
-		want = c / 1000 * h; lo = 0.75 * want; hi = 1.25 * want
-		if (c < 300 || t < lo || t > hi) {
-			printf "FAIL: %s: %d samples for %.3f s CPU at %d Hz, want [%.1f, %.1f] (and >= 0.3 s CPU)\n", n, t, c / 1000, h, lo, hi
-			exit 1
-		}
-		printf "%s: %d samples for %.3f s CPU at %d Hz\n", n, t, c / 1000, h }' ||
-		exit 1
-}
 
 awk 'BEGIN { x = 1; for (i = 0; i < 1000000; i++) { x = (x * 1103515245 + 12345) % 2147483648; print x } }' >"$T/big.txt"
 profiled sort sort -n "$T/big.txt"

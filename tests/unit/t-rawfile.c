@@ -16,7 +16,14 @@
  *   - on a tmpfs with no room (as root; SKIP when mounting is not allowed,
  *     after everything else has passed): creation leaves a marker naming
  *     ENOSPC and nothing mapped; a reservation fails with -ENOSPC, no SIGBUS;
- *   - the newest file of a pid is found among markers and junk names.
+ *   - the newest file of a pid is found among markers and junk names;
+ *   - with stacks (PCPROF_STACKS): the node table is in the file, after the
+ *     pc table, and its first level is reserved; a hostile node table (out
+ *     of the file, over another table, bad level sizes, present without the
+ *     stacks flag, or the flag without it) is refused; without stacks the
+ *     file has no node table;
+ *   - a version 2 header (1904 bytes, no stacks) is read for its values
+ *     (an earlier image of an exec chain) but never attached to write.
  */
 #include "rawfile.h"
 
@@ -326,6 +333,106 @@ static void latest(void)
 	T_EQ(last.seq, -1);
 }
 
+static void write_header(int fd, const struct pcprof_raw_header *h)
+{
+	T_EQ(pwrite(fd, h, sizeof *h, 0), sizeof *h);
+}
+
+/* The node table of a recording with stacks, and what is refused. */
+static void stacks(void)
+{
+	struct raw_map m;
+	T_EQ(profil__raw_create(&env, 4050, 0, &m), 0);
+	T_EQ(m.h->version, 3);
+	T_EQ(m.h->header_size, 2104);
+	T_OK(!(m.h->flags & PCPROF_RAW_F_STACKS));
+	T_EQ(m.h->node.off, 0);
+	T_EQ(m.node.max, 0);
+	profil__raw_unmap(&m);
+
+	struct raw_env with = env;
+	with.stacks = true;
+	T_EQ(profil__raw_create(&with, 4051, 0, &m), 0);
+	struct pcprof_raw_header good = *m.h;
+	T_OK(good.flags & PCPROF_RAW_F_STACKS);
+	T_EQ(good.node.base, 256);
+	T_EQ(good.node.max, good.slot.max);
+	T_EQ(good.node.open, 1);
+	T_EQ(good.node.off % 4096, 0);
+	T_OK(good.node.off >=
+	     good.slot.off + (((uint64_t)good.slot.base << good.slot.max) - good.slot.base) *
+				     sizeof(struct pcprof_raw_slot));
+	T_OK(good.mod_off >=
+	     good.node.off + (((uint64_t)good.node.base << good.node.max) - good.node.base) *
+				     sizeof(struct pcprof_raw_node));
+	T_EQ(m.node.off, good.node.off);
+	/* the first level is reserved: a store there cannot fault */
+	memset((char *)m.h + good.node.off, 0, good.node.base * sizeof(struct pcprof_raw_node));
+	profil__raw_unmap(&m);
+	EXPECT_ATTACH(4051, 0, 0, "a recording with stacks");
+	T_EQ(profil__raw_attach(scratch, 4051, 0, profil__raw_token(4051), &m), 0);
+	T_EQ(m.node.off, good.node.off);
+	T_EQ(m.node.max, good.node.max);
+	profil__raw_unmap(&m);
+
+	char path[256];
+	name(path, sizeof path, "4051.0.raw");
+	int fd = open(path, O_RDWR);
+	T_OK(fd >= 0);
+	struct pcprof_raw_header h = good;
+	h.node.off = good.slot.off;
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "node table over the pc table");
+	h = good;
+	h.node.off = good.mod_off;
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "node table over the module table");
+	h = good;
+	h.node.base = 384;
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "node level not a power of two");
+	h = good;
+	h.node.open = h.node.max + 1;
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "more node levels open than exist");
+	h = good;
+	h.node.max = PCPROF_RAW_LEVELS;
+	h.node.base = PCPROF_RAW_MAX_BASE;
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "node table past the file");
+	h = good;
+	h.flags &= ~PCPROF_RAW_F_STACKS;
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "node table without the stacks flag");
+	h = good;
+	memset(&h.node, 0, sizeof h.node);
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "stacks flag without a node table");
+
+	/* Version 2: the header of 1904 bytes and no stacks; the bytes past
+	 * it are its thread table, garbage to a version 3 reader. */
+	h = good;
+	h.version = 2;
+	h.header_size = PCPROF_RAW_V2_HEADER_SIZE;
+	h.flags &= ~PCPROF_RAW_F_STACKS;
+	h.exec_cpu_ns = 777;
+	memset((char *)&h + PCPROF_RAW_V2_HEADER_SIZE, 0x5a, sizeof h - PCPROF_RAW_V2_HEADER_SIZE);
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "version 2: never written to");
+	struct pcprof_raw_header r;
+	T_EQ(profil__raw_read_header(scratch, 4051, 0, &r), 0);
+	T_EQ(r.version, 2);
+	T_EQ(r.exec_cpu_ns, 777);
+	T_EQ(r.stack_cut, 0);
+	T_EQ(r.node.off, 0);
+	h.header_size = sizeof h;
+	write_header(fd, &h);
+	T_EQ(profil__raw_read_header(scratch, 4051, 0, &r), -EINVAL);
+	write_header(fd, &good);
+	EXPECT_ATTACH(4051, 0, 0, "the file restored");
+	close(fd);
+}
+
 /* Returns false if no tmpfs could be mounted. */
 static bool full_tmpfs(void)
 {
@@ -372,6 +479,7 @@ int main(void)
 	planted_links();
 	file_size_limit();
 	latest();
+	stacks();
 	if (!full_tmpfs())
 		T_SKIP("cannot mount a tmpfs (%s): the full file system was not tried (the rest "
 		       "passed)",

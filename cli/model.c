@@ -1,19 +1,22 @@
 /*
- * flat.c - symbolize and sum the samples once, for report and export.
+ * model.c - the profile model every output reads: symbolize and sum the samples
+ * once, for report and export.
  *
  * Each distinct (file, link-time pc) is symbolized once, whatever the number
  * of processes, threads and samples that hit it: the sample lists are
  * sorted by pc, but a busy loop in a library used by 50 forked children is
  * still 50 copies of the same few pcs.
  */
-#include "flat.h"
+#include "model.h"
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <libiberty/demangle.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "record-format.h"
 #include "util.h"
 
 /* ---- a small hash table of indexes ---------------------------------------- */
@@ -85,13 +88,14 @@ static void hmap_set(struct hmap *h, struct hslot *s, uint32_t idx)
 /* ---- building --------------------------------------------------------------- */
 
 struct builder {
-	struct flat *f;
-	struct hmap modmap, pcmap, fnmap;
-	size_t capmods, capfns, cappcs, caphits;
+	struct model *f;
+	struct hmap modmap, pcmap, fnmap, nodemap;
+	size_t capmods, capfns, cappcs, caphits, capnodes;
 	/* the key being looked up */
 	const struct pp_module *km;
 	uint32_t kmod;
 	uint64_t kaddr;
+	uint32_t kpc, kparent;
 };
 
 #define GROW(arr, n, cap)                                                                          \
@@ -105,7 +109,7 @@ struct builder {
 static bool mod_eq(void *ctx, uint32_t i)
 {
 	struct builder *b = ctx;
-	const struct flat_mod *m = &b->f->mods[i];
+	const struct model_mod *m = &b->f->mods[i];
 	uint32_t n = b->km->build_id_len > 40 ? 0 : b->km->build_id_len;
 	return strcmp(m->path, b->km->path) == 0 && m->build_id_len == n &&
 	       memcmp(m->build_id, b->km->build_id, n) == 0;
@@ -117,6 +121,12 @@ static bool pc_eq(void *ctx, uint32_t i)
 	return b->f->pcs[i].mod == b->kmod && b->f->pcs[i].addr == b->kaddr;
 }
 
+static bool node_eq(void *ctx, uint32_t i)
+{
+	struct builder *b = ctx;
+	return b->f->nodes[i].pc == b->kpc && b->f->nodes[i].parent == b->kparent;
+}
+
 static bool fn_eq(void *ctx, uint32_t i)
 {
 	struct builder *b = ctx;
@@ -125,7 +135,7 @@ static bool fn_eq(void *ctx, uint32_t i)
 
 static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t pi, uint32_t m)
 {
-	struct flat *f = b->f;
+	struct model *f = b->f;
 	const struct pp_module *pm = &p->modules[m];
 	b->km = pm;
 	uint64_t h = hash_str(pm->path, pm->build_id_len);
@@ -133,8 +143,8 @@ static uint32_t mod_of(struct builder *b, const struct pp_process *p, uint32_t p
 	if (s->idx1)
 		return s->idx1 - 1;
 	GROW(f->mods, f->nmods, b->capmods);
-	struct flat_mod *fm = &f->mods[f->nmods];
-	*fm = (struct flat_mod){ 0 };
+	struct model_mod *fm = &f->mods[f->nmods];
+	*fm = (struct model_mod){ 0 };
 	fm->path = xstrdup(pm->path);
 	/* "/" has no base name, and a hostile file may give no path at all */
 	fm->name = *basename(fm->path) ? basename(fm->path) : *fm->path ? fm->path : "[unnamed]";
@@ -166,10 +176,47 @@ static bool matches(const char *pat, const char *s)
 	return fnmatch(pat, s, 0) == 0;
 }
 
+/*
+ * A symbol's name for people: C++ and Rust (legacy and v0) names through
+ * libiberty's demangler, the one binutils and gdb use (its automatic style
+ * tries Rust first, then the Itanium C++ ABI); anything else, or a name
+ * it cannot demangle, as it is.  A suffix after '@' (a PLT stub's "@plt",
+ * a symbol version) is kept: "ns::f(int)@plt", except a default version
+ * ("@@GLIBC_2.34"), which is the name any caller links to and says nothing
+ * a reader needs; the raw name keeps it.
+ */
+static char *demangle(const char *sym)
+{
+	const char *at = strchr(sym, '@');
+	if (at && at[1] == '@') {
+		char *plain = strndup(sym, (size_t)(at - sym));
+		if (!plain)
+			die(2, "out of memory");
+		char *d = demangle(plain);
+		free(plain);
+		return d;
+	}
+	char *head = at ? strndup(sym, (size_t)(at - sym)) : NULL;
+	if (at && !head)
+		die(2, "out of memory");
+	char *d = cplus_demangle(head ? head : sym, DMGL_PARAMS | DMGL_ANSI);
+	free(head);
+	if (!d)
+		return xstrdup(sym);
+	if (at) {
+		char *full;
+		if (asprintf(&full, "%s%s", d, at) < 0)
+			die(2, "out of memory");
+		free(d);
+		return full;
+	}
+	return d;
+}
+
 static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		      const struct sym_info *si, uint64_t addr)
 {
-	struct flat *f = b->f;
+	struct model *f = b->f;
 	uint64_t start = si->function || si->fn_size ? si->fn_start : addr;
 	b->kmod = fmod;
 	b->kaddr = start;
@@ -177,20 +224,25 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 	if (s->idx1)
 		return s->idx1 - 1;
 	GROW(f->fns, f->nfns, b->capfns);
-	struct flat_fn *fn = &f->fns[f->nfns];
-	*fn = (struct flat_fn){ .mod = fmod,
-				.name = si->function,
-				.start = start,
-				.size = si->function || si->fn_size ? si->fn_size : 0 };
-	if (si->function) {
-		fn->label = xstrdup(si->function);
+	struct model_fn *fn = &f->fns[f->nfns];
+	*fn = (struct model_fn){ .mod = fmod,
+				 .name = si->function,
+				 .start = start,
+				 .size = si->function || si->fn_size ? si->fn_size : 0 };
+	if (fmod == MODEL_NO_MOD && PCPROF_FRAME_IS_MARKER(addr)) {
+		/* the end of a stack the unwinder could not follow, or cut */
+		fn->name = addr == PCPROF_FRAME_TRUNCATED ? "[truncated]" : "[unknown]";
+		fn->label = xstrdup(fn->name);
+		fn->marker = true;
+	} else if (si->function) {
+		fn->label = f->opts.no_demangle ? xstrdup(si->function) : demangle(si->function);
 		/* where the function begins in the source, for pprof */
 		struct sym_info at;
 		const struct pp_process *p = f->procs[pi].p;
 		symtab_lookup(f->st[pi], m, start + p->modules[m].bias, &at);
 		fn->file = at.file;
 		fn->line = at.line;
-	} else if (fmod != FLAT_NO_MOD) {
+	} else if (fmod != MODEL_NO_MOD) {
 		if (asprintf(&fn->label, "%s+0x%" PRIx64, f->mods[fmod].name, start) < 0)
 			die(2, "out of memory");
 	} else if (asprintf(&fn->label, "0x%" PRIx64, start) < 0) {
@@ -201,10 +253,10 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 }
 
 /* Is a function filtered out by --module / --function? */
-static bool hidden(const struct flat *f, const struct flat_fn *fn)
+static bool hidden(const struct model *f, const struct model_fn *fn)
 {
 	if (f->opts.module) {
-		if (fn->mod == FLAT_NO_MOD) {
+		if (fn->mod == MODEL_NO_MOD) {
 			if (!matches(f->opts.module, "[unknown]"))
 				return true;
 		} else if (!matches(f->opts.module, f->mods[fn->mod].path) &&
@@ -212,13 +264,14 @@ static bool hidden(const struct flat *f, const struct flat_fn *fn)
 			return true;
 		}
 	}
-	return f->opts.function && !matches(f->opts.function, fn->label);
+	return f->opts.function && !matches(f->opts.function, fn->label) &&
+	       !(fn->name && matches(f->opts.function, fn->name));
 }
 
 static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod, uint64_t pc,
 		      uint64_t addr, bool *hide)
 {
-	struct flat *f = b->f;
+	struct model *f = b->f;
 	b->kmod = fmod;
 	b->kaddr = addr;
 	struct hslot *s = hmap_get(&b->pcmap, mix(addr ^ ((uint64_t)fmod << 48)), pc_eq, b);
@@ -226,27 +279,81 @@ static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		*hide = hidden(f, &f->fns[f->pcs[s->idx1 - 1].fn]);
 		return s->idx1 - 1;
 	}
-	struct sym_info si;
-	symtab_lookup(f->st[pi], fmod == FLAT_NO_MOD ? PP_NO_MODULE : m, pc, &si);
+	struct sym_info si = { 0 };
+	if (fmod != MODEL_NO_MOD || !PCPROF_FRAME_IS_MARKER(pc))
+		symtab_lookup(f->st[pi], fmod == MODEL_NO_MOD ? PP_NO_MODULE : m, pc, &si);
 	uint32_t fn = fn_of(b, pi, m, fmod, &si, addr);
-	if (fmod != FLAT_NO_MOD) {
+	if (fmod != MODEL_NO_MOD) {
 		if (si.function)
 			f->mods[fmod].has_functions = true;
 		if (si.file)
 			f->mods[fmod].has_lines = true;
 	}
 	GROW(f->pcs, f->npcs, b->cappcs);
-	f->pcs[f->npcs] = (struct flat_pc){
-		.mod = fmod, .fn = fn, .addr = addr, .file = si.file, .line = si.line
-	};
+	f->pcs[f->npcs] = (struct model_pc){ .mod = fmod,
+					     .fn = fn,
+					     .addr = addr,
+					     .file = si.file,
+					     .line = si.line,
+					     .lineix = UINT32_MAX };
 	hmap_set(&b->pcmap, s, (uint32_t)f->npcs);
 	*hide = hidden(f, &f->fns[fn]);
 	return (uint32_t)f->npcs++;
 }
 
+/* The location of runtime address pc of module m (PP_NO_MODULE: none) in
+ * process pi; modmap caches the process's modules' indexes in mods. */
+static uint32_t loc_of(struct builder *b, uint32_t pi, uint32_t *modmap, uint32_t m, uint64_t pc,
+		       bool *hide)
+{
+	const struct pp_process *p = b->f->procs[pi].p;
+	uint32_t fmod = MODEL_NO_MOD;
+	uint64_t addr = pc;
+	if (m < p->nmodules) {
+		if (modmap[m] == UINT32_MAX)
+			modmap[m] = mod_of(b, p, pi, m);
+		fmod = modmap[m];
+		addr = pc - p->modules[m].bias;
+	}
+	return pc_of(b, pi, m, fmod, pc, addr, hide);
+}
+
+static uint32_t node_of(struct builder *b, uint32_t pc, uint32_t parent)
+{
+	struct model *f = b->f;
+	b->kpc = pc;
+	b->kparent = parent;
+	struct hslot *s = hmap_get(&b->nodemap, mix(pc ^ ((uint64_t)parent << 32)), node_eq, b);
+	if (s->idx1)
+		return s->idx1 - 1;
+	GROW(f->nodes, f->nnodes, b->capnodes);
+	f->nodes[f->nnodes] =
+		(struct model_node){ pc, parent,
+				     parent == MODEL_NO_NODE ? 1 : f->nodes[parent].depth + 1 };
+	hmap_set(&b->nodemap, s, (uint32_t)f->nnodes);
+	return (uint32_t)f->nnodes++;
+}
+
+/* The process's frames as nodes (frames[i] -> node[i]); parents come
+ * first (data.h), so one pass does.  A frame that breaks that rule in a
+ * profile built in memory becomes a root. */
+static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap)
+{
+	const struct pp_process *p = b->f->procs[pi].p;
+	uint32_t *node = xmalloc((p->nframes ? p->nframes : 1) * sizeof *node);
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct pp_frame *fr = &p->frames[i];
+		bool hide;
+		uint32_t loc = loc_of(b, pi, modmap, fr->module, fr->pc, &hide);
+		uint32_t parent = fr->parent < i ? node[fr->parent] : MODEL_NO_NODE;
+		node[i] = node_of(b, loc, parent);
+	}
+	return node;
+}
+
 static void add_process(struct builder *b, uint32_t pi)
 {
-	struct flat *f = b->f;
+	struct model *f = b->f;
 	const struct pp_process *p = f->procs[pi].p;
 	uint32_t *modmap = xmalloc(p->nmodules * sizeof *modmap);
 	for (size_t i = 0; i < p->nmodules; i++)
@@ -255,31 +362,29 @@ static void add_process(struct builder *b, uint32_t pi)
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
+	uint32_t *fnode = frame_nodes(b, pi, modmap);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pp_sample *s = &p->samples[i];
 		if (!s->count)
 			continue;
-		uint32_t m = s->module, fmod = FLAT_NO_MOD;
-		uint64_t addr = s->pc;
-		if (m < p->nmodules) {
-			if (modmap[m] == UINT32_MAX)
-				modmap[m] = mod_of(b, p, pi, m);
-			fmod = modmap[m];
-			addr = s->pc - p->modules[m].bias;
-		}
 		bool hide;
-		uint32_t pc = pc_of(b, pi, m, fmod, s->pc, addr, &hide);
+		uint32_t pc = loc_of(b, pi, modmap, s->module, s->pc, &hide);
 		double secs = p->hz ? (double)s->count / p->hz : 0;
 		f->total += s->count;
 		f->total_seconds += secs;
 		if (hide)
 			continue;
-		struct flat_pc *fp = &f->pcs[pc];
+		uint32_t node =
+			s->frame < p->nframes ? fnode[s->frame] : node_of(b, pc, MODEL_NO_NODE);
+		if (f->nodes[node].parent != MODEL_NO_NODE)
+			f->stacks = true;
+		uint32_t fmod = f->pcs[pc].mod;
+		struct model_pc *fp = &f->pcs[pc];
 		fp->samples += s->count;
 		fp->seconds += secs;
 		f->fns[fp->fn].samples += s->count;
 		f->fns[fp->fn].seconds += secs;
-		if (fmod != FLAT_NO_MOD) {
+		if (fmod != MODEL_NO_MOD) {
 			f->mods[fmod].samples += s->count;
 			f->mods[fmod].seconds += secs;
 		}
@@ -289,9 +394,10 @@ static void add_process(struct builder *b, uint32_t pi)
 		f->shown_seconds += secs;
 		GROW(f->hits, f->nhits, b->caphits);
 		f->hits[f->nhits++] =
-			(struct flat_hit){ pi, s->thread < p->nthreads ? s->thread : UINT32_MAX, pc,
-					   s->count };
+			(struct model_hit){ pi, s->thread < p->nthreads ? s->thread : UINT32_MAX,
+					    pc, node, s->count };
 	}
+	free(fnode);
 	/* the executable always has a module, samples or not: pprof names the
 	 * profile after it */
 	for (uint32_t m = 0; m < p->nmodules; m++)
@@ -302,12 +408,139 @@ static void add_process(struct builder *b, uint32_t pi)
 	free(modmap);
 }
 
-static const struct flat *sort_ctx; /* qsort has no context argument in C11 */
+/*
+ * Inclusive totals: every shown sample adds its count to each pc, function,
+ * source line (lines_too) and module on its stack, once however often the
+ * stack holds it.  Samples are summed per stack first, and each stack is
+ * walked once; a stamp per row (the stack being walked) says whether the
+ * row already has this stack's count.
+ */
+static void add_totals(struct model *f, bool lines_too)
+{
+	uint64_t *count = xcalloc(f->nnodes ? f->nnodes : 1, sizeof *count);
+	for (size_t i = 0; i < f->nhits; i++)
+		count[f->hits[i].node] += f->hits[i].count;
+	uint32_t *pcst = xmalloc((f->npcs + 1) * sizeof *pcst);
+	uint32_t *fnst = xmalloc((f->nfns + 1) * sizeof *fnst);
+	uint32_t *modst = xmalloc((f->nmods + 1) * sizeof *modst);
+	uint32_t *linest = xmalloc((f->nlines + 1) * sizeof *linest);
+	memset(pcst, 0xff, (f->npcs + 1) * sizeof *pcst);
+	memset(fnst, 0xff, (f->nfns + 1) * sizeof *fnst);
+	memset(modst, 0xff, (f->nmods + 1) * sizeof *modst);
+	memset(linest, 0xff, (f->nlines + 1) * sizeof *linest);
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		uint64_t c = count[n];
+		if (!c)
+			continue;
+		for (uint32_t k = n; k != MODEL_NO_NODE; k = f->nodes[k].parent) {
+			struct model_pc *pc = &f->pcs[f->nodes[k].pc];
+			if (lines_too) {
+				if (pc->lineix != UINT32_MAX && linest[pc->lineix] != n) {
+					linest[pc->lineix] = n;
+					f->lines[pc->lineix].total += c;
+				}
+				continue;
+			}
+			if (pcst[f->nodes[k].pc] != n) {
+				pcst[f->nodes[k].pc] = n;
+				pc->total += c;
+			}
+			if (fnst[pc->fn] != n) {
+				fnst[pc->fn] = n;
+				f->fns[pc->fn].total += c;
+			}
+			if (pc->mod != MODEL_NO_MOD && modst[pc->mod] != n) {
+				modst[pc->mod] = n;
+				f->mods[pc->mod].total += c;
+			}
+		}
+	}
+	free(count);
+	free(pcst);
+	free(fnst);
+	free(modst);
+	free(linest);
+}
+
+struct fnkey {
+	const struct model *f;
+	const uint32_t *canon;
+	uint32_t fn, parent;
+};
+
+static uint32_t node_fn(const struct model *f, uint32_t n)
+{
+	return f->pcs[f->nodes[n].pc].fn;
+}
+
+static bool fnstack_eq(void *ctx, uint32_t i)
+{
+	struct fnkey *k = ctx;
+	uint32_t p = k->f->nodes[i].parent;
+	return node_fn(k->f, i) == k->fn && (p == MODEL_NO_NODE ? p : k->canon[p]) == k->parent;
+}
+
+uint32_t *model_fn_stacks(const struct model *f)
+{
+	uint32_t *canon = xmalloc((f->nnodes ? f->nnodes : 1) * sizeof *canon);
+	struct hmap h = { 0 };
+	struct fnkey k = { f, canon, 0, 0 };
+	for (uint32_t n = 0; n < f->nnodes; n++) { /* parents first */
+		uint32_t p = f->nodes[n].parent;
+		k.fn = node_fn(f, n);
+		k.parent = p == MODEL_NO_NODE ? p : canon[p];
+		struct hslot *s =
+			hmap_get(&h, mix(k.fn ^ ((uint64_t)k.parent << 32)), fnstack_eq, &k);
+		if (s->idx1) {
+			canon[n] = s->idx1 - 1;
+		} else {
+			canon[n] = n;
+			hmap_set(&h, s, n);
+		}
+	}
+	free(h.s);
+	return canon;
+}
+
+void model_each_stack(const struct model *f,
+		      void (*fn)(void *ctx, uint32_t node, const uint32_t *fns, size_t depth,
+				 uint64_t count),
+		      void *ctx)
+{
+	uint64_t *count = xcalloc(f->nnodes ? f->nnodes : 1, sizeof *count);
+	for (size_t i = 0; i < f->nhits; i++)
+		count[f->hits[i].node] += f->hits[i].count;
+	size_t cap = 0;
+	uint32_t *fns = NULL;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		if (!count[n])
+			continue;
+		size_t depth = model_stack_fns(f, n, &fns, &cap);
+		fn(ctx, n, fns, depth, count[n]);
+	}
+	free(fns);
+	free(count);
+}
+
+size_t model_stack_fns(const struct model *f, uint32_t node, uint32_t **fn, size_t *cap)
+{
+	size_t depth = node == MODEL_NO_NODE ? 0 : f->nodes[node].depth;
+	if (depth > *cap || !*fn) {
+		*cap = depth > 64 ? depth : 64;
+		*fn = xrealloc(*fn, *cap * sizeof **fn);
+	}
+	size_t d = depth;
+	for (uint32_t k = node; k != MODEL_NO_NODE; k = f->nodes[k].parent)
+		(*fn)[--d] = f->pcs[f->nodes[k].pc].fn;
+	return depth;
+}
+
+static const struct model *sort_ctx; /* qsort has no context argument in C11 */
 
 static int line_key_cmp(const void *a, const void *b)
 {
-	const struct flat_pc *x = &sort_ctx->pcs[*(const uint32_t *)a];
-	const struct flat_pc *y = &sort_ctx->pcs[*(const uint32_t *)b];
+	const struct model_pc *x = &sort_ctx->pcs[*(const uint32_t *)a];
+	const struct model_pc *y = &sort_ctx->pcs[*(const uint32_t *)b];
 	if (x->fn != y->fn)
 		return x->fn < y->fn ? -1 : 1;
 	int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
@@ -318,35 +551,36 @@ static int line_key_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void build_lines(struct flat *f)
+static void build_lines(struct model *f)
 {
 	uint32_t *ix = xmalloc(f->npcs * sizeof *ix);
 	size_t n = 0;
 	for (size_t i = 0; i < f->npcs; i++)
-		if (f->pcs[i].samples)
+		if (f->pcs[i].samples || f->pcs[i].total)
 			ix[n++] = (uint32_t)i;
 	sort_ctx = f;
 	qsort(ix, n, sizeof *ix, line_key_cmp);
 	f->lines = xcalloc(n, sizeof *f->lines);
 	for (size_t i = 0; i < n; i++) {
-		const struct flat_pc *p = &f->pcs[ix[i]];
-		struct flat_line *l = f->nlines ? &f->lines[f->nlines - 1] : NULL;
+		struct model_pc *p = &f->pcs[ix[i]];
+		struct model_line *l = f->nlines ? &f->lines[f->nlines - 1] : NULL;
 		if (!l || l->fn != p->fn || l->line != p->line ||
 		    strcmp(l->file ? l->file : "", p->file ? p->file : "") != 0) {
 			l = &f->lines[f->nlines++];
-			*l = (struct flat_line){
+			*l = (struct model_line){
 				.fn = p->fn, .file = p->file, .line = p->line, .addr = p->addr
 			};
 		}
 		l->samples += p->samples;
 		l->seconds += p->seconds;
+		p->lineix = (uint32_t)(l - f->lines);
 	}
 	free(ix);
 }
 
 static int hit_thread_cmp(const void *a, const void *b)
 {
-	const struct flat_hit *x = a, *y = b;
+	const struct model_hit *x = a, *y = b;
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
 	if (x->thread != y->thread)
@@ -355,20 +589,21 @@ static int hit_thread_cmp(const void *a, const void *b)
 	return fx < fy ? -1 : fx > fy;
 }
 
-static void build_threads(struct flat *f)
+static void build_threads(struct model *f)
 {
-	struct flat_hit *h = xmalloc(f->nhits * sizeof *h);
+	struct model_hit *h = xmalloc(f->nhits * sizeof *h);
 	if (f->nhits) /* hits is NULL when there are none */
 		memcpy(h, f->hits, f->nhits * sizeof *h);
 	sort_ctx = f;
 	qsort(h, f->nhits, sizeof *h, hit_thread_cmp);
 	f->threads = xcalloc(f->nhits, sizeof *f->threads);
 	for (size_t i = 0; i < f->nhits;) {
-		struct flat_thread *t = &f->threads[f->nthreads++];
+		struct model_thread *t = &f->threads[f->nthreads++];
 		const struct pp_process *p = f->procs[h[i].proc].p;
-		*t = (struct flat_thread){ .proc = h[i].proc,
-					   .t = h[i].thread < p->nthreads ? &p->threads[h[i].thread]
-									  : NULL };
+		*t = (struct model_thread){ .proc = h[i].proc,
+					    .t = h[i].thread < p->nthreads
+							 ? &p->threads[h[i].thread]
+							 : NULL };
 		size_t j = i;
 		while (j < f->nhits && h[j].proc == h[i].proc && h[j].thread == h[i].thread) {
 			uint32_t fn = f->pcs[h[j].pc].fn;
@@ -390,10 +625,10 @@ static void build_threads(struct flat *f)
 	free(h);
 }
 
-struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *opts, char *err,
-			size_t errlen)
+struct model *model_build(const struct pp_profile *prof, const struct model_opts *opts, char *err,
+			  size_t errlen)
 {
-	struct flat *f = xcalloc(1, sizeof *f);
+	struct model *f = xcalloc(1, sizeof *f);
 	struct builder b = { .f = f };
 	f->prof = prof;
 	f->opts = *opts;
@@ -419,23 +654,26 @@ struct flat *flat_build(const struct pp_profile *prof, const struct flat_opts *o
 	free(b.modmap.s);
 	free(b.pcmap.s);
 	free(b.fnmap.s);
+	free(b.nodemap.s);
+	add_totals(f, false);
 	build_lines(f);
+	add_totals(f, true);
 	build_threads(f);
 	return f;
 }
 
-void flat_notes(const struct flat *f, FILE *out)
+void model_notes(const struct model *f, FILE *out)
 {
 	for (size_t i = 0; i < f->nprocs; i++)
 		symtab_notes(f->st[i], out);
 }
 
-struct flat *flat_open(const char *file, const struct flat_opts *opts, struct pp_profile *prof)
+struct model *model_open(const char *file, const struct model_opts *opts, struct pp_profile *prof)
 {
 	char err[512];
 	if (pp_read(file, prof, err, sizeof err) != 0)
 		die(1, "%s: %s", file, err);
-	struct flat *f = flat_build(prof, opts, err, sizeof err);
+	struct model *f = model_build(prof, opts, err, sizeof err);
 	if (!f) {
 		pp_free(prof);
 		die(1, "%s: %s", file, err);
@@ -443,13 +681,13 @@ struct flat *flat_open(const char *file, const struct flat_opts *opts, struct pp
 	return f;
 }
 
-void flat_close(struct flat *f, struct pp_profile *prof)
+void model_close(struct model *f, struct pp_profile *prof)
 {
-	flat_free(f);
+	model_free(f);
 	pp_free(prof);
 }
 
-int32_t flat_parse_pid(const char *s)
+int32_t model_parse_pid(const char *s)
 {
 	char *end;
 	errno = 0;
@@ -459,14 +697,14 @@ int32_t flat_parse_pid(const char *s)
 	return (int32_t)v;
 }
 
-char *flat_notes_text(const struct flat *f)
+char *model_notes_text(const struct model *f)
 {
 	struct membuf m;
-	flat_notes(f, membuf_open(&m));
+	model_notes(f, membuf_open(&m));
 	return membuf_close(&m);
 }
 
-void flat_free(struct flat *f)
+void model_free(struct model *f)
 {
 	if (!f)
 		return;
@@ -483,83 +721,99 @@ void flat_free(struct flat *f)
 	free(f->pcs);
 	free(f->lines);
 	free(f->threads);
+	free(f->nodes);
 	free(f->hits);
 	free(f);
 }
 
 /* ---- ordering --------------------------------------------------------------- */
 
-int flat_sort_parse(const char *s)
+int model_sort_parse(const char *s)
 {
-	static const char *const names[] = { "samples", "name", "module", "address" };
-	for (int i = 0; i < 4; i++)
+	static const char *const names[] = { "samples", "name", "module", "address", "total" };
+	for (int i = 0; i < 5; i++)
 		if (strcmp(s, names[i]) == 0)
 			return i;
 	return -1;
 }
 
-const char *flat_mod_name(const struct flat *f, uint32_t mod)
+const char *model_mod_name(const struct model *f, uint32_t mod)
 {
-	return mod == FLAT_NO_MOD ? "[unknown]" : f->mods[mod].name;
+	return mod == MODEL_NO_MOD ? "[unknown]" : f->mods[mod].name;
 }
 
-static enum flat_sort sort_by;
+static enum model_sort sort_by;
 
 /* The common order of rows: key, then samples (descending), then name,
  * then address, so that equal rows always come out the same way. */
-static int row_cmp(const struct flat_fn *x, uint64_t xs, uint64_t xa, const struct flat_fn *y,
-		   uint64_t ys, uint64_t ya)
+struct row {
+	const struct model_fn *fn;
+	uint64_t samples, total, addr;
+};
+
+static int row_cmp(const struct row *x, const struct row *y)
 {
-	const struct flat *f = sort_ctx;
+	const struct model *f = sort_ctx;
 	int c = 0;
 	switch (sort_by) {
-	case FLAT_SORT_SAMPLES:
+	case MODEL_SORT_SAMPLES:
 		break;
-	case FLAT_SORT_NAME:
-		c = strcmp(x->label, y->label);
+	case MODEL_SORT_TOTAL:
+		if (x->total != y->total)
+			return x->total > y->total ? -1 : 1;
 		break;
-	case FLAT_SORT_MODULE:
-		c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod));
+	case MODEL_SORT_NAME:
+		c = strcmp(x->fn->label, y->fn->label);
 		break;
-	case FLAT_SORT_ADDRESS:
-		c = strcmp(flat_mod_name(f, x->mod), flat_mod_name(f, y->mod));
-		if (!c && xa != ya)
-			c = xa < ya ? -1 : 1;
+	case MODEL_SORT_MODULE:
+		c = strcmp(model_mod_name(f, x->fn->mod), model_mod_name(f, y->fn->mod));
+		break;
+	case MODEL_SORT_ADDRESS:
+		c = strcmp(model_mod_name(f, x->fn->mod), model_mod_name(f, y->fn->mod));
+		if (!c && x->addr != y->addr)
+			c = x->addr < y->addr ? -1 : 1;
 		break;
 	}
 	if (c)
 		return c;
-	if (xs != ys)
-		return xs > ys ? -1 : 1;
-	c = strcmp(x->label, y->label);
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	c = strcmp(x->fn->label, y->fn->label);
 	if (c)
 		return c;
-	return xa < ya ? -1 : xa > ya;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 static int fn_order(const void *a, const void *b)
 {
-	const struct flat_fn *x = &sort_ctx->fns[*(const uint32_t *)a];
-	const struct flat_fn *y = &sort_ctx->fns[*(const uint32_t *)b];
-	return row_cmp(x, x->samples, x->start, y, y->samples, y->start);
+	const struct model_fn *x = &sort_ctx->fns[*(const uint32_t *)a];
+	const struct model_fn *y = &sort_ctx->fns[*(const uint32_t *)b];
+	struct row rx = { x, x->samples, x->total, x->start };
+	struct row ry = { y, y->samples, y->total, y->start };
+	return row_cmp(&rx, &ry);
 }
 
 static int line_order(const void *a, const void *b)
 {
-	const struct flat_line *x = &sort_ctx->lines[*(const uint32_t *)a];
-	const struct flat_line *y = &sort_ctx->lines[*(const uint32_t *)b];
-	int c = row_cmp(&sort_ctx->fns[x->fn], x->samples, x->addr, &sort_ctx->fns[y->fn],
-			y->samples, y->addr);
-	if (c || sort_by == FLAT_SORT_ADDRESS)
+	const struct model_line *x = &sort_ctx->lines[*(const uint32_t *)a];
+	const struct model_line *y = &sort_ctx->lines[*(const uint32_t *)b];
+	struct row rx = { &sort_ctx->fns[x->fn], x->samples, x->total, x->addr };
+	struct row ry = { &sort_ctx->fns[y->fn], y->samples, y->total, y->addr };
+	int c = row_cmp(&rx, &ry);
+	if (c || sort_by == MODEL_SORT_ADDRESS)
 		return c;
 	return x->line - y->line;
 }
 
 static int mod_order(const void *a, const void *b)
 {
-	const struct flat_mod *x = &sort_ctx->mods[*(const uint32_t *)a];
-	const struct flat_mod *y = &sort_ctx->mods[*(const uint32_t *)b];
-	if (sort_by != FLAT_SORT_SAMPLES) {
+	const struct model_mod *x = &sort_ctx->mods[*(const uint32_t *)a];
+	const struct model_mod *y = &sort_ctx->mods[*(const uint32_t *)b];
+	if (sort_by == MODEL_SORT_TOTAL && x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (sort_by != MODEL_SORT_SAMPLES && sort_by != MODEL_SORT_TOTAL) {
 		int c = strcmp(x->name, y->name);
 		if (c)
 			return c;
@@ -569,12 +823,12 @@ static int mod_order(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-uint32_t *flat_sorted_fns(const struct flat *f, enum flat_sort by, size_t *n)
+uint32_t *model_sorted_fns(const struct model *f, enum model_sort by, size_t *n)
 {
 	uint32_t *ix = xmalloc(f->nfns * sizeof *ix);
 	*n = 0;
 	for (size_t i = 0; i < f->nfns; i++)
-		if (f->fns[i].samples)
+		if (f->fns[i].samples || f->fns[i].total)
 			ix[(*n)++] = (uint32_t)i;
 	sort_ctx = f;
 	sort_by = by;
@@ -582,7 +836,7 @@ uint32_t *flat_sorted_fns(const struct flat *f, enum flat_sort by, size_t *n)
 	return ix;
 }
 
-uint32_t *flat_sorted_lines(const struct flat *f, enum flat_sort by, size_t *n)
+uint32_t *model_sorted_lines(const struct model *f, enum model_sort by, size_t *n)
 {
 	uint32_t *ix = xmalloc(f->nlines * sizeof *ix);
 	*n = f->nlines;
@@ -594,12 +848,12 @@ uint32_t *flat_sorted_lines(const struct flat *f, enum flat_sort by, size_t *n)
 	return ix;
 }
 
-uint32_t *flat_sorted_mods(const struct flat *f, enum flat_sort by, size_t *n)
+uint32_t *model_sorted_mods(const struct model *f, enum model_sort by, size_t *n)
 {
 	uint32_t *ix = xmalloc(f->nmods * sizeof *ix);
 	*n = 0;
 	for (size_t i = 0; i < f->nmods; i++)
-		if (f->mods[i].samples)
+		if (f->mods[i].samples || f->mods[i].total)
 			ix[(*n)++] = (uint32_t)i;
 	sort_ctx = f;
 	sort_by = by;
@@ -607,7 +861,7 @@ uint32_t *flat_sorted_mods(const struct flat *f, enum flat_sort by, size_t *n)
 	return ix;
 }
 
-double flat_achieved_hz(const struct flat *f)
+double model_achieved_hz(const struct model *f)
 {
 	if (!f->cpu_ns)
 		return 0;
@@ -615,7 +869,7 @@ double flat_achieved_hz(const struct flat *f)
 	return (double)ticks / ((double)f->cpu_ns / 1e9);
 }
 
-static bool distinct_hz; /* the key flat_distinct sorts by */
+static bool distinct_hz; /* the key model_distinct sorts by */
 
 /* Processes by their value (engine or rate), then in file order. */
 static int distinct_cmp(const void *a, const void *b)
@@ -639,7 +893,7 @@ static int group_cmp(const void *a, const void *b)
 
 /* Sorted, not compared pairwise: 40,000 short processes are common (a
  * shell loop), and each distinct value is listed once. */
-char *flat_distinct(const struct flat *f, bool hz)
+char *model_distinct(const struct model *f, bool hz)
 {
 	size_t n = f->nprocs;
 	uint32_t *ix = xmalloc(n * sizeof *ix);

@@ -1,0 +1,214 @@
+/*
+ * model.h - the profile model that report and every export format share:
+ * the samples of the selected processes, symbolized (cli/symtab.h) and
+ * summed by pc, by function, by source line, by module, by process and by
+ * thread, with their call stacks as one tree of nodes.
+ *
+ * Time: a row's self count (samples) is the samples whose leaf is in it;
+ * its total is the samples whose stack holds it anywhere, counted once
+ * per sample however often the stack holds it (recursion).  A sample
+ * recorded without a stack has the one-frame stack of its leaf.
+ *
+ * A module here is one file (path + recorded build-id) however many
+ * processes mapped it, and its addresses are link-time addresses
+ * (pc - bias), so that the same function in a parent and its forked or
+ * exec'd children is one row.  Samples outside every module keep their
+ * runtime pc and have mod == MODEL_NO_MOD.
+ *
+ * Not thread-safe; everything is owned by the struct model and freed by
+ * model_free.  Allocation failure is fatal (util.h).
+ */
+#ifndef PCPROF_MODEL_H
+#define PCPROF_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+#include "symtab.h"
+
+#define MODEL_NO_MOD  UINT32_MAX
+#define MODEL_NO_NODE UINT32_MAX
+
+struct model_opts {
+	int32_t pid;          /* only processes with this pid; 0: all */
+	const char *module;   /* fnmatch pattern on path or basename; NULL: all */
+	const char *function; /* fnmatch pattern on the function label or symbol; NULL: all */
+	bool no_demangle;     /* labels are the symbols as the binary spells them */
+};
+
+struct model_mod {
+	char *path;
+	const char *name; /* basename of path */
+	uint8_t build_id[40];
+	uint32_t build_id_len;
+	bool is_exe;                   /* the executable of some selected process */
+	uint64_t text_lo, text_hi;     /* link-time span of its executable segments */
+	uint64_t text_offset;          /* file offset of text_lo */
+	uint64_t bias;                 /* its bias in the first process that mapped it */
+	const char *symfile;           /* ELF with its .symtab (for gprof), or NULL */
+	bool has_functions, has_lines; /* some pc got a name / a file:line */
+	uint64_t samples, total;
+	double seconds;
+};
+
+struct model_fn {
+	uint32_t mod;         /* index in mods, or MODEL_NO_MOD */
+	const char *name;     /* symbol name as in the binary (raw, mangled), or NULL */
+	char *label;          /* name demangled, "module+0xADDRESS", "[unknown]" / "[truncated]" */
+	bool marker;          /* a stack's [unknown] or [truncated] end (name = label) */
+	uint64_t start, size; /* link-time range (size 0: unknown) */
+	const char *file;     /* source file of its first line, or NULL */
+	int line;             /* that line, or 0 */
+	uint64_t samples, total;
+	double seconds;
+};
+
+struct model_pc {
+	uint32_t mod, fn;
+	uint64_t addr;    /* link-time (runtime if mod == MODEL_NO_MOD) */
+	const char *file; /* source position, or NULL / 0 */
+	int line;
+	uint32_t lineix; /* index in lines, or UINT32_MAX (no samples) */
+	uint64_t samples, total;
+	double seconds;
+};
+
+/* One source line (lines of a function kept apart per function). */
+struct model_line {
+	uint32_t fn;
+	const char *file; /* NULL if unknown */
+	int line;
+	uint64_t addr; /* lowest sampled address on it */
+	uint64_t samples, total;
+	double seconds;
+};
+
+struct model_proc {
+	const struct pp_process *p;
+	uint64_t samples; /* shown (after --module/--function) */
+	double seconds;
+};
+
+struct model_thread {
+	uint32_t proc; /* index in procs */
+	const struct pp_thread *t;
+	uint64_t samples;
+	double seconds;
+	uint32_t top_fn; /* its function with most samples */
+	uint64_t top_samples;
+};
+
+/* One node of the call tree: a location (a pc) and the node of its
+ * caller.  Merged across processes: one chain of locations is one node,
+ * and a stack is its leaf node. */
+struct model_node {
+	uint32_t pc;     /* index in pcs */
+	uint32_t parent; /* MODEL_NO_NODE: a root */
+	uint32_t depth;  /* 1 for a root */
+};
+
+/* One sample kept: (process, thread, pc, stack) with its count. */
+struct model_hit {
+	uint32_t proc, thread, pc;
+	uint32_t node; /* its stack's leaf (whose pc is pc) */
+	uint64_t count;
+};
+
+struct model {
+	const struct pp_profile *prof;
+	struct model_opts opts;
+	struct model_proc *procs; /* the selected processes, in file order */
+	size_t nprocs;
+	struct model_mod *mods; /* with samples, and each process's executable */
+	size_t nmods;
+	struct model_fn *fns; /* includes functions hidden by filters (samples 0) */
+	size_t nfns;
+	struct model_pc *pcs;
+	size_t npcs;
+	struct model_line *lines;
+	size_t nlines;
+	struct model_thread *threads;
+	size_t nthreads;
+	struct model_node *nodes; /* parents first */
+	size_t nnodes;
+	struct model_hit *hits; /* in process order: each process's hits are contiguous */
+	size_t nhits;
+	bool stacks;    /* some sample has a recorded stack of more than one frame */
+	uint64_t total; /* samples of the selected processes */
+	uint64_t shown; /* of those, passing --module/--function */
+	double total_seconds, shown_seconds;
+	/* summed over the selected processes */
+	uint64_t ticks, signals, lost, cpu_ns;
+	struct symtab **st; /* per selected process */
+};
+
+/* Build the flat profile.  Returns NULL with err set if no process
+ * matches opts->pid. */
+struct model *model_build(const struct pp_profile *prof, const struct model_opts *opts, char *err,
+			  size_t errlen);
+
+/* For the commands: read FILE (pp_read) into *prof and build its flat
+ * profile; on any problem print "pcprof CMD: FILE: problem" and exit 1.
+ * model_close frees both. */
+struct model *model_open(const char *file, const struct model_opts *opts, struct pp_profile *prof);
+void model_close(struct model *f, struct pp_profile *prof);
+
+/* The argument of --pid: a positive pid, or exit 2 with a message. */
+int32_t model_parse_pid(const char *s);
+
+/* Print symbolization notes and warnings once each ("note: ..."). */
+void model_notes(const struct model *f, FILE *out);
+/* The same, as a malloc'd string ("" if none). */
+char *model_notes_text(const struct model *f);
+
+void model_free(struct model *f);
+
+enum model_sort {
+	MODEL_SORT_SAMPLES,
+	MODEL_SORT_NAME,
+	MODEL_SORT_MODULE,
+	MODEL_SORT_ADDRESS,
+	MODEL_SORT_TOTAL
+};
+
+/* Parse "samples", "name", "module", "address" or "total"; -1 if none. */
+int model_sort_parse(const char *s);
+
+/* Indexes of the functions with samples (self or total), in the given
+ * order (a new array of *n entries, for the caller to free). */
+uint32_t *model_sorted_fns(const struct model *f, enum model_sort by, size_t *n);
+uint32_t *model_sorted_lines(const struct model *f, enum model_sort by, size_t *n);
+/* Modules with samples (self or total): by samples, by total, or by name
+ * for MODEL_SORT_NAME/MODULE. */
+uint32_t *model_sorted_mods(const struct model *f, enum model_sort by, size_t *n);
+
+/* The functions of the stack whose leaf is node, root first, into
+ * (*fn)[0..depth) (a malloc'd buffer of *cap entries, grown as needed;
+ * NULL and 0 to begin with); returns the depth. */
+size_t model_stack_fns(const struct model *f, uint32_t node, uint32_t **fn, size_t *cap);
+
+/* Per node, the first node whose stack has the same functions (stacks
+ * that differ only in pcs within the functions): a new array of nnodes. */
+uint32_t *model_fn_stacks(const struct model *f);
+
+/* Call fn once per distinct stack of the shown samples (by leaf node, in
+ * node order) with its functions root first and its samples. */
+void model_each_stack(const struct model *f,
+		      void (*fn)(void *ctx, uint32_t node, const uint32_t *fns, size_t depth,
+				 uint64_t count),
+		      void *ctx);
+
+/* "name" of a module index, "[unknown]" for MODEL_NO_MOD. */
+const char *model_mod_name(const struct model *f, uint32_t mod);
+
+/* The selected processes' engines (hz false) or rates (hz true), each
+ * distinct value once with its number of processes if not all: "perf",
+ * "100 Hz (2), 1000 Hz (1)".  A malloc'd string. */
+char *model_distinct(const struct model *f, bool hz);
+
+/* Achieved sampling rate: ticks per CPU second (0 if unknown). */
+double model_achieved_hz(const struct model *f);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * view.h - the views of `pcprof report`, one file each: the flat tables
+ * (view-flat.c), processes and threads (view-procs.c), the call tree
+ * (view-tree.c), callers and callees (view-calls.c).  Each prints to
+ * stdout from the model (model.h); percentages are of all samples of the
+ * selected processes.
+ */
+#ifndef PCPROF_VIEW_H
+#define PCPROF_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct view_opts {
+	enum model_sort sort;
+	size_t limit; /* rows per table, children per tree node; 0: all */
+};
+
+static inline double view_pct(const struct model *f, uint64_t n)
+{
+	return f->total ? 100.0 * (double)n / (double)f->total : 0.0;
+}
+
+void view_functions(const struct model *f, const struct view_opts *o);
+void view_lines(const struct model *f, const struct view_opts *o);
+void view_modules(const struct model *f, const struct view_opts *o);
+void view_processes(const struct model *f, const struct view_opts *o);
+void view_threads(const struct model *f, const struct view_opts *o);
+void view_tree(const struct model *f, const struct view_opts *o);
+/* Callers (callees false) or callees of each function whose label or
+ * symbol name matches the fnmatch pattern pat; 0, or -1 if none does. */
+int view_calls(const struct model *f, const struct view_opts *o, const char *pat, bool callees);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * unwind-cfi.h - DWARF call-frame information (.eh_frame, .eh_frame_hdr)
+ * turned into compact unwind rows.
+ *
+ * A row says, from its address up to the next row's, how to find the
+ * caller's frame: the CFA (canonical frame address, the stack pointer
+ * before the call) as SP + k or FP + k; the return address at CFA - 8 (the
+ * only place x86-64 compilers put it; anything else makes the row
+ * unknown); and the caller's frame pointer, unchanged or saved at CFA + k.
+ * Everything the compact form cannot say (DWARF expressions, a CFA in
+ * another register) is an UNKNOWN row, where the walk stops, visibly.
+ *
+ * The parser reads bytes in [p, end) only and never calls libc: the
+ * table builder (normal context) runs it over a module's mapped
+ * .eh_frame, and the walker (signal handler) over small copies made
+ * through the fault guard.  Every function here is AS-safe.
+ */
+#ifndef PROFIL_SIG_UNWIND_CFI_H
+#define PROFIL_SIG_UNWIND_CFI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../internal.h"
+
+enum profil_cfa_rule {
+	PROFIL_CFA_UNKNOWN = 0, /* no rule we can apply: the walk ends here */
+	PROFIL_CFA_SP = 1,      /* CFA = SP + cfa */
+	PROFIL_CFA_FP = 2,      /* CFA = FP + cfa */
+	PROFIL_CFA_PLT = 3,     /* lazy-binding PLT entry: SP + 8, + 8 if (pc & 15) >= cfa */
+	PROFIL_CFA_END = 4      /* return address undefined: the outermost frame */
+};
+
+/* The caller's frame pointer: unchanged, lost (restored some way we do not
+ * follow), or saved at CFA + fp (any other value). */
+#define PROFIL_FP_SAME 0
+#define PROFIL_FP_LOST 1
+
+struct profil_urow {
+	uint32_t off; /* first address, from the module's load bias */
+	int32_t cfa;
+	int16_t fp;
+	uint8_t rule; /* enum profil_cfa_rule */
+	uint8_t pad;
+};
+
+/* Where bytes copied from a module came from: address of byte 0. */
+struct profil_cfi_buf {
+	const uint8_t *p, *end;
+	uintptr_t addr; /* run-time address of p[0] */
+};
+
+/* A parsed CIE: the part of it an FDE needs. */
+struct profil_cie {
+	const uint8_t *insn, *insn_end; /* initial instructions */
+	uintptr_t insn_addr;
+	uint64_t caf; /* code alignment factor */
+	int64_t daf;  /* data alignment factor */
+	uint32_t ra_reg;
+	uint8_t fde_enc;   /* pointer encoding of FDE addresses */
+	bool has_aug_data; /* 'z': FDEs carry an augmentation length */
+	bool signal;       /* 'S': signal frame */
+};
+
+/* Parse the CIE whose body (after the length and id fields) is b.  0 or
+ * -EINVAL.  AS-safe. */
+PROFIL_HIDDEN int profil__cfi_cie(const struct profil_cfi_buf *b, struct profil_cie *cie);
+
+/* An FDE's body after its CIE pointer: pc range and instructions. */
+struct profil_fde {
+	uintptr_t pc_begin, pc_end;
+	const uint8_t *insn, *insn_end;
+	uintptr_t insn_addr;
+};
+PROFIL_HIDDEN int profil__cfi_fde(const struct profil_cfi_buf *b, const struct profil_cie *cie,
+				  struct profil_fde *fde);
+
+/*
+ * Run the CIE's then the FDE's instructions; call emit(ctx, pc, row) for
+ * each address where the row may change (pc_begin first), with rows
+ * off left 0 (the caller places them).  emit returning nonzero stops the
+ * run.  Returns 0, or -EINVAL on an instruction it does not know or a
+ * malformed one, after emitting an UNKNOWN row where it stood (the CIE's
+ * own instructions failing emit nothing).  Bounded by the instruction
+ * bytes.
+ * AS-safe.
+ */
+typedef int profil_cfi_emit(void *ctx, uintptr_t pc, const struct profil_urow *row);
+PROFIL_HIDDEN int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
+				  profil_cfi_emit *emit, void *ctx);
+
+/* Read an encoded pointer (DW_EH_PE_*) at *pp, advancing it; datarel is
+ * the base for DW_EH_PE_datarel.  0 or -EINVAL.  AS-safe. */
+PROFIL_HIDDEN int profil__cfi_pointer(const struct profil_cfi_buf *b, const uint8_t **pp,
+				      uint8_t enc, uintptr_t datarel, uintptr_t *out);
+
+#endif

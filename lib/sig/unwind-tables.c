@@ -1,0 +1,637 @@
+/*
+ * unwind-tables.c - see unwind-tables.h.
+ */
+#include "unwind-tables.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../arch/guard.h"
+#include "../rawfile.h"
+
+/* One module: its code [lo, hi), and its rows sorted by off (pc - bias),
+ * the last one UNKNOWN at the end of the last FDE. */
+struct umod {
+	uintptr_t lo, hi, bias;
+	uintptr_t eh_hdr; /* .eh_frame_hdr, 0 if none */
+	struct profil_urow *rows;
+	uint32_t nrows;
+	/* page[p]: the last row starting at or before lo + p * PAGE, so that
+	 * a lookup searches the few rows of one page of code */
+	uint32_t *page, npages;
+	size_t rows_size; /* bytes mapped for rows and pages, one mapping */
+};
+
+#define PAGE_SHIFT 12
+
+/* A set of modules, sorted by lo; never changed once published. */
+struct uset {
+	size_t size; /* bytes mapped for this object */
+	struct uset *retired_next;
+	uint32_t n;
+	struct umod m[];
+};
+
+static struct uset *_Atomic current;
+static _Atomic long walkers; /* walks between enter and leave */
+static _Atomic bool stale;   /* a walk met a module the set lacks */
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uset *retired; /* replaced sets, unmapped when no walk runs */
+static struct umod *dropped; /* rows of modules gone, likewise */
+static uint32_t ndropped, dropped_cap;
+
+/* glibc 2.35's lock-free lookup (documented AS-safe); NULL before that. */
+typedef int find_object_fn(void *pc, struct dl_find_object *out);
+static find_object_fn *find_object;
+
+/* ---- reading one FDE ---- */
+
+#define HDR_TABLE_ENC 0x3b /* DW_EH_PE_datarel | DW_EH_PE_sdata4 */
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The CIE and FDE bodies of the FDE at fde, given as buffers in our
+ * memory (cie_b, fde_b): parse both. */
+static int parse_pair(const struct profil_cfi_buf *cie_b, const struct profil_cfi_buf *fde_b,
+		      struct profil_cie *cie, struct profil_fde *fde)
+{
+	if (profil__cfi_cie(cie_b, cie) < 0 || profil__cfi_fde(fde_b, cie, fde) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* An FDE read straight from a module's memory, bounded by [lo, hi) (the
+ * segment that holds it): normal context only. */
+static int fde_direct(uintptr_t fde_at, uintptr_t lo, uintptr_t hi, struct profil_cie *cie,
+		      struct profil_fde *fde)
+{
+	if (fde_at < lo || hi - fde_at < 8)
+		return -EINVAL;
+	uint32_t len = rd32((const uint8_t *)fde_at);
+	uint32_t id = rd32((const uint8_t *)fde_at + 4);
+	if (len < 4 || len == 0xffffffffu || hi - fde_at - 4 < len || id == 0)
+		return -EINVAL;
+	uintptr_t cie_at = fde_at + 4 - id;
+	if (cie_at < lo || cie_at >= hi || hi - cie_at < 8)
+		return -EINVAL;
+	uint32_t clen = rd32((const uint8_t *)cie_at);
+	if (clen < 4 || clen == 0xffffffffu || hi - cie_at - 4 < clen ||
+	    rd32((const uint8_t *)cie_at + 4) != 0)
+		return -EINVAL;
+	struct profil_cfi_buf cb = { (const uint8_t *)cie_at + 8,
+				     (const uint8_t *)cie_at + 4 + clen, cie_at + 8 };
+	struct profil_cfi_buf fb = { (const uint8_t *)fde_at + 8, (const uint8_t *)fde_at + 4 + len,
+				     fde_at + 8 };
+	return parse_pair(&cb, &fb, cie, fde);
+}
+
+/* ---- building a module's table (normal context) ---- */
+
+struct build {
+	struct profil_urow *out; /* mmap'd, grown by mremap */
+	uint32_t n, cap;
+	bool failed; /* no memory: the module gets no table */
+	uintptr_t bias;
+	bool have_last;
+	uintptr_t last_pc; /* where the last row starts */
+	struct profil_urow last;
+};
+
+static bool grow(struct build *b)
+{
+	uint32_t cap = b->cap ? 2 * b->cap : 1024;
+	size_t old = (size_t)b->cap * sizeof *b->out, want = (size_t)cap * sizeof *b->out;
+	void *p = b->out ? mremap(b->out, old, want, MREMAP_MAYMOVE) : profil__alloc(want);
+	if (!p || p == MAP_FAILED) {
+		b->failed = true;
+		return false;
+	}
+	b->out = p;
+	b->cap = cap;
+	return true;
+}
+
+static void put(struct build *b, uintptr_t pc, const struct profil_urow *row)
+{
+	if (pc < b->bias || pc - b->bias > UINT32_MAX || b->failed)
+		return;
+	if (b->have_last) {
+		if (pc < b->last_pc)
+			return; /* overlapping FDEs: the first one wins */
+		if (row->rule == b->last.rule && row->cfa == b->last.cfa && row->fp == b->last.fp)
+			return;
+		if (pc == b->last_pc)
+			b->n--; /* the same address again: the later row wins */
+	}
+	if (b->n == b->cap && !grow(b))
+		return;
+	b->out[b->n] = *row;
+	b->out[b->n].off = (uint32_t)(pc - b->bias);
+	b->n++;
+	b->have_last = true;
+	b->last_pc = pc;
+	b->last = *row;
+}
+
+static int emit_build(void *ctx, uintptr_t pc, const struct profil_urow *row)
+{
+	put(ctx, pc, row);
+	return 0;
+}
+
+static const struct profil_urow unknown_row = { .rule = PROFIL_CFA_UNKNOWN, .fp = PROFIL_FP_LOST };
+
+/* The hdr's binary-search table, checked: its entries, or NULL. */
+static const int32_t *hdr_table(uintptr_t hdr, uintptr_t hi, uint32_t *count)
+{
+	const uint8_t *h = (const uint8_t *)hdr;
+	if (hi - hdr < 12 || h[0] != 1 || h[3] != HDR_TABLE_ENC)
+		return NULL;
+	struct profil_cfi_buf b = { h, (const uint8_t *)hi, hdr };
+	const uint8_t *p = h + 4;
+	uintptr_t frame, n;
+	if (profil__cfi_pointer(&b, &p, h[1], hdr, &frame) < 0 ||
+	    profil__cfi_pointer(&b, &p, h[2], hdr, &n) < 0 || n > (hi - (uintptr_t)p) / 8)
+		return NULL;
+	*count = (uint32_t)n;
+	return (const int32_t *)p;
+}
+
+static void build_rows(struct build *b, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
+{
+	uint32_t n;
+	const int32_t *t = hdr_table(hdr, hi, &n);
+	if (!t)
+		return;
+	uintptr_t end = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct profil_cie cie;
+		struct profil_fde fde;
+		if (fde_direct(hdr + (uintptr_t)(intptr_t)t[2 * i + 1], lo, hi, &cie, &fde) < 0)
+			continue;
+		if (fde.pc_begin == fde.pc_end)
+			continue;
+		if (b->have_last && end && fde.pc_begin > end)
+			put(b, end, &unknown_row); /* a gap between functions */
+		/* An instruction it does not know ends the FDE's rows with
+		 * an unknown one, up to the next FDE. */
+		profil__cfi_run(&cie, &fde, emit_build, b);
+		if (fde.pc_end > end)
+			end = fde.pc_end;
+	}
+	if (b->have_last)
+		put(b, end, &unknown_row);
+}
+
+/* The module's final mapping: its rows, then its page index. */
+static int finish(struct umod *m, const struct build *b)
+{
+	if (!b->n)
+		return 0;
+	uint32_t npages = (uint32_t)(((m->hi - m->lo) >> PAGE_SHIFT) + 1);
+	size_t rows = (size_t)b->n * sizeof *b->out;
+	size_t size = rows + (size_t)npages * sizeof *m->page;
+	char *mem = profil__alloc(size);
+	if (!mem)
+		return -ENOMEM;
+	memcpy(mem, b->out, rows);
+	m->rows = (struct profil_urow *)mem;
+	m->nrows = b->n;
+	m->page = (uint32_t *)(mem + rows);
+	m->npages = npages;
+	m->rows_size = size;
+	uint32_t r = 0;
+	for (uint32_t p = 0; p < npages; p++) {
+		uintptr_t start = m->lo + ((uintptr_t)p << PAGE_SHIFT) - m->bias;
+		while (r + 1 < b->n && m->rows[r + 1].off <= start)
+			r++;
+		m->page[p] = r;
+	}
+	return 0;
+}
+
+struct scan {
+	struct uset *old;
+	struct umod *mods;
+	uint32_t n, cap;
+	int err;
+};
+
+static struct umod *reuse(const struct uset *old, const struct umod *m)
+{
+	for (uint32_t i = 0; old && i < old->n; i++) {
+		struct umod *o = (struct umod *)&old->m[i];
+		if (o->lo == m->lo && o->hi == m->hi && o->bias == m->bias &&
+		    o->eh_hdr == m->eh_hdr)
+			return o;
+	}
+	return NULL;
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct scan *s = arg;
+	struct umod m = { .lo = UINTPTR_MAX, .bias = info->dlpi_addr };
+	uintptr_t seg_lo = 0, seg_hi = 0;
+	const ElfW(Phdr) *eh = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			eh = ph;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			if (a < m.lo)
+				m.lo = a;
+			if (a + ph->p_memsz > m.hi)
+				m.hi = a + ph->p_memsz;
+		}
+	}
+	if (m.lo >= m.hi || s->n == s->cap)
+		return 0;
+	if (eh) {
+		m.eh_hdr = info->dlpi_addr + eh->p_vaddr;
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			if (ph->p_type == PT_LOAD && m.eh_hdr >= a && m.eh_hdr < a + ph->p_filesz) {
+				seg_lo = a;
+				seg_hi = a + ph->p_filesz;
+			}
+		}
+	}
+	struct umod *o = reuse(s->old, &m);
+	if (o) {
+		m = *o;
+	} else if (m.eh_hdr && seg_hi) {
+		struct build b = { .bias = m.bias };
+		build_rows(&b, m.eh_hdr, seg_lo, seg_hi);
+		if (b.failed) {
+			profil__free(b.out, (size_t)b.cap * sizeof *b.out);
+			s->err = -ENOMEM;
+			return 1;
+		}
+		int e = finish(&m, &b);
+		profil__free(b.out, (size_t)b.cap * sizeof *b.out);
+		if (e < 0) {
+			s->err = e;
+			return 1;
+		}
+	}
+	s->mods[s->n++] = m;
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct umod *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static bool in_set(const struct uset *set, const struct umod *m)
+{
+	for (uint32_t i = 0; i < set->n; i++)
+		if (set->m[i].rows == m->rows)
+			return true;
+	return false;
+}
+
+static void keep_dropped(const struct umod *m)
+{
+	if (ndropped == dropped_cap) {
+		uint32_t cap = dropped_cap ? 2 * dropped_cap : 16;
+		struct umod *d = profil__alloc(cap * sizeof *d);
+		if (!d)
+			return; /* kept mapped for good: a leak, never a fault */
+		if (dropped)
+			memcpy(d, dropped, ndropped * sizeof *d);
+		profil__free(dropped, dropped_cap * sizeof *d);
+		dropped = d;
+		dropped_cap = cap;
+	}
+	dropped[ndropped++] = *m;
+}
+
+/* Unmap what no walk can still see: every walk that began before the swap
+ * has ended once the count was seen at zero after it. */
+static void reclaim(void)
+{
+	if (atomic_load(&walkers) != 0)
+		return;
+	while (retired) {
+		struct uset *next = retired->retired_next;
+		profil__free(retired, retired->size);
+		retired = next;
+	}
+	for (uint32_t i = 0; i < ndropped; i++)
+		profil__free(dropped[i].rows, dropped[i].rows_size);
+	ndropped = 0;
+}
+
+static int count_modules(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info, (void)size;
+	++*(uint32_t *)arg;
+	return 0;
+}
+
+int profil__unwind_refresh(void)
+{
+	pthread_mutex_lock(&refresh_lock);
+	atomic_store(&stale, false);
+	uint32_t cap = 0;
+	dl_iterate_phdr(count_modules, &cap);
+	cap += 8; /* loads between the two calls */
+	size_t size = sizeof(struct uset) + cap * sizeof(struct umod);
+	struct uset *set = profil__alloc(size);
+	int err = set ? 0 : -ENOMEM;
+	if (set) {
+		set->size = size;
+		struct scan s = { atomic_load(&current), set->m, 0, cap, 0 };
+		dl_iterate_phdr(add_module, &s);
+		set->n = s.n;
+		err = s.err;
+		if (err == 0) {
+			qsort(set->m, set->n, sizeof set->m[0], by_lo);
+			struct uset *old = atomic_exchange(&current, set);
+			if (old) {
+				for (uint32_t i = 0; i < old->n; i++)
+					if (old->m[i].rows && !in_set(set, &old->m[i]))
+						keep_dropped(&old->m[i]);
+				old->retired_next = retired;
+				retired = old;
+			}
+		} else {
+			/* Rows built for this set only: none is published. */
+			struct uset *old = atomic_load(&current);
+			for (uint32_t i = 0; i < set->n; i++)
+				if (set->m[i].rows && !(old && in_set(old, &set->m[i])))
+					profil__free(set->m[i].rows, set->m[i].rows_size);
+			profil__free(set, size);
+		}
+	}
+	reclaim();
+	pthread_mutex_unlock(&refresh_lock);
+	return err;
+}
+
+void profil__unwind_refresh_if_stale(void)
+{
+	if (atomic_load_explicit(&stale, memory_order_relaxed))
+		profil__unwind_refresh();
+}
+
+void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *bytes)
+{
+	pthread_mutex_lock(&refresh_lock);
+	const struct uset *set = atomic_load(&current);
+	*modules = set ? set->n : 0;
+	*rows = *bytes = 0;
+	for (uint32_t i = 0; set && i < set->n; i++) {
+		*rows += set->m[i].nrows;
+		*bytes += set->m[i].rows_size;
+	}
+	pthread_mutex_unlock(&refresh_lock);
+}
+
+/* ---- the signal path ---- */
+
+void profil__unwind_enter(struct profil_uwalk *w)
+{
+	atomic_fetch_add(&walkers, 1);
+	w->set = atomic_load(&current);
+	w->nchecked = 0;
+	w->last = NULL;
+}
+
+void profil__unwind_leave(struct profil_uwalk *w)
+{
+	w->set = NULL;
+	atomic_fetch_sub(&walkers, 1);
+}
+
+static const struct umod *find_module(const struct uset *set, uintptr_t pc)
+{
+	uint32_t lo = 0, hi = set ? set->n : 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct umod *m = &set->m[mid];
+		if (pc < m->lo)
+			hi = mid;
+		else if (pc >= m->hi)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+static int table_row(const struct umod *m, uintptr_t pc, struct profil_urow *row)
+{
+	uintptr_t off = pc - m->bias;
+	if (!m->nrows || pc < m->bias || off > UINT32_MAX || off < m->rows[0].off) {
+		*row = unknown_row; /* code of a module we know, without CFI */
+		return PROFIL_UFOUND_TABLE;
+	}
+	uint32_t lo = 0, hi = m->nrows; /* the last row with row.off <= off */
+	uintptr_t p = (pc - m->lo) >> PAGE_SHIFT;
+	if (pc >= m->lo && p < m->npages) {
+		lo = m->page[p];
+		if (p + 1 < m->npages)
+			hi = m->page[p + 1] + 1;
+	}
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->rows[mid].off <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*row = m->rows[lo];
+	return PROFIL_UFOUND_TABLE;
+}
+
+/* ---- the direct path: one FDE copied through the guard ---- */
+
+/* On the handler's stack, which may be a small alternate one (sample.c
+ * keeps 4 KiB below its frame array for the walk and a guard fault's
+ * kernel frame): the largest FDE of libc is 192 bytes, of python3.11 376,
+ * of libstdc++ 756 (4 of 4867 above 512, unwound by their table only). */
+#define FDE_MAX 512
+#define CIE_MAX 128
+
+struct pick {
+	uintptr_t target;
+	struct profil_urow row;
+	bool have;
+};
+
+static int emit_pick(void *ctx, uintptr_t pc, const struct profil_urow *row)
+{
+	struct pick *k = ctx;
+	if (pc > k->target)
+		return 1;
+	k->row = *row;
+	k->have = true;
+	return 0;
+}
+
+static int copy_record(uintptr_t at, uint8_t *buf, uint32_t max, uint32_t *len)
+{
+	uint32_t l;
+	if (profil__gcopy(&l, (const void *)at, 4) < 0 || l < 4 || l > max - 4)
+		return -EINVAL;
+	if (profil__gcopy(buf, (const void *)at, l + 4) < 0)
+		return -EFAULT;
+	*len = l;
+	return 0;
+}
+
+static int direct_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row)
+{
+	uint8_t h[12];
+	if (!hdr || profil__gcopy(h, (const void *)hdr, sizeof h) < 0 || h[0] != 1 ||
+	    h[3] != HDR_TABLE_ENC || h[2] != 0x03 /* udata4 */)
+		return PROFIL_UFOUND_NONE;
+	/* h[4..8) is the .eh_frame pointer (unused); the count follows. */
+	uint32_t n = rd32(h + 8);
+	uintptr_t table = hdr + 12;
+	if ((h[1] & 0x0f) != 0x0b && (h[1] & 0x0f) != 0x03)
+		return PROFIL_UFOUND_NONE; /* a 4-byte .eh_frame pointer */
+	uint32_t lo = 0, hi = n;
+	int32_t e[2] = { 0, 0 };
+	bool found = false;
+	while (hi - lo > 0 && hi <= n) { /* the last entry with start <= pc */
+		uint32_t mid = lo + (hi - lo) / 2;
+		int32_t cur[2];
+		if (profil__gcopy(cur, (const void *)(table + 8 * (uintptr_t)mid), 8) < 0)
+			return PROFIL_UFOUND_NONE;
+		if (hdr + (uintptr_t)(intptr_t)cur[0] <= pc) {
+			e[0] = cur[0], e[1] = cur[1];
+			found = true;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (!found)
+		return PROFIL_UFOUND_NONE;
+	uintptr_t fde_at = hdr + (uintptr_t)(intptr_t)e[1];
+	uint8_t fbuf[FDE_MAX], cbuf[CIE_MAX];
+	uint32_t flen, clen;
+	if (copy_record(fde_at, fbuf, sizeof fbuf, &flen) < 0 || rd32(fbuf + 4) == 0)
+		return PROFIL_UFOUND_NONE;
+	uintptr_t cie_at = fde_at + 4 - rd32(fbuf + 4);
+	if (copy_record(cie_at, cbuf, sizeof cbuf, &clen) < 0 || rd32(cbuf + 4) != 0)
+		return PROFIL_UFOUND_NONE;
+	struct profil_cfi_buf cb = { cbuf + 8, cbuf + 4 + clen, cie_at + 8 };
+	struct profil_cfi_buf fb = { fbuf + 8, fbuf + 4 + flen, fde_at + 8 };
+	struct profil_cie cie;
+	struct profil_fde fde;
+	if (parse_pair(&cb, &fb, &cie, &fde) < 0 || pc < fde.pc_begin || pc >= fde.pc_end)
+		return PROFIL_UFOUND_NONE;
+	struct pick k = { .target = pc };
+	profil__cfi_run(&cie, &fde, emit_pick, &k);
+	*row = k.have ? k.row : unknown_row;
+	return PROFIL_UFOUND_DIRECT;
+}
+
+/* Is m still the object loaded at pc?  Once per walk and module. */
+static bool still_loaded(struct profil_uwalk *w, const struct umod *m, uintptr_t pc,
+			 struct dl_find_object *fo, bool *have_fo)
+{
+	for (unsigned i = 0; i < w->nchecked; i++)
+		if (w->checked[i] == m)
+			return true;
+	if (!find_object)
+		return true; /* no way to tell: trust the last refresh */
+	*have_fo = find_object((void *)pc, fo) == 0;
+	if (!*have_fo || (uintptr_t)fo->dlfo_eh_frame != m->eh_hdr)
+		return false;
+	w->checked[w->nchecked++ % PROFIL_UWALK_CHECKED] = m;
+	if (w->nchecked > PROFIL_UWALK_CHECKED)
+		w->nchecked = PROFIL_UWALK_CHECKED;
+	return true;
+}
+
+int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
+{
+	const struct umod *m = w->last;
+	if (m && pc >= m->lo && pc < m->hi) /* callers are often in the same module */
+		return table_row(m, pc, row);
+	m = find_module(w->set, pc);
+	struct dl_find_object fo;
+	bool have_fo = false;
+	if (m && still_loaded(w, m, pc, &fo, &have_fo)) {
+		w->last = m;
+		return table_row(m, pc, row);
+	}
+	if (m) /* closed since the last refresh, or replaced */
+		atomic_store_explicit(&stale, true, memory_order_relaxed);
+	else if (find_object)
+		have_fo = find_object((void *)pc, &fo) == 0;
+	if (!have_fo)
+		return PROFIL_UFOUND_NONE;
+	atomic_store_explicit(&stale, true, memory_order_relaxed);
+	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
+}
+
+int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)
+{
+	struct dl_find_object fo;
+	if (!find_object || find_object((void *)pc, &fo) != 0)
+		return PROFIL_UFOUND_NONE;
+	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
+}
+
+#ifdef PROFIL_STATIC_ARCHIVE
+/* The archive calls nothing through dlsym (tests/static): a weak reference,
+ * bound by the linker where libc has the function and NULL in a static
+ * program that does not otherwise pull it in (where all code is in the
+ * tables anyway). */
+extern int _dl_find_object(void *pc, struct dl_find_object *out) __attribute__((weak));
+static find_object_fn *lookup_find_object(void)
+{
+	return _dl_find_object;
+}
+#else
+/* Looked up, not linked: libprofil.so still loads with a glibc before 2.35. */
+static find_object_fn *lookup_find_object(void)
+{
+	return (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
+}
+#endif
+
+/* A fork while another thread rebuilds would leave the child's lock held
+ * for good: fork waits for the rebuild instead. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&refresh_lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&refresh_lock);
+}
+
+/* Under pcprof run, which records stacks, the tables are built before the
+ * first sample; a program that only calls profil() never pays for them
+ * (about 1 ms of CPU for libc), and a walk without tables still works,
+ * through the direct path, until someone refreshes. */
+__attribute__((constructor(110))) static void unwind_start(void)
+{
+	find_object = lookup_find_object();
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+	struct raw_env env;
+	if (profil__raw_env(&env))
+		profil__unwind_refresh();
+}

@@ -1,0 +1,138 @@
+/*
+ * stacks - a target for tests/cli-run/t-run-stacks.sh: CPU time in one
+ * function reached by known call paths.  Built without libprofil (pcprof
+ * preloads it), with frame pointers, like every target.
+ *
+ *   stacks MODE SECONDS
+ *
+ *   main   main -> mid -> hot_leaf, which burns SECONDS of CPU time
+ *   deep   main -> deep, 300 levels of recursion -> hot_leaf: deeper than
+ *          the 256 frames a recorded stack keeps
+ *   altstack  main's path, on a thread with an alternate signal stack of
+ *          the least size the kernel needs plus 2 KiB, above an
+ *          inaccessible page (SA_ONSTACK: the profiling signal's handler
+ *          runs there)
+ *   fill   no CPU time: through libprofil's test hook __profil_inject_stack
+ *          (found with dlsym: pcprof preloads the library; run it with
+ *          PROFIL_ENGINE=manual), one tick for each of 20 made-up stacks of
+ *          100 callers under one outermost caller 0x10000000, leaves
+ *          0x100000 + 16 i: more than the stack table of --slots 1024
+ *          (768 frames) holds
+ *
+ * Every call is followed by work of its caller, so that none becomes a
+ * jump (a tail call would drop the caller from the stack).
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile double sink;
+
+static double cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The clock is read every 100000 iterations: nearly every sample lands in
+ * the loop itself. */
+__attribute__((noinline)) void hot_leaf(double seconds)
+{
+	double x = 1.0, t0 = cpu();
+	do {
+		for (int i = 0; i < 100000; i++)
+			x = x * 1.0000001 + 1e-9;
+	} while (cpu() - t0 < seconds);
+	sink = x;
+}
+
+__attribute__((noinline)) void mid(double seconds)
+{
+	hot_leaf(seconds);
+	sink += 1;
+}
+
+__attribute__((noinline)) void deep(int n, double seconds)
+{
+	if (n == 0)
+		hot_leaf(seconds);
+	else
+		deep(n - 1, seconds);
+	sink += n;
+}
+
+static int fill(void)
+{
+	typedef int inject_fn(const uintptr_t *pcs, int n, unsigned ticks);
+	inject_fn *inject = (inject_fn *)dlsym(RTLD_DEFAULT, "__profil_inject_stack");
+	if (!inject) {
+		fprintf(stderr, "stacks fill: no __profil_inject_stack (not under pcprof run?)\n");
+		return 3;
+	}
+	for (uintptr_t i = 0; i < 20; i++) {
+		uintptr_t pcs[101];
+		pcs[0] = 0x100000 + 16 * i;
+		for (uintptr_t j = 1; j < 100; j++)
+			pcs[j] = 0x20000000 + (i << 20) + 16 * j;
+		pcs[100] = 0x10000000;
+		if (inject(pcs, 101, 1) < 0) {
+			fprintf(stderr, "stacks fill: nothing recorded (PROFIL_ENGINE=manual?)\n");
+			return 4;
+		}
+	}
+	return 0;
+}
+
+static int altstack(double seconds)
+{
+	/* The kernel's own figure: glibc's MINSIGSTKSZ is sysconf(_SC_SIGSTKSZ)
+	 * under _GNU_SOURCE, a comfortable size, not the least. */
+	size_t size = getauxval(AT_MINSIGSTKSZ);
+	size = (size ? size : 2048) + 2048;
+	/* An inaccessible page right below it: a handler that overflows it
+	 * faults there (and, on the alternate stack, dies) instead of writing
+	 * over whatever lies below. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *m =
+		mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) < 0) {
+		perror("stacks altstack");
+		return 3;
+	}
+	stack_t ss = { .ss_sp = m + page, .ss_size = size, .ss_flags = 0 };
+	if (sigaltstack(&ss, NULL) < 0) {
+		perror("stacks altstack");
+		return 3;
+	}
+	mid(seconds);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: stacks main|deep|altstack|fill SECONDS\n");
+		return 2;
+	}
+	double seconds = atof(argv[2]);
+	if (strcmp(argv[1], "main") == 0)
+		mid(seconds);
+	else if (strcmp(argv[1], "deep") == 0)
+		deep(300, seconds);
+	else if (strcmp(argv[1], "altstack") == 0)
+		return altstack(seconds);
+	else if (strcmp(argv[1], "fill") == 0)
+		return fill();
+	else
+		return 2;
+	sink += 1;
+	return 0;
+}
