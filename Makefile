@@ -46,6 +46,13 @@ SAN_FLAGS   := -fsanitize=$(SAN) -fno-omit-frame-pointer \
 	$(if $(findstring undefined,$(SAN)),-fno-sanitize-recover=undefined \
 	-fno-sanitize=nonnull-attribute)
 CFLAGS      += $(SAN_FLAGS)
+# ThreadSanitizer: the library stays plain.  Every thread a program creates
+# starts in the library's start routine (lib/threads.c) before TSan's own
+# thread start has set the thread up, and TSan's runtime calls sigaction
+# and pthread_create, which the library interposes, before it is itself
+# initialised: instrumented library code there crashes in TSan.  TSan then
+# checks pcprof and the tests; ASan and UBSan check the library.
+LIB_SAN_FLAGS := $(if $(findstring thread,$(SAN)),,$(SAN_FLAGS))
 endif
 
 .PHONY: all lib cli tests examples deps check check-asan check-tsan demo demo-bin install uninstall clean \
@@ -63,8 +70,8 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
 # __nonnull((1)), and our definition sees that prototype; without the flag
 # GCC may drop the "NULL buffer turns profiling off" test it then assumes
 # cannot be true.
-LIB_CFLAGS := $(STD) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
-	-fno-delete-null-pointer-checks
+LIB_CFLAGS := $(STD) $(WARN) $(filter-out $(SAN_FLAGS),$(CFLAGS)) $(LIB_SAN_FLAGS) -fPIC \
+	-fvisibility=hidden -pthread -fno-delete-null-pointer-checks
 
 SONAME  := libprofil.so.$(SOVERSION)
 LIB_SO  := $(B)/$(SONAME)
@@ -89,7 +96,7 @@ $(B)/lib/%.o: lib/%.S
 	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
 
 $(LIB_SO): $(LIB_OBJ) lib/libprofil.map
-	$(CC) $(SAN_FLAGS) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
+	$(CC) $(LIB_SAN_FLAGS) -shared -pthread -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libprofil.map \
 		-Wl,-z,defs -Wl,-z,now -o $@ $(LIB_OBJ) -ldl
 
 $(B)/audit/%.o: lib/audit/%.c
@@ -167,7 +174,7 @@ $(B)/cli/%.o: cli/%.c
 # the build's gives a pcprof that looks in the right place, and never
 # relinks the build tree's pcprof under tests that are running it.
 $(B)/cli/cmd-run.o: CLI_CFLAGS += -DPCPROF_LIBDIR=\"$(LIBDIR)\" \
-	$(if $(SAN),-DPCPROF_PRELOAD_FIRST=\"$(SAN_RT)\")
+	$(if $(LIB_SAN_FLAGS),-DPCPROF_PRELOAD_FIRST=\"$(SAN_RT)\")
 
 $(B)/install/libdir.txt: FORCE
 	@mkdir -p $(@D)
@@ -213,7 +220,7 @@ tests: $(TEST_BIN) $(TARGET_BIN) $(if $(SAN),$(B)/test.env)
 $(B)/test.env: Makefile
 	@mkdir -p $(@D)
 	printf "SANITIZE='%s'\nSAN_CFLAGS='%s'\nSAN_PRELOAD='%s'\n" \
-		'$(SAN)' '$(SAN_FLAGS)' '$(SAN_RT)' >$@
+		'$(SAN)' '$(SAN_FLAGS)' '$(if $(LIB_SAN_FLAGS),$(SAN_RT))' >$@
 
 $(B)/tests/unit/%: tests/unit/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 	@mkdir -p $(@D)

@@ -329,16 +329,26 @@ static char *prepend(const char *name, const char *first, const char *rest, cons
 /* The value of PCPROF_ROOT, filled in by the child with its pid. */
 static char root_entry[32] = "PCPROF_ROOT=";
 
-static char **make_env(const char *lib, const char *audit, const char *dir, const struct opts *o)
+/* What the loader must keep of static TLS for a program that links
+ * ThreadSanitizer, when the audit module is used (exekind.h). */
+#define TLS_ROOM_TUNABLE "glibc.rtld.optional_static_tls=1048576"
+
+static char **make_env(const char *lib, const char *audit, const char *dir, const struct opts *o,
+		       bool tls_room)
 {
 	size_t n = 0;
 	while (environ[n])
 		n++;
 	char **env = xcalloc(n + 11, sizeof *env);
 	size_t k = 0;
-	const char *preload = NULL, *audits = NULL;
+	const char *preload = NULL, *audits = NULL, *tunables = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const char *e = environ[i];
+		if (audit[0] && tls_room && env_is(e, "GLIBC_TUNABLES") &&
+		    !strstr(e, "optional_static_tls")) {
+			tunables = e + strlen("GLIBC_TUNABLES=");
+			continue;
+		}
 		if (env_is(e, "LD_PRELOAD")) {
 			preload = e + strlen("LD_PRELOAD=");
 			continue;
@@ -370,6 +380,8 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 #endif
 	if (audit[0])
 		env[k++] = prepend("LD_AUDIT", audit, audits, ":");
+	if (audit[0] && tls_room && (tunables || !getenv("GLIBC_TUNABLES")))
+		env[k++] = prepend("GLIBC_TUNABLES", TLS_ROOM_TUNABLE, tunables, ":");
 	env[k++] = root_entry;
 	char num[32];
 	env[k++] = env_entry("PCPROF_DIR", dir);
@@ -1252,7 +1264,7 @@ int cmd_run(int argc, char **argv)
 	snprintf(dir, sizeof dir, "%s/pcprof.XXXXXX", parent);
 	if (!mkdtemp(dir))
 		die(EXIT_RUN_FAILED, "cannot create a directory like %s: %s", dir, strerror(errno));
-	char **env = make_env(lib, audit, dir, &o);
+	char **env = make_env(lib, audit, dir, &o, links_big_static_tls(prog[0]));
 
 	/* Orphaned descendants come to us: we learn how they ended. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);

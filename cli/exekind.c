@@ -84,6 +84,37 @@ static const char *go_mark(Elf *elf)
 	return NULL;
 }
 
+bool links_big_static_tls(const char *program)
+{
+	char path[PATH_MAX];
+	if (!locate(program, path, sizeof path))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool found = false;
+	for (Elf_Scn *scn = NULL; elf && !found && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Dyn dyn;
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			found = name && strncmp(name, "libtsan.so", 10) == 0;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
 const char *preload_obstacle(const char *program, char *why, size_t len)
 {
 	char path[PATH_MAX];

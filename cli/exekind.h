@@ -6,6 +6,7 @@
 #ifndef PCPROF_EXEKIND_H
 #define PCPROF_EXEKIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -16,5 +17,14 @@
  * PT_INTERP)", "a Go binary (.go.buildinfo)", "set-user-ID").
  */
 const char *preload_obstacle(const char *program, char *why, size_t len);
+
+/*
+ * Whether PROGRAM (found as above) links ThreadSanitizer's runtime, whose
+ * initial-exec TLS (about 0.8 MB) does not fit in the static TLS that the
+ * dynamic loader has left once an LD_AUDIT module has a namespace of its
+ * own: such a program then fails to start ("cannot allocate memory in
+ * static TLS block") unless the loader is told to keep more.
+ */
+bool links_big_static_tls(const char *program);
 
 #endif

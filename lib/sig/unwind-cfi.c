@@ -75,7 +75,7 @@ int profil__cfi_pointer(const struct profil_cfi_buf *b, const uint8_t **pp, uint
 	if (enc == PE_OMIT || (enc & PE_INDIRECT))
 		return -EINVAL; /* indirect needs a read of program memory */
 	uintptr_t at = b->addr + (uintptr_t)(*pp - b->p);
-	uint64_t v;
+	uint64_t v = 0; /* read only on success; 0 keeps a failed read defined */
 	int r;
 	int64_t s;
 	switch (enc & PE_FORMAT) {

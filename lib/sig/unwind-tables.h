@@ -37,8 +37,8 @@ enum profil_ufound {
 PROFIL_HIDDEN int profil__unwind_refresh(void);
 
 /* Refresh if a walk met code of a module the tables do not have (a
- * dlopen), or a table of a module closed since the last refresh.  Cheap when nothing changed.  Normal
- * context; not AS-safe. */
+ * dlopen), or a table of a module closed since the last refresh.  Cheap
+ * when nothing changed.  Normal context; not AS-safe. */
 PROFIL_HIDDEN void profil__unwind_refresh_if_stale(void);
 
 /* One walk: the set it reads, and the modules it checked are still the

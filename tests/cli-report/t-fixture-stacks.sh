@@ -5,7 +5,7 @@
 # first, markers and addresses outside every module included, and the
 # samples without a stack keep their self time.  pcprof report reads it.
 . "$(dirname "$0")/lib.sh"
-PPDUMP=$ROOT/build/tests/cli-run/ppdump
+PPDUMP=$ROOT/${B:-build}/tests/cli-run/ppdump
 [ -x "$PPDUMP" ] || fail "$PPDUMP not built (make all)"
 
 "$FIX" stacks "$T/st.data" || fail "mkfixture stacks"

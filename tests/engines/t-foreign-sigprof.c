@@ -116,6 +116,8 @@ static int run(const char *label)
 
 int main(int argc, char **argv)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_SIGNALS);
 	if (argc > 1 && strcmp(argv[1], "shared") == 0) {
 		int r = run("PROFIL_SIGNAL=SIGPROF");
 		/* perf's sigtrap variant samples with SIGTRAP whatever

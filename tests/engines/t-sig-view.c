@@ -429,6 +429,8 @@ static int early(void)
 
 static int view(void)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_SIGNALS);
 	static unsigned short buf[4];
 
 	tp_profil_on(buf, sizeof buf, 0, 2);

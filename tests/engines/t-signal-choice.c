@@ -129,6 +129,8 @@ static int choice(const char *how)
 
 int main(int argc, char **argv)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_SIGNALS);
 	if (argc > 1 && strcmp(argv[1], "rtmin2") == 0)
 		return profile(SIGRTMIN + 2, 0.6);
 	if (argc > 1 && strcmp(argv[1], "rtmax3") == 0)

@@ -73,6 +73,8 @@ static void same(const struct census *a, const struct census *b)
 
 int main(void)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_THREADS);
 	static unsigned short buf[4];
 	struct census off0, on0, on1, off1;
 

@@ -31,6 +31,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_THREADS);
 	(void)argc;
 	/* The sigtrap variant needs nothing per thread either: take fasync. */
 	if (tp_engine_is("perf") && !getenv("PROFIL_PERF_MODE")) {

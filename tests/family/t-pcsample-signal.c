@@ -87,6 +87,13 @@ static void t82(void)
 
 int main(void)
 {
+#if defined(__SANITIZE_THREAD__)
+	/* ThreadSanitizer runs an asynchronous handler later, at the thread's
+	 * next intercepted call, even one the library makes with the signal
+	 * blocked and its lock held: the handler's pcsample then waits for
+	 * that lock forever.  Not a property of the library. */
+	T_SKIP("ThreadSanitizer defers signal handlers into the library's locked sections");
+#endif
 	fam_case("T82 async-signal safety", t82);
 	return fam_status();
 }

@@ -150,6 +150,15 @@ TP_FN void tp_burn_until_off(void)
 #define TP_ASAN 0
 #endif
 
+/* What ThreadSanitizer changes in a process: it interposes sigaction and
+ * signal itself (a program's handler is TSan's, which calls the program's
+ * later), and it starts a background thread of its own. */
+#define TP_TSAN_SIGNALS                                                                            \
+	"ThreadSanitizer installs its own handler in place of the program's, so the "             \
+	"dispositions this test compares are TSan's"
+#define TP_TSAN_THREADS                                                                            \
+	"ThreadSanitizer starts a thread of its own, which the library counts too"
+
 TP_FN void tp_skip_fault_path_under_tsan(void)
 {
 	if (TP_TSAN)

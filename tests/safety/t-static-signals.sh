@@ -7,7 +7,7 @@
 # ticks follow its CPU time.
 set -eu
 cd "$(dirname "$0")/../.."
-b=$PWD/build
+b=$PWD/${B:-build}
 [ -e "$b/libprofil.a" ] || { echo "build/libprofil.a missing: run make"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
