@@ -43,10 +43,11 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type == PT_LOAD && m.nsegs < 8)
-			m.seg[m.nsegs++] = (struct pp_segment){ ph->p_vaddr, ph->p_memsz, ph->p_offset,
-								ph->p_flags };
+			m.seg[m.nsegs++] = (struct pp_segment){ ph->p_vaddr, ph->p_memsz,
+								ph->p_offset, ph->p_flags };
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-		    pc >= info->dlpi_addr + ph->p_vaddr && pc < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+		    pc >= info->dlpi_addr + ph->p_vaddr &&
+		    pc < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
 			text = ph;
 		if (ph->p_type == PT_NOTE) {
 			/* the GNU build-id note, so that the report trusts the file */
@@ -56,7 +57,8 @@ static int find_libc(struct dl_phdr_info *info, size_t size, void *arg)
 				const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
 				const char *desc = p + sizeof *n + ((n->n_namesz + 3) & ~3u);
 				if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-				    memcmp(p + sizeof *n, "GNU", 4) == 0 && n->n_descsz <= sizeof m.build_id) {
+				    memcmp(p + sizeof *n, "GNU", 4) == 0 &&
+				    n->n_descsz <= sizeof m.build_id) {
 					memcpy(m.build_id, desc, n->n_descsz);
 					m.build_id_len = n->n_descsz;
 				}
@@ -128,9 +130,11 @@ int main(int argc, char **argv)
 		for (uint32_t k = 0; k < (1u << d); k++) {
 			uint32_t id = (1u << d) - 1 + k;
 			uint64_t h = mix(id + 1);
-			uint64_t pc = libc.bias + text->vaddr + (h % NFUNC) * slot + 8 + (h >> 32) % 16;
-			p->frames[id] = (struct pp_frame){ pc, 0,
-							   d ? (1u << (d - 1)) - 1 + k / 2 : PP_NO_FRAME };
+			uint64_t pc =
+				libc.bias + text->vaddr + (h % NFUNC) * slot + 8 + (h >> 32) % 16;
+			p->frames[id] =
+				(struct pp_frame){ pc, 0,
+						   d ? (1u << (d - 1)) - 1 + k / 2 : PP_NO_FRAME };
 		}
 	uint32_t first = (1u << FIRST) - 1, nstacks = NFRAMES - first;
 	size_t nthreads = (n + nstacks - 1) / nstacks;
@@ -138,7 +142,8 @@ int main(int argc, char **argv)
 	p->nthreads = nthreads;
 	for (size_t t = 0; t < nthreads; t++) {
 		p->threads[t].tid = 4242 + (int)t;
-		snprintf(p->threads[t].name, sizeof p->threads[t].name, "worker-%u", (unsigned)(t % 100000));
+		snprintf(p->threads[t].name, sizeof p->threads[t].name, "worker-%u",
+			 (unsigned)(t % 100000));
 	}
 	p->samples = calloc(n, sizeof *p->samples);
 	p->nsamples = n;
