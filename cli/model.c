@@ -693,51 +693,74 @@ static void build_lines(struct model *f)
 	free(ix);
 }
 
-static int hit_thread_cmp(const void *a, const void *b)
-{
-	const struct model_hit *x = a, *y = b;
-	if (x->proc != y->proc)
-		return x->proc < y->proc ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	uint32_t fx = sort_ctx->pcs[x->pc].fn, fy = sort_ctx->pcs[y->pc].fn;
-	return fx < fy ? -1 : fx > fy;
-}
-
+/*
+ * Per-thread samples and top function, in (process, thread) order.  The
+ * hits are bucketed by thread, and each thread's counts are summed per
+ * function in one array indexed by function: linear, where sorting the
+ * hits by thread and function took a third of a report of 10 million
+ * stacked samples (bench/report-stacks).
+ */
 static void build_threads(struct model *f)
 {
-	struct model_hit *h = xmalloc(f->nhits * sizeof *h);
-	if (f->nhits) /* hits is NULL when there are none */
-		memcpy(h, f->hits, f->nhits * sizeof *h);
-	sort_ctx = f;
-	qsort(h, f->nhits, sizeof *h, hit_thread_cmp);
-	f->threads = xcalloc(f->nhits, sizeof *f->threads);
-	for (size_t i = 0; i < f->nhits;) {
-		struct model_thread *t = &f->threads[f->nthreads++];
-		const struct pp_process *p = f->procs[h[i].proc].p;
-		*t = (struct model_thread){ .proc = h[i].proc,
-					    .t = h[i].thread < p->nthreads
-							 ? &p->threads[h[i].thread]
-							 : NULL };
-		size_t j = i;
-		while (j < f->nhits && h[j].proc == h[i].proc && h[j].thread == h[i].thread) {
-			uint32_t fn = f->pcs[h[j].pc].fn;
-			uint64_t n = 0;
-			while (j < f->nhits && h[j].proc == h[i].proc &&
-			       h[j].thread == h[i].thread && f->pcs[h[j].pc].fn == fn) {
-				n += h[j].count;
-				t->seconds += p->hz ? (double)h[j].count / p->hz : 0;
-				j++;
-			}
-			t->samples += n;
-			if (n > t->top_samples) {
-				t->top_samples = n;
-				t->top_fn = fn;
-			}
-		}
-		i = j;
+	size_t *first = xcalloc(f->nprocs + 1, sizeof *first); /* slots before process p */
+	for (size_t i = 0; i < f->nhits; i++) {
+		size_t *w = &first[f->hits[i].proc + 1]; /* widths first: most thread + 1 */
+		if (f->hits[i].thread >= *w)
+			*w = (size_t)f->hits[i].thread + 1;
 	}
-	free(h);
+	for (size_t p = 0; p < f->nprocs; p++)
+		first[p + 1] += first[p];
+	size_t nslots = first[f->nprocs];
+	size_t *start = xcalloc(nslots + 1, sizeof *start);
+	for (size_t i = 0; i < f->nhits; i++)
+		start[first[f->hits[i].proc] + f->hits[i].thread + 1]++;
+	for (size_t s = 0; s < nslots; s++)
+		start[s + 1] += start[s];
+	size_t *next = xmalloc((nslots + 1) * sizeof *next);
+	memcpy(next, start, (nslots + 1) * sizeof *next);
+	uint32_t *order = xmalloc((f->nhits ? f->nhits : 1) * sizeof *order);
+	for (size_t i = 0; i < f->nhits; i++)
+		order[next[first[f->hits[i].proc] + f->hits[i].thread]++] = (uint32_t)i;
+	uint64_t *fncount = xcalloc(f->nfns + 1, sizeof *fncount);
+	uint32_t *touched = xmalloc((f->nfns + 1) * sizeof *touched);
+	f->threads = xcalloc(nslots ? nslots : 1, sizeof *f->threads);
+	for (uint32_t p = 0; p < f->nprocs; p++) {
+		const struct pp_process *pr = f->procs[p].p;
+		for (size_t s = first[p]; s < first[p + 1]; s++) {
+			if (start[s] == start[s + 1])
+				continue;
+			size_t th = s - first[p], ntouched = 0;
+			struct model_thread *t = &f->threads[f->nthreads++];
+			*t = (struct model_thread){ .proc = p,
+						    .t = th < pr->nthreads ? &pr->threads[th]
+									   : NULL };
+			for (size_t k = start[s]; k < start[s + 1]; k++) {
+				const struct model_hit *h = &f->hits[order[k]];
+				uint32_t fn = f->pcs[h->pc].fn;
+				if (!fncount[fn] && h->count)
+					touched[ntouched++] = fn;
+				fncount[fn] += h->count;
+				t->samples += h->count;
+			}
+			/* the most samples; of equals, the first function */
+			for (size_t k = 0; k < ntouched; k++) {
+				uint32_t fn = touched[k];
+				if (fncount[fn] > t->top_samples ||
+				    (fncount[fn] == t->top_samples && fn < t->top_fn)) {
+					t->top_samples = fncount[fn];
+					t->top_fn = fn;
+				}
+				fncount[fn] = 0;
+			}
+			t->seconds = pr->hz ? (double)t->samples / pr->hz : 0;
+		}
+	}
+	free(first);
+	free(start);
+	free(next);
+	free(order);
+	free(fncount);
+	free(touched);
 }
 
 struct model *model_build(const struct pp_profile *prof, const struct model_opts *opts, char *err,
