@@ -42,7 +42,7 @@ fs()
 # unrecorded FILE: the N of "N process image(s) not recorded" in FILE, or 0
 unrecorded()
 {
-	n=$(sed -n 's/.*lost: \([0-9]*\) process images\{0,1\} not recorded.*/\1/p' "$1")
+	n=$(sed -n 's/.*[:,] \([0-9]*\) process images\{0,1\} not recorded.*/\1/p' "$1")
 	echo "${n:-0}"
 }
 

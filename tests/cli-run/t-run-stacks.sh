@@ -77,11 +77,15 @@ dump "$T/d.data"
 check_stacks "$(procs)" deep
 wholedeep=$(cat "$T/check")
 
-# A small alternate signal stack (SA_ONSTACK: the handler runs there).
-"$PCPROF" run -q -o "$T/a.data" -- "$STK" altstack 0.5 || fail "altstack: exit $?"
-dump "$T/a.data"
-expect_hot "$(procs)" hot_leaf 70
-[ "$(field "$(procs)" end)" = exit ] || fail "altstack: end=$(field "$(procs)" end)"
+# A small alternate signal stack (SA_ONSTACK: the handler runs there).  Not
+# with the ASan build of the library, whose handler's frames (redzones) do
+# not fit in 2 KiB above the kernel's minimum.
+if [ "${SANITIZE#*address}" = "${SANITIZE:-}" ]; then
+	"$PCPROF" run -q -o "$T/a.data" -- "$STK" altstack 0.5 || fail "altstack: exit $?"
+	dump "$T/a.data"
+	expect_hot "$(procs)" hot_leaf 70
+	[ "$(field "$(procs)" end)" = exit ] || fail "altstack: end=$(field "$(procs)" end)"
+fi
 
 # --no-stacks: addresses only, in a smaller file.
 "$PCPROF" run -q --no-stacks -o "$T/n.data" -- "$STK" main 1 || fail "--no-stacks run failed"

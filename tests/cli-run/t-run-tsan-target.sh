@@ -6,6 +6,10 @@
 # failed to start ("cannot allocate memory in static TLS block", exit 127).
 # A tunable the user set already is left alone.
 . "$(dirname "$0")/lib.sh"
+# pcprof run of the ASan build preloads ASan's runtime, which cannot share a
+# process with TSan's.
+[ "${SANITIZE#*address}" = "${SANITIZE:-}" ] ||
+	{ echo "SKIP: the ASan build preloads ASan's runtime, which cannot run with TSan's"; exit 77; }
 cat >"$T/spin.c" <<'END'
 #include <stdio.h>
 #include <time.h>

@@ -8,6 +8,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 b=$PWD/${B:-build}
+# as tests/static: a sanitizer's runtimes are shared libraries
+[ -z "${SANITIZE:-}" ] || { echo "SKIP: a sanitizer build cannot link static programs"; exit 77; }
 [ -e "$b/libprofil.a" ] || { echo "build/libprofil.a missing: run make"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -353,7 +353,7 @@ static void *spinner(void *arg)
 static int refreshes;
 NOINL void churn(void)
 {
-	void *h = dlopen("stkplugin.so", RTLD_NOW);
+	void *h = st_dlopen_plugin(RTLD_NOW);
 	T_OK(h != NULL);
 	T_EQ(profil__unwind_refresh(), 0);
 	T_OK(dlclose(h) == 0);

@@ -252,7 +252,7 @@ int main(void)
 	expect(lib, 4, 0);
 
 	/* a plugin loaded now: direct path, then its table */
-	void *h = dlopen("stkplugin.so", RTLD_NOW);
+	void *h = st_dlopen_plugin(RTLD_NOW);
 	if (!h)
 		T_FAIL("dlopen: %s", dlerror());
 	plugin_fn *fn = (plugin_fn *)dlsym(h, "stk_plugin_call");
@@ -273,7 +273,7 @@ int main(void)
 	expect(plug, 4, 0);
 	/* closed: its table is not used any more, refreshed or not */
 	T_OK(dlclose(h) == 0);
-	if (dlopen("stkplugin.so", RTLD_NOW | RTLD_NOLOAD))
+	if (st_dlopen_plugin(RTLD_NOW | RTLD_NOLOAD))
 		T_SKIP("stkplugin.so stays loaded after dlclose");
 	profil__unwind_enter(&uw);
 	T_EQ(profil__unwind_row(&uw, (uintptr_t)fn, &row), PROFIL_UFOUND_NONE);
@@ -289,7 +289,8 @@ int main(void)
 	st_expect(&w, q, 3, 8);
 	/* glibc's qsort tail-calls qsort_r, whose frame is the one left */
 	int qs = st_find(&w, 0, "qsort_r") >= 0 ? st_find(&w, 0, "qsort_r") : st_find(&w, 0, "qsort");
-	T_OK(qs > st_find(&w, 0, "cmp") && qs < st_find(&w, 0, "sort_them"));
+	if (!TP_ASAN) /* ASan's qsort interceptor sorts by itself, without libc's */
+		T_OK(qs > st_find(&w, 0, "cmp") && qs < st_find(&w, 0, "sort_them"));
 	T_OK(st_complete(&w));
 
 	/* a thread: ends in its first frame */
