@@ -15,13 +15,16 @@
 
 /* Readers split lines, then frames on ';' and the count off at the last
  * space: a name is escaped as for a terminal (no line breaks or control
- * characters; util.h) and its ';' become '_'. */
-static void frame(FILE *f, const char *s)
+ * characters; util.h) and its ';' become '_'.  Each function's is made
+ * once (a large profile has millions of stacks over a few thousand
+ * functions: cleaning every frame of every stack was most of the export). */
+static char *clean(const char *s)
 {
 	char *t = text_dup(s);
-	for (const char *c = t; *c; c++)
-		fputc(*c == ';' ? '_' : *c, f);
-	free(t);
+	for (char *c = t; *c; c++)
+		if (*c == ';')
+			*c = '_';
+	return t;
 }
 
 struct line {
@@ -31,31 +34,62 @@ struct line {
 
 struct lines {
 	const struct model *f;
+	char **fn_text; /* per function, made on first use */
+	size_t *fn_len;
+	char **mod_text; /* per module, for one-frame stacks */
 	struct line *v;
 	size_t n, cap;
 };
+
+static const char *fn_text(struct lines *l, uint32_t fn, size_t *len)
+{
+	if (!l->fn_text[fn]) {
+		l->fn_text[fn] = clean(l->f->fns[fn].label);
+		l->fn_len[fn] = strlen(l->fn_text[fn]);
+	}
+	*len = l->fn_len[fn];
+	return l->fn_text[fn];
+}
 
 static void add_stack(void *ctx, uint32_t node, const uint32_t *fns, size_t depth, uint64_t count)
 {
 	struct lines *l = ctx;
 	const struct model *f = l->f;
 	(void)node;
-	struct membuf mb;
-	FILE *s = membuf_open(&mb);
+	const char *root = NULL;
+	size_t len = 1, rlen = 0, n;
 	if (depth == 1) {
-		frame(s, model_mod_name(f, f->fns[fns[0]].mod));
-		fputc(';', s);
+		uint32_t m = f->fns[fns[0]].mod;
+		size_t k = m == MODEL_NO_MOD ? f->nmods : m; /* the last entry: [unknown] */
+		if (!l->mod_text[k])
+			l->mod_text[k] = clean(model_mod_name(f, m));
+		root = l->mod_text[k];
+		rlen = strlen(root);
+		len += rlen + 1;
 	}
 	for (size_t d = 0; d < depth; d++) {
-		if (d)
-			fputc(';', s);
-		frame(s, f->fns[fns[d]].label);
+		fn_text(l, fns[d], &n);
+		len += n + 1;
 	}
+	char *t = xmalloc(len), *p = t;
+	if (root) {
+		memcpy(p, root, rlen);
+		p += rlen;
+		*p++ = ';';
+	}
+	for (size_t d = 0; d < depth; d++) {
+		const char *s = fn_text(l, fns[d], &n);
+		if (d)
+			*p++ = ';';
+		memcpy(p, s, n);
+		p += n;
+	}
+	*p = '\0';
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 256;
 		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
 	}
-	l->v[l->n++] = (struct line){ membuf_close(&mb), count };
+	l->v[l->n++] = (struct line){ t, count };
 }
 
 static int by_text(const void *a, const void *b)
@@ -78,8 +112,18 @@ static int write_folded(const struct model *f, const char *out, char *err, size_
 		return -1;
 	FILE *s = ofile_stream(o);
 	/* stacks of different pcs may give the same functions: one line */
-	struct lines l = { .f = f };
+	struct lines l = { .f = f,
+			   .fn_text = xcalloc(f->nfns + 1, sizeof(char *)),
+			   .fn_len = xcalloc(f->nfns + 1, sizeof(size_t)),
+			   .mod_text = xcalloc(f->nmods + 1, sizeof(char *)) };
 	model_each_stack(f, add_stack, &l);
+	for (size_t i = 0; i < f->nfns; i++)
+		free(l.fn_text[i]);
+	for (size_t i = 0; i <= f->nmods; i++)
+		free(l.mod_text[i]);
+	free(l.fn_text);
+	free(l.fn_len);
+	free(l.mod_text);
 	if (l.n) /* v is NULL when there are no samples */
 		qsort(l.v, l.n, sizeof *l.v, by_text);
 	size_t n = 0;
