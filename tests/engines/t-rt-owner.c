@@ -203,6 +203,8 @@ static int exhaust(void)
 
 int main(int argc, char **argv)
 {
+	if (TP_TSAN)
+		T_SKIP(TP_TSAN_SIGNALS);
 	if (argc > 1 && strcmp(argv[1], "exhaust") == 0)
 		return exhaust();
 	if (argc > 1)
