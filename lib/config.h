@@ -9,7 +9,7 @@
 #ifndef PROFIL_CONFIG_H
 #define PROFIL_CONFIG_H
 
-#include "sample.h"
+#include "sig/sample.h"
 
 /* A configuration with room for nregions regions (and their segments) or,
  * for pcsample, none.  kind, policy (the process policy in force), hz (the

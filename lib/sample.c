@@ -21,7 +21,7 @@
  *   6. A signal that is not ours goes to the program's action for it
  *      (sigown.h), exactly once, as the kernel would have delivered it.
  */
-#include "sample.h"
+#include "sig/sample.h"
 
 #include <string.h>
 #include <sys/syscall.h>
@@ -29,9 +29,9 @@
 
 #include "arch/guard.h"
 #include "engine.h"
-#include "record.h"
+#include "sig/sink.h"
 #include "sig/unwind.h"
-#include "sigown.h"
+#include "sig/sigown.h"
 
 struct profil_cfg *_Atomic profil__cur;
 _Atomic long profil__inflight;

@@ -44,7 +44,7 @@
 #include "config.h"
 #include "record.h"
 #include "session.h"
-#include "sigown.h"
+#include "sig/sigown.h"
 
 /* Preference order.  Which of the first two leads depends on the rate (see
  * order_for); manual is only ever chosen by name. */

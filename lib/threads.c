@@ -66,7 +66,7 @@
 #include "reserve.h"
 #include "session.h"
 #include "sig/unwind-tables.h"
-#include "sigown.h"
+#include "sig/sigown.h"
 
 enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
 

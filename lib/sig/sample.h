@@ -12,8 +12,8 @@
 #ifndef PROFIL_SAMPLE_H
 #define PROFIL_SAMPLE_H
 
-#include "../include/profil_ext.h"
-#include "internal.h"
+#include "../../include/profil_ext.h"
+#include "../internal.h"
 
 #include <stdbool.h>
 
@@ -132,7 +132,7 @@ static inline int32_t profil_find_segment(const struct profil_cfg *c, uint64_t p
 	return -1;
 }
 
-/* ---- sample.c ---- */
+/* ---- account.c, handler.c ---- */
 
 /* Where a sample came from (statistics only). */
 enum profil_origin { PROFIL_FROM_SIGNAL = 0, PROFIL_FROM_INJECT = 1 };

@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "internal.h"
+#include "../internal.h"
 
 /* The kernel's signal mask: 64 bits, signal s is bit s - 1.  glibc's
  * sigset_t is longer; the kernel reads and writes only its first 8 bytes. */
