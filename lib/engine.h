@@ -115,7 +115,8 @@ struct profil_engine {
 	void (*fork_child)(void);
 
 	/* AS-safe.  Is this delivery one of ours?  If so, *weight = ticks it
-	 * stands for.  Must also recognise a late signal of a stopped run. */
+	 * stands for.  Must also recognise a late signal of a stopped run.
+	 * session.c publishes it to the handler's table (sig/accept.h). */
 	bool (*classify)(int sig, const siginfo_t *si, unsigned long *weight);
 
 	/* One line describing the variant in use (e.g. perf's sigtrap/fasync)
@@ -137,10 +138,6 @@ PROFIL_HIDDEN extern const struct profil_engine profil__engine_thread_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_perf;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_process_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_manual;
-
-/* AS-safe: asks every engine (not only the running one, so that late
- * signals of a stopped run are still recognised). */
-PROFIL_HIDDEN bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight);
 
 /* The calling thread's slot, or NULL (cached per thread).  AS-safe. */
 PROFIL_HIDDEN struct profil_thread *profil__thread_self(void);

@@ -29,6 +29,7 @@
 
 #include "arch/guard.h"
 #include "engine.h"
+#include "sig/accept.h"
 #include "sig/sink.h"
 #include "sig/unwind.h"
 #include "sig/sigown.h"
@@ -388,7 +389,7 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		errno = saved_errno;
 		return;
 	}
-	if (profil__engine_classify(sig, si, &weight)) {
+	if (profil__accept(sig, si, &weight)) {
 		uintptr_t pc = profil_uc_pc(uc);
 		/* The signal says "now" for the receiving thread, which is due
 		 * what its own schedule (threads.c) has reached: usually the
