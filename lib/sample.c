@@ -28,11 +28,11 @@
 #include <ucontext.h>
 
 #include "arch/guard.h"
-#include "engine.h"
 #include "sig/accept.h"
 #include "sig/sink.h"
 #include "sig/unwind.h"
 #include "sig/sigown.h"
+#include "sig/tslot.h"
 
 struct profil_cfg *_Atomic profil__cur;
 _Atomic long profil__inflight;
@@ -392,13 +392,13 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 	if (profil__accept(sig, si, &weight)) {
 		uintptr_t pc = profil_uc_pc(uc);
 		/* The signal says "now" for the receiving thread, which is due
-		 * what its own schedule (threads.c) has reached: usually the
+		 * what its own schedule (sig/tslot.c) has reached: usually the
 		 * engine's count, more when the kernel folded or dropped
 		 * expiries (perf while a SIGTRAP is pending, a long system
 		 * call), any share of a process-wide signal, or nothing (a late
 		 * signal of a tick already paid).  What the engine did not
 		 * count itself is an estimate, like an owed tick. */
-		unsigned long due = profil__threads_signal(pc, weight);
+		unsigned long due = profil__tslot_signal(pc, weight);
 		unsigned long sig_w = due < weight ? due : weight;
 		/* Only a recording keeps stacks: profil() and its kind pay for
 		 * no walk.  The ticks this signal pays, owed ones included, are
