@@ -21,18 +21,18 @@
  *   6. A signal that is not ours goes to the program's action for it
  *      (sigown.h), exactly once, as the kernel would have delivered it.
  */
-#include "sig/sample.h"
+#include "sample.h"
 
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 
-#include "arch/guard.h"
-#include "sig/accept.h"
-#include "sig/sink.h"
-#include "sig/unwind.h"
-#include "sig/sigown.h"
-#include "sig/tslot.h"
+#include "../arch/guard.h"
+#include "accept.h"
+#include "sink.h"
+#include "unwind.h"
+#include "sigown.h"
+#include "tslot.h"
 
 struct profil_cfg *_Atomic profil__cur;
 _Atomic long profil__inflight;
