@@ -1,5 +1,7 @@
 /*
- * sample.h - what the signal handler reads, and the bin arithmetic.
+ * sig/sample.h - what the signal handler reads, and the bin arithmetic.
+ * Layer L1, the AS-safe zone (rules: lib/sig/README); may include
+ * lib/internal.h and the public include/profil_ext.h (constants) only.
  *
  * A profiling configuration (struct profil_cfg) is built in normal context by
  * config.c, published through one atomic pointer by session.c, and from then
