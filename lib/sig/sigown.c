@@ -59,6 +59,8 @@ static uint64_t fork_saved;
  * sigaction would return them. */
 static void (*restorer)(void);
 
+const char profil__fixup_cookie[1];
+
 static _Atomic uint64_t reserved;
 static _Atomic int chosen, spare;
 /* Signals the program claimed (profil__sig_move): never chosen again. */
