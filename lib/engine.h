@@ -17,6 +17,7 @@
 #define PROFIL_ENGINE_H
 
 #include "internal.h"
+#include "sig/accept.h"
 #include "sig/tslot.h"
 
 #include <stdbool.h>
@@ -106,9 +107,6 @@ PROFIL_HIDDEN extern const struct profil_engine profil__engine_thread_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_perf;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_process_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_manual;
-
-/* The value our timers carry in si_value, and perf in sig_data. */
-PROFIL_HIDDEN extern const char profil__cookie[1];
 
 /* POSIX timer helpers shared by the two timer engines (engine-timer.c).
  * tid 0 makes a process-directed timer.  AS-safe. */

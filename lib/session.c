@@ -92,7 +92,6 @@ static bool fallback_error(int r)
 	return false;
 }
 
-const char profil__cookie[1];
 struct profil_env profil__env;
 _Atomic uint32_t profil__start_seq;
 uint64_t profil__pcs_last_count;

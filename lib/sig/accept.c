@@ -5,6 +5,8 @@
  */
 #include "accept.h"
 
+const char profil__cookie[1];
+
 static profil_classify_fn *_Atomic table[PROFIL_ACCEPT_MAX];
 static _Atomic unsigned count;
 

@@ -21,6 +21,10 @@
  * for.  AS-safe. */
 typedef bool profil_classify_fn(int sig, const siginfo_t *si, unsigned long *weight);
 
+/* The value our timers carry in si_value, and perf in sig_data: what the
+ * classifiers look for. */
+PROFIL_HIDDEN extern const char profil__cookie[1];
+
 /* Add fn to the table (once; the order of first additions is the order in
  * which they are asked).  Normal context, control lock held, before the
  * handler is installed for the engine's signal.  0, or -ENOSPC if the
