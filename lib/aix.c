@@ -87,7 +87,8 @@ int profil__aix_array_cfg(const void *array, bool aix_rules, struct profil_cfg *
 	if (active == 0)
 		return 0;
 
-	struct profil_cfg *c = profil__cfg_new(PROFIL_AIX_ARRAY, active);
+	struct profil_cfg *c =
+		profil__cfg_new(PROFIL_AIX_ARRAY, active, profil__policy(), profil__base_hz());
 	if (!c)
 		return -ENOMEM;
 	uint32_t k = 0;

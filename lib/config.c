@@ -15,11 +15,10 @@
 #include <string.h>
 
 #include "../include/profil_ext.h"
-#include "session.h"
 
 /* Everything in one mapping: header, regions, segments (at most 2 per
  * region: each region adds two boundaries). */
-struct profil_cfg *profil__cfg_new(int kind, uint32_t nregions)
+struct profil_cfg *profil__cfg_new(int kind, uint32_t nregions, int policy, unsigned int hz)
 {
 	size_t size = sizeof(struct profil_cfg) + (size_t)nregions * sizeof(struct profil_region) +
 		      (size_t)(2 * nregions + 1) * sizeof(struct profil_segment);
@@ -28,8 +27,8 @@ struct profil_cfg *profil__cfg_new(int kind, uint32_t nregions)
 		return NULL;
 	c->alloc_size = size;
 	c->kind = kind;
-	c->policy = (uint8_t)profil__policy();
-	c->hz = profil__base_hz();
+	c->policy = (uint8_t)policy;
+	c->hz = hz;
 	c->bin = -1;
 	c->nregions = nregions;
 	c->regions = (struct profil_region *)(c + 1);

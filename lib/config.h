@@ -9,12 +9,15 @@
 #ifndef PROFIL_CONFIG_H
 #define PROFIL_CONFIG_H
 
-#include "sample.h"
+#include "sig/sample.h"
 
 /* A configuration with room for nregions regions (and their segments) or,
- * for pcsample, none.  kind, policy (the process policy in force), hz (the
- * base rate) and bin (-1) are preset.  NULL on ENOMEM. */
-PROFIL_HIDDEN struct profil_cfg *profil__cfg_new(int kind, uint32_t nregions);
+ * for pcsample, none.  kind, policy (the process policy in force:
+ * profil__policy()), hz (the base rate: profil__base_hz()) and bin (-1) are
+ * preset.  The caller passes the session's values, so that this builder
+ * depends on nothing above it.  NULL on ENOMEM. */
+PROFIL_HIDDEN struct profil_cfg *profil__cfg_new(int kind, uint32_t nregions, int policy,
+						 unsigned int hz);
 
 /*
  * Prepare a region: the caller sets off, base, n, scale, esize and may

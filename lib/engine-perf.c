@@ -58,7 +58,7 @@
 
 #include "engine.h"
 #include "reserve.h"
-#include "sample.h"
+#include "sig/sample.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6

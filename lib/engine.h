@@ -17,6 +17,8 @@
 #define PROFIL_ENGINE_H
 
 #include "internal.h"
+#include "sig/accept.h"
+#include "sig/tslot.h"
 
 #include <stdbool.h>
 #include <time.h>
@@ -28,39 +30,6 @@ struct profil_run {
 	bool distinct;      /* every tick must be a distinct sample (pcsample) */
 	char perf_mode[16]; /* PROFIL_PERF_MODE: "", "sigtrap" or "fasync" */
 };
-
-/* One slot of the thread table (threads.c).  Slots never move. */
-struct profil_thread {
-	pid_t tid;         /* 0: free slot (read by the handler: atomic) */
-	uint8_t kind;      /* THREAD_TRACKED or THREAD_FOREIGN (threads.c) */
-	bool attached;     /* the engine armed something for this thread */
-	uint32_t seen_seq; /* start that found it in /proc/self/task */
-	long handle;       /* engine's per-thread handle: timer id or fd */
-
-	/* The tick schedule (threads.c, "owed ticks").  A thread is due one
-	 * tick at origin_ns + first_ns of its CPU time, then one every
-	 * period_ns; first_ns is drawn at random in (0, period], so that the
-	 * number due by any CPU time is an unbiased estimate of that time x
-	 * rate.  Every tick due is accounted exactly once: by the thread's
-	 * next signal (the engine's signal only says "now"), or, if none
-	 * comes, when the thread ends or profiling stops ("owed"). */
-	uint64_t origin_ns; /* CPU time where the schedule starts */
-	uint64_t first_ns;  /* first tick, after origin_ns */
-	uint64_t period_ns;
-	uint64_t arm_ns;           /* for attach: CPU time from now to the next tick due,
-				      where an engine that can should fire first */
-	_Atomic uint64_t taken;    /* ticks accounted (claimed atomically) */
-	_Atomic uintptr_t last_pc; /* pc of the thread's last signal */
-	uintptr_t entry_pc;        /* where ticks before its first signal go: the
-				      start routine, the program's entry point */
-	uint64_t start_origin;     /* origin_ns for its next attach, or
-				      PROFIL_ORIGIN_NOW (threads.c) */
-	_Atomic bool scheduled;    /* the schedule above is in force */
-	bool unsampled;            /* attach failed: its ticks are counted lost */
-};
-
-/* start_origin: the schedule starts at the thread's CPU time when armed. */
-#define PROFIL_ORIGIN_NOW UINT64_MAX
 
 /* CPU clock id of a thread by tid: the kernel's MAKE_THREAD_CPUCLOCK(tid,
  * CPUCLOCK_SCHED), what pthread_getcpuclockid returns for a pthread. */
@@ -115,7 +84,8 @@ struct profil_engine {
 	void (*fork_child)(void);
 
 	/* AS-safe.  Is this delivery one of ours?  If so, *weight = ticks it
-	 * stands for.  Must also recognise a late signal of a stopped run. */
+	 * stands for.  Must also recognise a late signal of a stopped run.
+	 * session.c publishes it to the handler's table (sig/accept.h). */
 	bool (*classify)(int sig, const siginfo_t *si, unsigned long *weight);
 
 	/* One line describing the variant in use (e.g. perf's sigtrap/fasync)
@@ -137,22 +107,6 @@ PROFIL_HIDDEN extern const struct profil_engine profil__engine_thread_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_perf;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_process_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_manual;
-
-/* AS-safe: asks every engine (not only the running one, so that late
- * signals of a stopped run are still recognised). */
-PROFIL_HIDDEN bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight);
-
-/* The calling thread's slot, or NULL (cached per thread).  AS-safe. */
-PROFIL_HIDDEN struct profil_thread *profil__thread_self(void);
-
-/* A profiling signal of the engine, standing for `weight` ticks by the
- * engine's count, arrived in the calling thread at pc: the ticks the
- * thread's schedule says it is due now, taken for good (0: none).  The
- * engine's weight counts only for a thread without a slot.  AS-safe. */
-PROFIL_HIDDEN unsigned long profil__threads_signal(uintptr_t pc, unsigned long weight);
-
-/* The value our timers carry in si_value, and perf in sig_data. */
-PROFIL_HIDDEN extern const char profil__cookie[1];
 
 /* POSIX timer helpers shared by the two timer engines (engine-timer.c).
  * tid 0 makes a process-directed timer.  AS-safe. */

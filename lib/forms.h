@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "sample.h"
+#include "sig/sample.h"
 
 /* Classic form; kind is PROFIL_CLASSIC or PROFIL_AIX_CLASSIC, round the
  * index rule; scale as given, any value valid (the AIX entry masks it to

@@ -18,7 +18,7 @@ static long start(uintptr_t samples[], long nsamples)
 
 	struct profil_cfg *c = NULL;
 	if (nsamples > 0) {
-		if (!(c = profil__cfg_new(PROFIL_PCSAMPLE, 0)))
+		if (!(c = profil__cfg_new(PROFIL_PCSAMPLE, 0, profil__policy(), profil__base_hz())))
 			return -ENOMEM;
 		c->pcs = samples; /* not checked: a bad buffer stops at its first store */
 		c->cap = (uint64_t)nsamples;

@@ -30,7 +30,7 @@ int profil__classic_cfg(unsigned short *buf, size_t bufsiz, size_t offset, unsig
 	if (r < 0)
 		return r;
 
-	struct profil_cfg *c = profil__cfg_new(kind, 1);
+	struct profil_cfg *c = profil__cfg_new(kind, 1, profil__policy(), profil__base_hz());
 	if (!c)
 		return -ENOMEM;
 	struct profil_region *reg = &c->regions[0];

@@ -8,6 +8,7 @@
 #include "rawfile.h"
 
 #include "internal.h"
+#include "sig/sink.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -379,18 +380,7 @@ void profil__raw_unmap(struct raw_map *m)
 
 int profil__raw_reserve(const struct raw_map *m, uint64_t off, uint64_t len)
 {
-	uint64_t start = off / m->page * m->page, end = round_up(off + len, m->page);
-	if (end > m->size)
-		return -EINVAL;
-	if (start == end)
-		return 0;
-	/* Also called where the program's errno must survive (the owed ticks
-	 * of an exiting thread, exec). */
-	int saved = errno, r = 0;
-	if (madvise((char *)m->h + start, end - start, MADV_POPULATE_WRITE) < 0)
-		r = errno == EFAULT ? -ENOSPC : -errno;
-	errno = saved;
-	return r;
+	return profil__sink_populate(m->h, m->size, m->page, off, len);
 }
 
 void profil__raw_exe_path(char *buf, size_t len)

@@ -25,10 +25,10 @@
  * kept and the slot is marked cut: pcprof shows a "[truncated]" frame
  * between the pc and them, rather than a stack that looks whole.
  *
- * profil__record is on the signal path (AS-safe: atomics, raw syscalls, no
- * locks; at most 64 probes per level for each table entry, at most
- * PROFIL_STACK_MAX nodes, and one madvise when a level opens).  Everything
- * else runs in normal context.
+ * This is the control half (layer L4: start, exit, fork, exec, in normal
+ * context): it maps the file and publishes profil__rec.  What the signal
+ * handler calls to store a sample and its stack is the hot half,
+ * lib/sig/sink.c, which includes nothing of this file.
  */
 #include "record.h"
 
@@ -45,318 +45,33 @@
 #include "../include/profil_ext.h"
 #include "rawfile.h"
 #include "session.h"
-#include "sig/unwind.h"
 
-#define MAX_PROBE 64 /* entries looked at per level */
-
-/* A growing table (record-format.h) as checked at attach: where its levels
- * are in our mapping and how many there may be; only `open` and the counts
- * are read from the shared header, and bounded by these. */
-struct levels {
-	struct pcprof_raw_levels *l;
-	char *at; /* level 0 */
-	uint32_t base, max;
-	size_t entry;
-};
-
-struct profil_rec {
-	struct pcprof_raw_header *h;
-	const struct raw_map *map;
-	struct levels thr, slot;
-	struct levels node; /* max 0: no stacks */
-};
-
-struct profil_rec *_Atomic profil__rec;
+#define A64(p) ((_Atomic uint64_t *)(p))
+#define A32(p) ((_Atomic uint32_t *)(p))
 
 static struct profil_rec rec;
 static struct raw_map map;
 static struct raw_env env;
 
-/* ---- the signal path ---- */
-
-#define A64(p)  ((_Atomic uint64_t *)(p))
-#define A32(p)  ((_Atomic uint32_t *)(p))
-#define AI32(p) ((_Atomic int32_t *)(p))
-
-static void read_comm(pid_t tid, char name[16])
-{
-	char path[48] = "/proc/self/task/";
-	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
-	profil__strlcat(path, sizeof path, "/comm");
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char buf[16];
-	long n = syscall(SYS_read, fd, buf, sizeof buf);
-	syscall(SYS_close, fd);
-	for (long i = 0; i < n && i < 15 && buf[i] != '\n'; i++)
-		name[i] = buf[i];
-}
-
-static uint32_t open_levels(const struct levels *t)
-{
-	uint32_t n = atomic_load_explicit(A32(&t->l->open), memory_order_acquire);
-	return n == 0 ? 1 : n > t->max ? t->max : n;
-}
-
-/* Entry i of level k for hash value `hash` and probe number `probe`. */
-static uint64_t level_index(const struct levels *t, uint32_t k, uint64_t hash, uint32_t probe)
-{
-	uint64_t size = (uint64_t)t->base << k;
-	return size - t->base + ((hash + probe) & (size - 1));
-}
-
-/* Level `top` is half full, or had no room: reserve and open the next one.
- * One writer at a time; a failed reservation is not tried again (its errno
- * tells pcprof why samples were lost). */
-static void grow(struct profil_rec *r, struct levels *t, uint32_t top)
-{
-	uint32_t idle = 0;
-	if (top + 1 >= t->max || !atomic_compare_exchange_strong(A32(&t->l->growing), &idle, 1))
-		return;
-	if (open_levels(t) == top + 1) {
-		uint64_t size = (uint64_t)t->base << (top + 1);
-		uint64_t off = (uint64_t)(t->at - (char *)r->h) + (size - t->base) * t->entry;
-		int e = profil__raw_reserve(r->map, off, size * t->entry);
-		if (e < 0) {
-			atomic_store(AI32(&t->l->error), -e);
-			return;
-		}
-		atomic_store_explicit(A32(&t->l->open), top + 2, memory_order_release);
-	}
-	atomic_store(A32(&t->l->growing), 0);
-}
-
-static void taken(struct profil_rec *r, struct levels *t, uint32_t k)
-{
-	uint64_t n = atomic_fetch_add_explicit(A64(&t->l->used[k]), 1, memory_order_relaxed) + 1;
-	if (2 * n >= (uint64_t)t->base << k)
-		grow(r, t, k);
-}
-
-/* Thread tid's index in the thread table, or UINT32_MAX if there is no
- * room.  Threads never leave, so a probe that meets a free entry in a lower
- * level knows the thread is not in that level. */
-static uint32_t thread_index(struct profil_rec *r, pid_t tid)
-{
-	struct levels *t = &r->thr;
-	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
-	uint64_t hash = profil__mix64((uint64_t)tid);
-	uint32_t levels = open_levels(t);
-	for (uint32_t k = 0; k < levels; k++) {
-		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
-		     probe++) {
-			uint64_t i = level_index(t, k, hash, probe);
-			struct pcprof_raw_thread *e = &thr[i];
-			int32_t cur = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
-			if (cur == tid)
-				return (uint32_t)i;
-			if (cur != 0)
-				continue;
-			if (k + 1 < levels)
-				break;
-			if (atomic_compare_exchange_strong(AI32(&e->tid), &cur, tid)) {
-				read_comm(tid, e->name);
-				taken(r, t, k);
-				return (uint32_t)i;
-			}
-			if (cur == tid)
-				return (uint32_t)i;
-		}
-	}
-	grow(r, t, levels - 1);
-	return UINT32_MAX;
-}
-
-/* The node of (parent, pc): the first one found in any level, or a new one
- * in the top level; UINT32_MAX if there is no room.  Like threads, nodes
- * never leave, so a probe that meets a free node in a lower level knows the
- * key is not in that level.  A node being filled by another thread is
- * passed over: at worst (parent, pc) gets a second node, which readers
- * merge. */
-static uint32_t node_index(struct profil_rec *r, uint32_t parent, uint64_t pc)
-{
-	struct levels *t = &r->node;
-	struct pcprof_raw_node *nodes = (struct pcprof_raw_node *)t->at;
-	uint64_t hash = profil__mix64(pc ^ ((uint64_t)parent * UINT64_C(0x9e3779b97f4a7c15)));
-	uint32_t levels = open_levels(t);
-	for (uint32_t k = 0; k < levels; k++) {
-		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
-		     probe++) {
-			uint64_t i = level_index(t, k, hash, probe);
-			struct pcprof_raw_node *n = &nodes[i];
-			uint64_t cur = atomic_load_explicit(A64(&n->pc), memory_order_acquire);
-			if (cur == 0) {
-				if (k + 1 < levels)
-					break;
-				if (atomic_compare_exchange_strong(A64(&n->pc), &cur,
-								   PCPROF_RAW_NODE_BUSY)) {
-					n->parent = parent;
-					atomic_store_explicit(A64(&n->pc), pc,
-							      memory_order_release);
-					taken(r, t, k);
-					return (uint32_t)i;
-				}
-			}
-			if (cur == pc && n->parent == parent)
-				return (uint32_t)i;
-		}
-	}
-	grow(r, t, levels - 1);
-	return UINT32_MAX;
-}
-
-/*
- * The node of a stack's callers, stack[1 .. depth - 1] (stack[0] is the
- * sampled pc, which the slot holds): PCPROF_RAW_ROOT if it has none.
- * Inserted outermost first, so that a full trie keeps the outer callers,
- * which most stacks share; then *flags gets PCPROF_RAW_SLOT_CUT.  A caller
- * that cannot be an address (0, or the busy mark, which only an injected
- * stack could hold) ends the stack as "[unknown]".
- */
-static uint32_t stack_node(struct profil_rec *r, const uintptr_t *stack, int depth, uint32_t *flags)
-{
-	uint64_t last = 0;
-	for (int i = 1; i < depth; i++) {
-		if (stack[i] == 0 || stack[i] == PCPROF_RAW_NODE_BUSY) {
-			depth = i + 1;
-			last = PCPROF_FRAME_UNKNOWN;
-			break;
-		}
-	}
-	uint32_t node = PCPROF_RAW_ROOT;
-	for (int i = depth - 1; i >= 1; i--) {
-		uint32_t next = node_index(r, node, last && i == depth - 1 ? last : stack[i]);
-		if (next == UINT32_MAX) {
-			*flags |= PCPROF_RAW_SLOT_CUT;
-			break;
-		}
-		node = next;
-	}
-	return node;
-}
-
-/* Add weight to the slot of (pc, ti, epoch, node, flags): the first one
- * found in any level, or a new one in the top level. */
-static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch, uint32_t node,
-		  uint32_t flags, unsigned long weight)
-{
-	struct levels *t = &r->slot;
-	struct pcprof_raw_slot *slots = (struct pcprof_raw_slot *)t->at;
-	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20) ^
-				      ((uint64_t)node * UINT64_C(0x9e3779b97f4a7c15)) ^ flags);
-	uint32_t levels = open_levels(t);
-	for (uint32_t k = 0; k < levels; k++) {
-		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
-		     probe++) {
-			struct pcprof_raw_slot *s = &slots[level_index(t, k, hash, probe)];
-			uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
-			if (key == 0) {
-				if (k + 1 < levels)
-					break;
-				if (atomic_compare_exchange_strong(A64(&s->key), &key,
-								   PCPROF_RAW_SLOT_BUSY)) {
-					s->thread = ti;
-					s->epoch = epoch;
-					s->node = node;
-					s->flags = flags;
-					atomic_store_explicit(A64(&s->count), weight,
-							      memory_order_relaxed);
-					atomic_store_explicit(A64(&s->key), pc,
-							      memory_order_release);
-					taken(r, t, k);
-					return true;
-				}
-				/* someone else took it: compare with theirs */
-			}
-			if (key == pc && s->thread == ti && s->epoch == epoch && s->node == node &&
-			    s->flags == flags) {
-				atomic_fetch_add_explicit(A64(&s->count), weight,
-							  memory_order_relaxed);
-				return true;
-			}
-			/* BUSY (being filled by another thread) or another key: move on. */
-		}
-	}
-	grow(r, t, levels - 1);
-	return false;
-}
-
-void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr_t *stack,
-		    int depth, unsigned long weight, bool signal)
-{
-	struct pcprof_raw_header *h = r->h;
-	uint64_t n =
-		signal ? atomic_fetch_add_explicit(A64(&h->signals), 1, memory_order_relaxed) : 1;
-	atomic_fetch_add_explicit(A64(&h->ticks), weight, memory_order_relaxed);
-	if (!signal)
-		atomic_fetch_add_explicit(A64(&h->owed), weight, memory_order_relaxed);
-	if ((n & 7) == 0) {
-		/* CPU time for the achieved rate, even if the process is killed. */
-		uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		if (cpu)
-			atomic_store_explicit(A64(&h->cpu_ns), cpu, memory_order_relaxed);
-	}
-
-	uint32_t ti = thread_index(r, tid);
-	if (ti == UINT32_MAX)
-		atomic_fetch_add_explicit(A64(&h->lost_threads), weight, memory_order_relaxed);
-	else
-		atomic_fetch_add_explicit(A64(&((struct pcprof_raw_thread *)r->thr.at)[ti].ticks),
-					  weight, memory_order_relaxed);
-	uint32_t epoch = atomic_load_explicit(A32(&h->epoch), memory_order_acquire);
-	uint32_t node = PCPROF_RAW_NO_STACK, flags = 0;
-	if (r->node.max && stack && depth > 0)
-		node = stack_node(r, stack, depth < PROFIL_STACK_MAX ? depth : PROFIL_STACK_MAX,
-				  &flags);
-	if (!store(r, pc, ti, epoch, node, flags, weight))
-		atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
-	else if (flags & PCPROF_RAW_SLOT_CUT)
-		atomic_fetch_add_explicit(A64(&h->stack_cut), weight, memory_order_relaxed);
-}
-
-bool profil__record_stacks(void)
-{
-	struct profil_rec *r = atomic_load(&profil__rec);
-	return r && r->node.max;
-}
-
-void profil__record_thread_loss(bool unseen)
-{
-	struct profil_rec *r = atomic_load(&profil__rec);
-	if (r)
-		atomic_fetch_add(A64(unseen ? &r->h->threads_unseen : &r->h->threads_unsampled), 1);
-}
-
-void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
-{
-	atomic_fetch_add_explicit(A64(&r->h->unsampled), weight, memory_order_relaxed);
-}
-
-unsigned int profil__record_hz(void)
-{
-	struct profil_rec *r = atomic_load(&profil__rec);
-	return r ? r->h->hz : 0;
-}
-
 /* ---- set-up (normal context) ---- */
 
-static void use_levels(struct levels *t, struct pcprof_raw_levels *l, const struct raw_table *c,
-		       size_t entry)
+static void use_levels(struct profil_levels *t, struct pcprof_raw_levels *l,
+		       const struct raw_table *c, size_t entry)
 {
-	*t = (struct levels){ l, (char *)map.h + c->off, c->base, c->max, entry };
+	*t = (struct profil_levels){ l, (char *)map.h + c->off, c->base, c->max, entry };
 }
 
 static void use_map(void)
 {
 	rec.h = map.h;
-	rec.map = &map;
+	rec.size = map.size;
+	rec.page = map.page;
 	use_levels(&rec.thr, &map.h->thr, &map.thr, sizeof(struct pcprof_raw_thread));
 	use_levels(&rec.slot, &map.h->slot, &map.slot, sizeof(struct pcprof_raw_slot));
 	if (map.node.max)
 		use_levels(&rec.node, &map.h->node, &map.node, sizeof(struct pcprof_raw_node));
 	else
-		rec.node = (struct levels){ 0 };
+		rec.node = (struct profil_levels){ 0 };
 }
 
 static int add_loaded(struct dl_phdr_info *info, size_t size, void *arg)

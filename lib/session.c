@@ -44,7 +44,8 @@
 #include "config.h"
 #include "record.h"
 #include "session.h"
-#include "sigown.h"
+#include "sig/accept.h"
+#include "sig/sigown.h"
 
 /* Preference order.  Which of the first two leads depends on the rate (see
  * order_for); manual is only ever chosen by name. */
@@ -55,6 +56,18 @@ static const struct profil_engine *const engines[] = {
 	&profil__engine_manual,
 };
 #define NENGINES (sizeof engines / sizeof engines[0])
+_Static_assert(NENGINES <= PROFIL_ACCEPT_MAX, "every classifier fits sig/accept.c's table");
+
+/* The handler asks every engine, not only the running one, whether a
+ * delivery is ours, so that late signals of a stopped run are still
+ * recognised: their classifiers are published to its table (sig/accept.h),
+ * in preference order, before it is first installed for a sampling
+ * signal. */
+static void publish_classifiers(void)
+{
+	for (size_t i = 0; i < NENGINES; i++)
+		profil__accept_add(engines[i]->classify);
+}
 
 /* Errors after which the next engine is tried (libuv's explicit-list
  * style): permission, missing kernel support, resource limits. */
@@ -79,8 +92,6 @@ static bool fallback_error(int r)
 	return false;
 }
 
-const char profil__cookie[1];
-const char profil__fixup_cookie[1];
 struct profil_env profil__env;
 _Atomic uint32_t profil__start_seq;
 uint64_t profil__pcs_last_count;
@@ -273,6 +284,7 @@ static void reset_counters(void)
 static int try_engine(const struct profil_engine *e, const struct profil_run *run, bool whole)
 {
 	int sig = e->signal(run), r = 0;
+	publish_classifiers();
 	if (sig && (r = profil__sig_take(sig, profil__on_signal)) < 0)
 		return r;
 	if (sig)
@@ -788,14 +800,6 @@ PROFIL_API int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks
 		return -1;
 	}
 	return inject(pcs[0], pcs, n, ticks);
-}
-
-bool profil__engine_classify(int sig, const siginfo_t *si, unsigned long *weight)
-{
-	for (size_t i = 0; i < NENGINES; i++)
-		if (engines[i]->classify(sig, si, weight))
-			return true;
-	return false;
 }
 
 /* ---- initialisation ---- */

@@ -9,7 +9,7 @@
 #include <pthread.h>
 
 #include "engine.h"
-#include "sample.h"
+#include "sig/sample.h"
 
 /* Take / release the control lock.  Blocks every asynchronous signal in the
  * calling thread first (restored by unlock), so a signal handler that calls

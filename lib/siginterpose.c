@@ -33,7 +33,7 @@
 #include <sys/syscall.h>
 
 #include "session.h"
-#include "sigown.h"
+#include "sig/sigown.h"
 
 /* The signals siginterrupt() made interrupting, for signal() (glibc's
  * _sigintr, which its signal() reads and we cannot see). */

@@ -111,7 +111,8 @@ static int build(struct region_desc *prof, int cnt, struct timeval *tvp, unsigne
 		hz = hz * FAST_FACTOR > MAX_HZ ? MAX_HZ : hz * FAST_FACTOR;
 
 	struct profil_cfg *c = NULL;
-	if (active && !(c = profil__cfg_new(PROFIL_REGIONS, active)))
+	if (active &&
+	    !(c = profil__cfg_new(PROFIL_REGIONS, active, profil__policy(), profil__base_hz())))
 		return -ENOMEM;
 	if (c) {
 		c->hz = hz;

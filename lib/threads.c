@@ -46,8 +46,10 @@
  * overflows dropped while a SIGTRAP is pending, a process-wide signal
  * landing in any thread, a signal still in flight when a stop pays.
  *
- * Everything here except the pthread_create wrapper, the signal path
- * (profil__threads_signal) and profil__threads_image_start runs with the
+ * The signal path's part (finding the calling thread's slot, claiming the
+ * ticks due) is lib/sig/tslot.c, which holds the slot list this file
+ * fills.  Everything here except the pthread_create wrapper and
+ * profil__threads_image_start runs with the
  * control lock held (profil__lock) and uses only syscalls and our own mmap'd
  * slots, so it is safe on pcsample()'s async-signal-safe path.
  */
@@ -56,7 +58,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,34 +67,14 @@
 #include "reserve.h"
 #include "session.h"
 #include "sig/unwind-tables.h"
-#include "sigown.h"
+#include "sig/sigown.h"
+#include "sig/tslot.h"
 
 enum { THREAD_FREE = 0, THREAD_TRACKED = 1, THREAD_FOREIGN = 2 };
 
-#define CHUNK_SLOTS 255
-
-struct chunk {
-	struct chunk *next;
-	struct profil_thread slot[CHUNK_SLOTS];
-};
-
-/* Chunks are prepended with a release store and never freed, so the
- * signal handler can walk the list without the lock. */
-static struct chunk *_Atomic chunks;
 static pthread_key_t exit_key;
 static bool key_ok;
 static uint64_t period_ns; /* of the running engine */
-
-/* The calling thread's slot, once found.  Initial-exec TLS is a fixed
- * offset from the thread pointer: safe in a signal handler. */
-static __thread struct profil_thread *self __attribute__((tls_model("initial-exec")));
-
-/* Ticks the engine signalled in this thread before it had a slot (a thread
- * is covered from clone by an inherited perf event, but registers only in
- * its start routine), handed to its slot when it registers; and whether its
- * exit already paid it for good. */
-static __thread _Atomic unsigned long early __attribute__((tls_model("initial-exec")));
-static __thread bool ended __attribute__((tls_model("initial-exec")));
 
 /* Creation/engine-change handshake (Dekker style, sequentially consistent). */
 static _Atomic int creating, changing;
@@ -115,23 +96,6 @@ static unsigned used_slots;  /* slots with a thread */
 static unsigned since_sweep; /* slot allocations since the last sweep */
 
 /* ---- slots ---- */
-
-static struct profil_thread *find(pid_t tid)
-{
-	for (struct chunk *c = atomic_load_explicit(&chunks, memory_order_acquire); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++)
-			if (__atomic_load_n(&c->slot[i].tid, __ATOMIC_RELAXED) == tid)
-				return &c->slot[i];
-	return NULL;
-}
-
-struct profil_thread *profil__thread_self(void)
-{
-	struct profil_thread *t = self;
-	if (!t && (t = find(profil__gettid())))
-		self = t;
-	return t;
-}
 
 static void set_tid(struct profil_thread *t, pid_t tid)
 {
@@ -193,8 +157,8 @@ static void drop_dead(struct profil_thread *t, const struct profil_engine *e)
 static void sweep(const struct profil_engine *e)
 {
 	pid_t me = profil__gettid();
-	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];
 			if (t->tid && t->tid != me && !alive(t->tid))
 				drop_dead(t, e);
@@ -206,13 +170,13 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil
 {
 	if (++since_sweep >= (used_slots / 2 > 16 ? used_slots / 2 : 16))
 		sweep(e);
-	struct profil_thread *t = find(0);
+	struct profil_thread *t = profil__tslot_find(0);
 	if (!t) {
-		struct chunk *c = profil__alloc(sizeof *c);
+		struct profil_tslot_chunk *c = profil__alloc(sizeof *c);
 		if (!c)
 			return NULL;
-		c->next = atomic_load(&chunks);
-		atomic_store_explicit(&chunks, c, memory_order_release);
+		c->next = atomic_load(&profil__tslot_chunks);
+		atomic_store_explicit(&profil__tslot_chunks, c, memory_order_release);
 		t = &c->slot[0];
 	}
 	t->kind = (uint8_t)kind;
@@ -232,8 +196,9 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil
 
 /* ---- the tick schedule (owed ticks) ---- */
 
-/* Schedules run on user time only (an engine that cannot see the kernel). */
-static bool user_time;
+/* The schedule's arithmetic and the signal's claim are in sig/tslot.c;
+ * profil__tslot_user_time says that schedules run on user time only (an
+ * engine that cannot see the kernel). */
 
 /* Thread tid's user time from /proc, in whole clock ticks (1/USER_HZ):
  * another thread's is not available more finely.  0 if it is gone. */
@@ -257,44 +222,12 @@ static uint64_t proc_user_ns(pid_t tid)
 	return (uint64_t)ticks * (1000000000u / hz);
 }
 
-/* The calling thread's CPU time (or user time) now.  AS-safe. */
-static uint64_t cpu_self(void)
-{
-	if (!user_time)
-		return profil__clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	struct rusage ru;
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
-		return 0;
-	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
-}
-
 /* A thread's CPU time (or user time) now, 0 if it is gone.  AS-safe. */
 static uint64_t cpu_of(pid_t tid)
 {
-	if (!user_time)
+	if (!profil__tslot_user_time)
 		return profil__clock_ns(profil_thread_clock(tid));
-	return tid == profil__gettid() ? cpu_self() : proc_user_ns(tid);
-}
-
-/* Ticks t's schedule has reached by CPU time `now`. */
-static uint64_t due_by(const struct profil_thread *t, uint64_t now)
-{
-	if (now <= t->origin_ns)
-		return 0;
-	uint64_t c = now - t->origin_ns;
-	return c >= t->first_ns ? 1 + (c - t->first_ns) / t->period_ns : 0;
-}
-
-/* Take the ticks t's schedule has reached by `now` that nobody accounted
- * yet.  A thread's own signal handler and a payer in another thread may
- * race: the exchange gives every tick to exactly one of them.  AS-safe. */
-static uint64_t claim(struct profil_thread *t, uint64_t now)
-{
-	uint64_t due = due_by(t, now), was = atomic_load(&t->taken);
-	while (due > was)
-		if (atomic_compare_exchange_weak(&t->taken, &was, due))
-			return due - was;
-	return 0;
+	return tid == profil__gettid() ? profil__tslot_cpu_self() : proc_user_ns(tid);
 }
 
 /* Account what t is due now and nobody took: at the pc of its last signal,
@@ -305,7 +238,7 @@ static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 {
 	if (!atomic_load(&t->scheduled))
 		return;
-	uint64_t d = claim(t, cpu_of(t->tid));
+	uint64_t d = profil__tslot_claim(t, cpu_of(t->tid));
 	if (!d)
 		return;
 	uintptr_t pc = atomic_load(&t->last_pc);
@@ -339,15 +272,15 @@ static int attach(const struct profil_engine *e, struct profil_thread *t, bool i
 {
 	uint64_t now = cpu_of(t->tid), origin = t->start_origin;
 	/* A CPU time handed over by an exec is no user time: from now. */
-	if (user_time && origin != 0)
+	if (profil__tslot_user_time && origin != 0)
 		origin = PROFIL_ORIGIN_NOW;
 	t->origin_ns = origin < now ? origin : now;
 	t->period_ns = period_ns;
 	t->first_ns = 1 + profil__random_below(period_ns);
-	t->arm_ns = t->origin_ns + t->first_ns + due_by(t, now) * period_ns - now;
+	t->arm_ns = t->origin_ns + t->first_ns + profil__tslot_due_by(t, now) * period_ns - now;
 	/* Signals this thread took before it had a slot are its own ticks. */
 	bool mine = t->tid == profil__gettid();
-	unsigned long before = mine ? atomic_exchange(&early, 0) : 0;
+	unsigned long before = mine ? atomic_exchange(&profil__tslot_early, 0) : 0;
 	atomic_store(&t->taken, before);
 	atomic_store(&t->last_pc, 0);
 	int r = e->attach(t, inherited);
@@ -357,7 +290,7 @@ static int attach(const struct profil_engine *e, struct profil_thread *t, bool i
 	}
 	if (limit_error(r) && (how & ATTACH_WHOLE)) {
 		if (mine)
-			atomic_fetch_add(&early, before);
+			atomic_fetch_add(&profil__tslot_early, before);
 		return r;
 	}
 	t->start_origin = PROFIL_ORIGIN_NOW;
@@ -370,30 +303,11 @@ static int attach(const struct profil_engine *e, struct profil_thread *t, bool i
 	return r;
 }
 
-unsigned long profil__threads_signal(uintptr_t pc, unsigned long weight)
-{
-	if (ended)
-		return 0; /* paid for good by its exit */
-	struct profil_thread *t = profil__thread_self();
-	if (!t) {
-		/* Not registered yet (or never: a thread made without
-		 * pthread_create): the engine's count is all there is. */
-		atomic_fetch_add(&early, weight);
-		return weight;
-	}
-	if (!atomic_load_explicit(&t->scheduled, memory_order_acquire))
-		return 0; /* a late signal of a run whose ticks were paid */
-	uint64_t d = claim(t, cpu_self());
-	if (d)
-		atomic_store_explicit(&t->last_pc, pc, memory_order_relaxed);
-	return (unsigned long)d;
-}
-
 void profil__threads_pay_owed(struct profil_cfg *cfg)
 {
 	const struct profil_engine *e = profil__running_engine();
-	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];
 			if (t->tid && t->attached && !alive(t->tid))
 				drop_dead(t, e); /* cannot be paid: its clock is gone */
@@ -409,7 +323,7 @@ void profil__threads_image_start(uint64_t main_origin)
 		return; /* not the main thread (a late dlopen): its past is unknown */
 	sigset_t saved;
 	profil__lock(&saved);
-	struct profil_thread *t = find(tid);
+	struct profil_thread *t = profil__tslot_find(tid);
 	if (!t)
 		t = alloc_slot(tid, THREAD_FOREIGN, profil__running_engine());
 	if (t)
@@ -424,7 +338,7 @@ void profil__threads_set_period(uint64_t ns)
 
 void profil__threads_user_time(bool on)
 {
-	user_time = on;
+	profil__tslot_user_time = on;
 }
 
 /* ---- engine start/stop (control lock held) ---- */
@@ -498,7 +412,7 @@ struct attach_ctx {
 static int attach_task(pid_t tid, void *p)
 {
 	struct attach_ctx *ctx = p;
-	struct profil_thread *t = find(tid);
+	struct profil_thread *t = profil__tslot_find(tid);
 	if (!t && !(t = alloc_slot(tid, THREAD_FOREIGN, ctx->e)))
 		return -ENOMEM;
 	t->seen_seq = ctx->seq;
@@ -524,8 +438,9 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq, bool
 	if (r == -ENOSYS) {
 		/* No /proc: cover at least the caller and tracked threads. */
 		r = attach_task(profil__gettid(), &ctx);
-		for (struct chunk *c = atomic_load(&chunks); c && r == 0; c = c->next)
-			for (int i = 0; i < CHUNK_SLOTS && r == 0; i++)
+		for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c && r == 0;
+		     c = c->next)
+			for (int i = 0; i < PROFIL_TSLOT_CHUNK && r == 0; i++)
 				if (c->slot[i].kind == THREAD_TRACKED && !c->slot[i].attached)
 					r = attach_task(c->slot[i].tid, &ctx);
 		return r;
@@ -533,8 +448,8 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq, bool
 	if (r < 0)
 		return r;
 	/* Foreign slots that were not listed belong to dead threads. */
-	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++)
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++)
 			if (c->slot[i].kind == THREAD_FOREIGN && c->slot[i].seen_seq != seq)
 				release(&c->slot[i], e);
 	return 0;
@@ -554,8 +469,8 @@ static bool kept(struct profil_thread *t, const struct profil_engine *e, pid_t m
 void profil__threads_resignal(const struct profil_engine *e, int sig)
 {
 	pid_t me = profil__gettid();
-	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];
 			if (!kept(t, e, me))
 				continue;
@@ -582,8 +497,8 @@ void profil__threads_detach_all(const struct profil_engine *e)
 	/* A live thread's slot stays (its cached `self` must stay valid); a
 	 * dead thread's is freed. */
 	pid_t me = profil__gettid();
-	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];
 			if (!kept(t, e, me))
 				continue;
@@ -651,9 +566,9 @@ void profil__threads_fork_child(void)
 {
 	struct profil_thread *me = key_ok ? pthread_getspecific(exit_key) : NULL;
 	if (!me)
-		me = self;
-	for (struct chunk *c = atomic_load(&chunks); c; c = c->next)
-		for (int i = 0; i < CHUNK_SLOTS; i++) {
+		me = profil__tslot_self;
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];
 			t->attached = false; /* the parent's timers/fds are not ours */
 			atomic_store(&t->scheduled, false);
@@ -667,8 +582,8 @@ void profil__threads_fork_child(void)
 		me->start_origin = 0;
 		me->entry_pc = (uintptr_t)fork;
 	}
-	self = me;
-	atomic_store(&early, 0);
+	profil__tslot_self = me;
+	atomic_store(&profil__tslot_early, 0);
 	since_sweep = 0;
 	profil__reserve_fork_child();
 	atomic_store(&creating, 0);
@@ -684,7 +599,7 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 	pid_t tid = profil__gettid();
 
 	profil__lock(&saved);
-	struct profil_thread *t = find(tid);
+	struct profil_thread *t = profil__tslot_find(tid);
 	const struct profil_engine *e = profil__running_engine();
 	if (t && t->kind == THREAD_FOREIGN && t->seen_seq > created_seq) {
 		/* A start after our creation already found and armed us. */
@@ -706,10 +621,10 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 		}
 	}
 	profil__unlock(&saved);
-	self = t;
+	profil__tslot_self = t;
 	/* attach() took what `early` held; a slot made by an engine start
 	 * found this thread later, and the start began its schedule then. */
-	atomic_store(&early, 0);
+	atomic_store(&profil__tslot_early, 0);
 	/* Even without a slot: a thread that ended with a raw SYS_exit left
 	 * its value in glibc's descriptor, which this thread may reuse. */
 	if (key_ok)
@@ -721,9 +636,9 @@ static void thread_end(void *p)
 	struct profil_thread *t = p;
 	sigset_t saved;
 	profil__lock(&saved);
-	self = NULL;                      /* a late signal must not credit a slot being freed */
-	if (t->tid == profil__gettid()) { /* not swept and reused meanwhile */
-		ended = true;             /* nor count a tick its last payment already did */
+	profil__tslot_self = NULL;          /* a late signal must not credit a slot being freed */
+	if (t->tid == profil__gettid()) {   /* not swept and reused meanwhile */
+		profil__tslot_ended = true; /* nor count a tick its last payment already did */
 		const struct profil_engine *e = profil__running_engine();
 		if (e && e->attach)
 			pay(t, NULL);

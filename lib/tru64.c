@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "forms.h"
+#include "session.h"
 
 /* Tru64's struct profil_args, as <sys/profil_args.h> declares it. */
 struct tru64_args {
@@ -53,7 +54,8 @@ int profil__tru64_cfg(const void *args, size_t count_arg, unsigned long flags,
 	if (active == 0)
 		return 0;
 
-	struct profil_cfg *c = profil__cfg_new(PROFIL_TRU64, active);
+	struct profil_cfg *c =
+		profil__cfg_new(PROFIL_TRU64, active, profil__policy(), profil__base_hz());
 	if (!c)
 		return -ENOMEM;
 	c->fault_scope = PROFIL_FAULT_REGION;

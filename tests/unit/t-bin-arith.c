@@ -9,7 +9,7 @@
  *                       over d (exhaustive for short covers, bisection for
  *                       long ones, using that the index never decreases).
  */
-#include "sample.h"
+#include "sig/sample.h"
 
 #include "test.h"
 

@@ -13,6 +13,7 @@
  * pcs.  The segment table itself must be sorted and disjoint.
  */
 #include "config.h"
+#include "session.h"
 
 #include "test.h"
 
@@ -125,7 +126,7 @@ int main(void)
 		int mode = set % 3;
 		uint32_t k = 1 + (uint32_t)(set % MAXR);
 		rng = 0x9E3779B97F4A7C15u ^ (uint64_t)(set + 1) * 0x100000001B3u;
-		struct profil_cfg *c = profil__cfg_new(PROFIL_REGIONS, k);
+		struct profil_cfg *c = profil__cfg_new(PROFIL_REGIONS, k, profil__policy(), profil__base_hz());
 		T_OK(c != NULL);
 		make_set(mode, c, k);
 		memcpy(in, c->regions, k * sizeof in[0]);

@@ -1,12 +1,13 @@
 /*
- * sigown.c - holding signals without taking them from the program: the
+ * sig/sigown.c - holding signals without taking them from the program: the
  * program's actions for held signals, the choice of the sampling signal,
  * and each thread's view of its mask (contract: sigown.h; the reasons:
  * docs/signal-safety.md, "Signals the program owns").
  *
  * Everything here uses glibc's __sigaction (which fills in the sigreturn
  * trampoline the kernel needs) or raw system calls, and no allocation, so
- * the handler and pcsample()'s path may call it.
+ * the handler and pcsample()'s path may call it (layer L1, the AS-safe
+ * zone: lib/sig/README).
  */
 #include "sigown.h"
 
@@ -57,6 +58,8 @@ static uint64_t fork_saved;
  * the program's actions get it too, so that they read back as glibc's
  * sigaction would return them. */
 static void (*restorer)(void);
+
+const char profil__fixup_cookie[1];
 
 static _Atomic uint64_t reserved;
 static _Atomic int chosen, spare;

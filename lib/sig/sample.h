@@ -1,5 +1,7 @@
 /*
- * sample.h - what the signal handler reads, and the bin arithmetic.
+ * sig/sample.h - what the signal handler reads, and the bin arithmetic.
+ * Layer L1, the AS-safe zone (rules: lib/sig/README); may include
+ * lib/internal.h and the public include/profil_ext.h (constants) only.
  *
  * A profiling configuration (struct profil_cfg) is built in normal context by
  * config.c, published through one atomic pointer by session.c, and from then
@@ -12,8 +14,8 @@
 #ifndef PROFIL_SAMPLE_H
 #define PROFIL_SAMPLE_H
 
-#include "../include/profil_ext.h"
-#include "internal.h"
+#include "../../include/profil_ext.h"
+#include "../internal.h"
 
 #include <stdbool.h>
 
@@ -132,7 +134,7 @@ static inline int32_t profil_find_segment(const struct profil_cfg *c, uint64_t p
 	return -1;
 }
 
-/* ---- sample.c ---- */
+/* ---- account.c, handler.c ---- */
 
 /* Where a sample came from (statistics only). */
 enum profil_origin { PROFIL_FROM_SIGNAL = 0, PROFIL_FROM_INJECT = 1 };

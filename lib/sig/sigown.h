@@ -1,7 +1,10 @@
 /*
- * sigown.h - the signals the library holds, and what the program sees of
- * them (sigown.c); the program's signal calls that go through it are in
- * siginterpose.c.
+ * sig/sigown.h - the signals the library holds, and what the program sees
+ * of them (sigown.c); the program's signal calls that go through it are in
+ * siginterpose.c.  Layer L1, the AS-safe zone (rules: lib/sig/README): the
+ * handler chains to the program's actions kept here; everything here is
+ * glibc's __sigaction or raw system calls.  May include: lib/internal.h,
+ * lib/sig/ (tests/abi/t-layers.sh).
  *
  * Held signals.  The library holds a signal while its handler must receive
  * every delivery of it: the sampling signal while an engine runs, SIGTRAP
@@ -9,7 +12,7 @@
  * SIGBUS while the fault guard is in.  While a signal is held, the
  * program's disposition calls never reach the kernel: what it sets becomes
  * "the program's action", the one every delivery that is not ours is
- * passed to (sample.c), and what it gets back is that action.  Our handler
+ * passed to (sig/handler.c), and what it gets back is that action.  Our handler
  * stays installed whatever the program does through libc.
  *
  * Reserved signals.  A signal the library samples with is also reserved,
@@ -37,7 +40,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "internal.h"
+#include "../internal.h"
 
 /* The kernel's signal mask: 64 bits, signal s is bit s - 1.  glibc's
  * sigset_t is longer; the kernel reads and writes only its first 8 bytes. */
@@ -139,7 +142,7 @@ PROFIL_HIDDEN void profil__sig_fork_prepare(void);
 PROFIL_HIDDEN void profil__sig_fork_parent(void);
 PROFIL_HIDDEN void profil__sig_fork_child(void);
 
-/* ---- the signal handler (sample.c) ---- */
+/* ---- the signal handler (handler.c) ---- */
 
 /* The program's action for held signal sig, a consistent copy; returns
  * its generation, for profil__sig_oneshot.  AS-safe. */

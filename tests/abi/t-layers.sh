@@ -1,0 +1,64 @@
+#!/bin/sh
+# lib/sig/ is the bottom layer of the library (the AS-safe zone, see
+# lib/sig/README and docs/design.md): its files may include only system
+# headers, lib/sig/, lib/arch/, lib/internal.h, lib/record-format.h and the
+# public include/profil_ext.h (constants), never the control code above.
+# Lists every #include "..." of lib/sig/*.[ch] and fails on any other; then
+# checks the same of the symbols their objects link to.
+set -eu
+cd "$(dirname "$0")/../.."
+top=$(pwd -P)
+# Known edges still to remove, "file header", each with its owner's reason.
+# lib/sig/unwind-tables.c reads the PCPROF_* environment through rawfile.h
+# in its constructor (the unwinder's file, not moved in this step).
+known="lib/sig/unwind-tables.c lib/rawfile.h"
+n=0 bad=0 used=''
+for f in lib/sig/*.c lib/sig/*.h; do
+	n=$((n + 1))
+	dir=$(dirname "$f")
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		path=$(realpath -m "$dir/$inc")
+		path=${path#"$top"/}
+		echo "# $f: $inc ($path)"
+		case "$path" in
+		lib/sig/* | lib/arch/* | lib/internal.h | lib/record-format.h | include/profil_ext.h)
+			continue ;;
+		esac
+		if [ "$f $path" = "$known" ]; then
+			echo "# known, to be removed: $f includes $path"
+			used=1
+			continue
+		fi
+		echo "not ok: $f includes $path, above the signal layer"
+		bad=1
+	done
+done
+[ "$n" -gt 3 ] || { echo "only $n files in lib/sig/: wrong directory?"; exit 1; }
+
+# The same at link level, where a declaration in a lower header could hide
+# a definition above: every profil__ symbol a lib/sig/ object needs must be
+# defined in lib/sig/, lib/arch/ or lib/util.c (L0 helpers).
+b=${B:-build}/lib
+lower=$(for f in lib/sig/*.c lib/arch/*.c lib/arch/*.S lib/util.c; do
+	o=$b/${f#lib/}
+	o=${o%.*}.o
+	[ -e "$o" ] && nm --defined-only "$o" | awk '{print $3}'
+done | sort -u)
+[ -n "$lower" ] || { echo "no objects in $b: build first"; exit 1; }
+knownsym="profil__raw_env" # unwind-tables.c's constructor, as above
+for f in lib/sig/*.c; do
+	o=$b/${f#lib/}
+	o=${o%.c}.o
+	for s in $(nm -u "$o" | awk '$2 ~ /^profil__/ {print $2}'); do
+		printf '%s\n' "$lower" | grep -qx "$s" && continue
+		[ "$s" = "$knownsym" ] && continue
+		echo "not ok: $f needs $s, defined above the signal layer"
+		bad=1
+	done
+done
+
+if [ -n "$known" ] && [ -z "$used" ]; then
+	echo "the known edge '$known' is gone: remove it from this script"
+	exit 1
+fi
+exit $bad
