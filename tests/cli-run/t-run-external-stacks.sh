@@ -213,16 +213,22 @@ func cpu() float64 {
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
-//go:noinline
-func burnA() float64 { return float64(C.burnc(40000)) }
+// rounds of random length, 2:1 all the same (see t-run-external.sh)
+var n = 20000
+var r uint64 = 12345
 
 //go:noinline
-func burnB() float64 { return float64(C.burnc(20000)) }
+func burnA() float64 { return float64(C.burnc(C.long(2 * n))) }
+
+//go:noinline
+func burnB() float64 { return float64(C.burnc(C.long(n))) }
 
 func main() {
 	secs, _ := strconv.ParseFloat(os.Args[1], 64)
 	s := 0.0
 	for cpu() < secs {
+		r = r*6364136223846793005 + 1442695040888963407
+		n = 10000 + int((r>>33)%20000)
 		s += burnA() + burnB()
 	}
 	fmt.Printf("beats=%d maxgap_ms=0\n", int(s))

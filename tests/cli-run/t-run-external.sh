@@ -112,11 +112,15 @@ import (
 var sink float64
 
 // The same loop in each, twice as long in burnA: each holds its own samples.
-//
+// Each round has a random length (2:1 all the same), so that the rounds
+// cannot lock to the sampling period on a quiet machine.
+var n = 20000
+var r uint64 = 12345
+
 //go:noinline
 func burnA() {
 	x := sink
-	for i := 0; i < 40000; i++ {
+	for i := 0; i < 2*n; i++ {
 		x = x*1.0000001 + 1e-9
 	}
 	sink = x
@@ -125,7 +129,7 @@ func burnA() {
 //go:noinline
 func burnB() {
 	x := sink
-	for i := 0; i < 20000; i++ {
+	for i := 0; i < n; i++ {
 		x = x*1.0000001 + 1e-9
 	}
 	sink = x
@@ -143,6 +147,8 @@ func main() {
 	secs, _ := strconv.ParseFloat(os.Args[1], 64)
 	beats := 0
 	for cpu() < secs {
+		r = r*6364136223846793005 + 1442695040888963407
+		n = 10000 + int((r>>33)%20000)
 		burnA()
 		burnB()
 		beats++

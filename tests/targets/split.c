@@ -5,7 +5,8 @@
  *   split SECONDS BEATFILE [STATUS [THREADS]]
  *
  * For SECONDS of wall time the main thread repeats split_a (two units of
- * work) then split_b (one unit of the same loop), so split_a holds 2/3 of
+ * work, times a random 1 to 3 each round) then split_b (one unit, times the
+ * same), so split_a holds 2/3 of
  * the time spent in the two; between cycles it reads the monotonic clock
  * and every 20 ms writes the number of beats so far to BEATFILE (written
  * in place: one descriptor, opened at start).  THREADS extra threads (0)
@@ -41,14 +42,19 @@ static double work(int units)
 	return x;
 }
 
+/* Units of this round: random, so that the rounds cannot lock to the
+ * sampling period on a quiet machine (the samples would then see the same
+ * phase of a round again and again); split_a always does twice split_b's. */
+static int units = 1;
+
 __attribute__((noinline)) void split_a(void)
 {
-	sink = work(2);
+	sink = work(2 * units);
 }
 
 __attribute__((noinline)) void split_b(void)
 {
-	sink = work(1);
+	sink = work(units);
 }
 
 static void *sleeper(void *arg)
@@ -81,7 +87,10 @@ int main(int argc, char **argv)
 		}
 	double t0 = now(), last = t0, next_beat = t0, maxgap = 0;
 	long beats = 0;
+	unsigned long r = 12345;
 	for (;;) {
+		r = r * 6364136223846793005UL + 1442695040888963407UL;
+		units = 1 + (int)((r >> 33) % 3);
 		split_a();
 		split_b();
 		double t = now();
