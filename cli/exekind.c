@@ -84,16 +84,37 @@ static const char *go_mark(Elf *elf)
 	return NULL;
 }
 
-bool links_big_static_tls(const char *program)
+/* PROGRAM's file, found as execvp would, opened for libelf: a regular file
+ * only (opening a FIFO would block).  NULL, or an Elf (possibly NULL when
+ * libelf cannot read it) with its descriptor in *fd; close_program ends it.
+ * st gets the file's status. */
+static bool open_program(const char *program, struct stat *st, int *fd, Elf **elf)
 {
 	char path[PATH_MAX];
-	if (!locate(program, path, sizeof path))
+	if (!locate(program, path, sizeof path) || stat(path, st) < 0 || !S_ISREG(st->st_mode))
 		return false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
 		return false;
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	return true;
+}
+
+static void close_program(int fd, Elf *elf)
+{
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+bool links_big_static_tls(const char *program)
+{
+	struct stat st;
+	int fd;
+	Elf *elf;
+	if (!open_program(program, &st, &fd, &elf))
+		return false;
 	bool found = false;
 	for (Elf_Scn *scn = NULL; elf && !found && (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
@@ -109,32 +130,24 @@ bool links_big_static_tls(const char *program)
 			found = name && strncmp(name, "libtsan.so", 10) == 0;
 		}
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	close_program(fd, elf);
 	return found;
 }
 
 const char *preload_obstacle(const char *program, char *why, size_t len)
 {
-	char path[PATH_MAX];
 	struct stat st;
-	if (!locate(program, path, sizeof path) || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+	int fd;
+	Elf *elf;
+	if (!open_program(program, &st, &fd, &elf))
 		return NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const char *go = NULL;
 	bool dynamic = true;
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		go = go_mark(elf);
 		dynamic = has_interp(elf);
 	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	close_program(fd, elf);
 	if (go)
 		snprintf(why, len, "a Go binary (%s)", go);
 	else if (!dynamic)
