@@ -39,6 +39,8 @@ static void usage(FILE *f)
 		"                       shown or as in the binary)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"      --no-inline      inlined code is the function it was inlined into\n"
+		"      --time FROM-TO   only samples of that period, in seconds since the run\n"
+		"                       started (1.5-3, 2- or -0.5)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"See pcprof-export(1) and docs/formats.md.\n");
@@ -66,11 +68,13 @@ int cmd_export(int argc, char **argv)
 		{ "function", required_argument, NULL, 'F' },
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "no-inline", no_argument, NULL, 'I' },
+		{ "time", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fmtname = NULL, *out = NULL;
 	struct model_opts fo = { 0 };
+	struct tl_range period;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
@@ -95,6 +99,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'I':
 			fo.no_inline = true;
+			break;
+		case 'T':
+			fo.time = tl_parse_arg(optarg, &period);
 			break;
 		case 'h':
 			usage(stdout);

@@ -23,9 +23,10 @@ enum {
 	V_PROCESSES = 8,
 	V_THREADS = 16,
 	V_TREE = 32,
+	V_TIMELINE = 64,
 };
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE, OPT_NO_INLINE };
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_TIME, OPT_TIMELINE };
 
 static void usage(FILE *f)
 {
@@ -45,11 +46,14 @@ static void usage(FILE *f)
 		"  -t, --tree           the call tree, top-down, by function\n"
 		"      --callers FUNC   the callers of the functions matching FUNC (fnmatch)\n"
 		"      --callees FUNC   the functions they call\n"
+		"      --timeline       each thread's CPU use over time, as a row of characters\n"
 		"\n"
 		"Selection and order:\n"
 		"  -p, --pid PID        only the process(es) with this pid\n"
 		"  -m, --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
 		"  -f, --function PAT   only functions matching PAT (fnmatch)\n"
+		"      --time FROM-TO   only samples of that period, in seconds since the run\n"
+		"                       started (1.5-3, 2- or -0.5)\n"
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
@@ -111,6 +115,8 @@ static void header(const struct model *f, const char *file)
 		}
 		putchar('\n');
 	}
+	if (f->opts.time)
+		view_time_header(f);
 }
 
 int cmd_report(int argc, char **argv)
@@ -126,6 +132,8 @@ int cmd_report(int argc, char **argv)
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "timeline", no_argument, NULL, OPT_TIMELINE },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'f' },
@@ -138,6 +146,7 @@ int cmd_report(int argc, char **argv)
 	unsigned views = 0;
 	const char *callers = NULL, *callees = NULL;
 	struct model_opts fo = { 0 };
+	struct tl_range period;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:h", longopts, NULL)) != -1) {
@@ -156,6 +165,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			fo.no_inline = true;
+			break;
+		case OPT_TIME:
+			fo.time = tl_parse_arg(optarg, &period);
+			break;
+		case OPT_TIMELINE:
+			views |= V_TIMELINE;
 			break;
 		case 'F':
 			views |= V_FUNCTIONS;
@@ -228,6 +243,8 @@ int cmd_report(int argc, char **argv)
 			view_threads(f, &o);
 		if (views & V_TREE)
 			view_tree(f, &o);
+		if (views & V_TIMELINE)
+			view_timeline(f, &o);
 		if (callers && view_calls(f, &o, callers, false) < 0)
 			missing |= 1;
 		if (callees && view_calls(f, &o, callees, true) < 0)

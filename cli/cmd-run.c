@@ -82,7 +82,8 @@ struct opts {
 	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
-	bool stacks; /* PCPROF_STACKS: a call stack with every sample */
+	bool stacks;   /* PCPROF_STACKS: a call stack with every sample */
+	bool timeline; /* PCPROF_TIMELINE: the 10 ms time bucket of every sample */
 	unsigned long slots;
 	bool quiet;
 	int mode; /* MODE_* */
@@ -114,6 +115,8 @@ static void usage(FILE *f)
 		"      --no-follow     record only PROGRAM's first process image\n"
 		"      --slots N       most pc table entries per process (default %lu)\n"
 		"      --no-stacks     record pcs only, no call stacks (default: stacks)\n"
+		"      --no-timeline   no time buckets (default: every sample's 10 ms\n"
+		"                      period, for report --time)\n"
 		"      --mode MODE     preload: libprofil preloaded into the program;\n"
 		"                      external: pcprof samples it from outside with perf\n"
 		"                      events (PROGRAM's process only, not its children);\n"
@@ -157,7 +160,8 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		O_MODE,
 		O_ALLOW,
 		O_STACKS,
-		O_NO_STACKS
+		O_NO_STACKS,
+		O_NO_TIMELINE
 	};
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -168,6 +172,7 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		{ "slots", required_argument, NULL, O_SLOTS },
 		{ "stacks", no_argument, NULL, O_STACKS },
 		{ "no-stacks", no_argument, NULL, O_NO_STACKS },
+		{ "no-timeline", no_argument, NULL, O_NO_TIMELINE },
 		{ "from", required_argument, NULL, O_FROM },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "allow-unprofiled", no_argument, NULL, O_ALLOW },
@@ -175,9 +180,11 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (struct opts){
-		.out = "pcprof.data", .follow = true, .stacks = true, .slots = DEFAULT_SLOTS
-	};
+	*o = (struct opts){ .out = "pcprof.data",
+			    .follow = true,
+			    .stacks = true,
+			    .timeline = true,
+			    .slots = DEFAULT_SLOTS };
 	int c;
 	opterr = 0;
 	/* "+": options end at PROGRAM, whose own options are its business. */
@@ -212,6 +219,9 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 			break;
 		case O_NO_STACKS:
 			o->stacks = false;
+			break;
+		case O_NO_TIMELINE:
+			o->timeline = false;
 			break;
 		case O_SLOTS: {
 			unsigned long n = number("--slots", optarg, MIN_SLOTS, MAX_SLOTS);
@@ -339,7 +349,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 11, sizeof *env);
+	char **env = xcalloc(n + 12, sizeof *env);
 	size_t k = 0;
 	const char *preload = NULL, *audits = NULL, *tunables = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -359,8 +369,8 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 		}
 		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
 		    env_is(e, "PCPROF_ROOT") || env_is(e, "PCPROF_FOLLOW") ||
-		    env_is(e, "PCPROF_STACKS") || (o->hz && env_is(e, "PROFIL_HZ")) ||
-		    (o->engine && env_is(e, "PROFIL_ENGINE")))
+		    env_is(e, "PCPROF_STACKS") || env_is(e, "PCPROF_TIMELINE") ||
+		    (o->hz && env_is(e, "PROFIL_HZ")) || (o->engine && env_is(e, "PROFIL_ENGINE")))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -389,6 +399,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	env[k++] = env_entry("PCPROF_SLOTS", num);
 	env[k++] = env_entry("PCPROF_FOLLOW", o->follow ? "1" : "0");
 	env[k++] = env_entry("PCPROF_STACKS", o->stacks ? "1" : "0");
+	env[k++] = env_entry("PCPROF_TIMELINE", o->timeline ? "1" : "0");
 	if (o->hz) {
 		snprintf(num, sizeof num, "%lu", o->hz);
 		env[k++] = env_entry("PROFIL_HZ", num);
@@ -1038,6 +1049,7 @@ static void collect(const char *dir, struct raw_set *set, const struct run *r, s
 	apply_statuses(set, r);
 	p->nprocs = set->n;
 	p->procs = set->procs;
+	p->bucket_ns = set->bucket_ns;
 }
 
 /* Write the data file, then remove the recordings.  A write that fails

@@ -45,6 +45,7 @@
 #define MIN_THREAD  (4 + 4 + 8)
 #define SAMPLE_V1   (8 + 4 + 4 + 8)
 #define SAMPLE_SIZE (SAMPLE_V1 + 4)
+#define SAMPLE_V3   (SAMPLE_SIZE + 4)
 #define FRAME_SIZE  (8 + 4 + 4)
 #define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
 
@@ -245,6 +246,12 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, uint32_t ver
 		put64(w, s->count);
 		if (version >= 2)
 			put32(w, s->frame);
+		if (version >= 3)
+			put32(w, s->time);
+	}
+	if (version >= 3) {
+		put64(w, pr->tl_lost);
+		put32(w, pr->tl_partial);
 	}
 	end_record(w, at);
 	return 0;
@@ -270,6 +277,8 @@ int pp_encode_version(const struct pp_profile *p, uint32_t version, uint8_t **bu
 	put64(&w, p->start_ns);
 	put64(&w, p->end_ns);
 	put32(&w, (uint32_t)p->nprocs);
+	if (version >= 3)
+		put64(&w, p->bucket_ns);
 	end_record(&w, at);
 	for (size_t i = 0; i < p->nprocs; i++) {
 		if (encode_proc(&w, &p->procs[i], version, err, errlen) < 0) {
@@ -447,6 +456,8 @@ static int cmp_sample(const void *a, const void *b)
 		return x->thread < y->thread ? -1 : 1;
 	if (x->frame != y->frame)
 		return x->frame < y->frame ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
 	return 0;
 }
 
@@ -542,8 +553,8 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 			return;
 	}
 
-	bool v2 = r->version >= 2;
-	pr->nsamples = get_count(r, true, v2 ? SAMPLE_SIZE : SAMPLE_V1, "samples");
+	bool v2 = r->version >= 2, v3 = r->version >= 3;
+	pr->nsamples = get_count(r, true, v3 ? SAMPLE_V3 : v2 ? SAMPLE_SIZE : SAMPLE_V1, "samples");
 	pr->samples = alloc_array(r, pr->nsamples, sizeof *pr->samples);
 	for (size_t i = 0; i < pr->nsamples && !r->failed; i++) {
 		struct pp_sample *s = &pr->samples[i];
@@ -552,10 +563,15 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 		s->thread = get32(r, "sample");
 		s->count = get64(r, "sample");
 		s->frame = v2 ? get32(r, "sample") : PP_NO_FRAME;
+		s->time = v3 ? get32(r, "sample") : PP_NO_TIME;
 		if ((s->module != PP_NO_MODULE && s->module >= pr->nmodules) ||
 		    s->thread >= pr->nthreads)
 			fail(r, "corrupted: process %d: sample %zu refers to module %u, thread %u",
 			     pr->pid, i, s->module, s->thread);
+	}
+	if (v3) {
+		pr->tl_lost = get64(r, "process timeline");
+		pr->tl_partial = get32(r, "process timeline");
 	}
 	if (r->failed)
 		return;
@@ -597,6 +613,8 @@ static void parse_body(struct rbuf *body, struct pp_profile *out)
 			out->start_ns = get64(&r, "INFO record");
 			out->end_ns = get64(&r, "INFO record");
 			want = get32(&r, "INFO record");
+			if (body->version >= 3)
+				out->bucket_ns = get64(&r, "INFO record");
 			if (!r.failed && want > (body->len - body->off) / MIN_PROC)
 				fail(&r, "corrupted: %zu processes cannot fit in the file", want);
 			out->procs = alloc_array(&r, want, sizeof *out->procs);
@@ -694,6 +712,7 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 		pp_free(out);
 		return -1;
 	}
+	out->version = r.version;
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 #include "profile.h"
 
 #define PP_MAGIC       "\x89PCPROF\n" /* 8 bytes */
-#define PP_VERSION     2              /* 2: frames (call stacks); 1 is still read */
+#define PP_VERSION     3 /* 2: frames (call stacks); 3: time buckets; 1 and 2 are still read */
 #define PP_HEADER_SIZE 32
 #define PP_STR_MAX     (1u << 20) /* longest string a file may hold */
 
@@ -55,7 +55,8 @@ void pp_process_free(struct pp_process *pr);
 /* Does one of m's segments hold runtime address pc? */
 bool pp_module_holds(const struct pp_module *m, uint64_t pc);
 
-/* Sort samples by (module, pc, thread, frame), the order profile.h promises. */
+/* Sort samples by (module, pc, thread, frame, time), the order profile.h
+ * promises. */
 void pp_sort_samples(struct pp_process *pr);
 
 #endif

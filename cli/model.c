@@ -811,11 +811,17 @@ struct model *model_open(const char *file, const struct model_opts *opts, struct
 	char err[512];
 	if (pp_read(file, prof, err, sizeof err) != 0)
 		die(1, "%s: %s", file, err);
+	struct tl_kept kept = { 0 };
+	if (opts->time && tl_restrict(prof, opts->time, &kept, err, sizeof err) < 0) {
+		pp_free(prof);
+		die(1, "%s: --time: %s", file, err);
+	}
 	struct model *f = model_build(prof, opts, err, sizeof err);
 	if (!f) {
 		pp_free(prof);
 		die(1, "%s: %s", file, err);
 	}
+	f->time_kept = kept;
 	return f;
 }
 

@@ -27,6 +27,7 @@
 
 #include "profile.h"
 #include "symtab.h"
+#include "timeline.h"
 
 #define MODEL_NO_MOD  UINT32_MAX
 #define MODEL_NO_NODE UINT32_MAX
@@ -38,6 +39,7 @@ struct model_opts {
 	const char *function; /* fnmatch pattern on the function label or symbol; NULL: all */
 	bool no_demangle;     /* labels are the symbols as the binary spells them */
 	bool no_inline;       /* inlined code is its caller's (no inline frames) */
+	const struct tl_range *time; /* model_open: only this period; NULL: all */
 };
 
 struct model_mod {
@@ -155,7 +157,8 @@ struct model {
 	double total_seconds, shown_seconds;
 	/* summed over the selected processes */
 	uint64_t ticks, signals, lost, cpu_ns;
-	struct symtab **st; /* per selected process */
+	struct symtab **st;       /* per selected process */
+	struct tl_kept time_kept; /* what opts.time kept (model_open) */
 };
 
 /* Build the flat profile.  Returns NULL with err set if no process

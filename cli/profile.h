@@ -62,7 +62,11 @@ struct pp_sample {
 	uint32_t thread; /* index in threads */
 	uint64_t count;  /* weighted ticks */
 	uint32_t frame;  /* leaf of its stack (same pc), or PP_NO_FRAME: none recorded */
+	uint32_t time;   /* 1 + its time bucket (pp_profile.bucket_ns), or
+			    PP_NO_TIME: not known */
 };
+
+#define PP_NO_TIME 0u
 
 enum pp_end { PP_END_UNKNOWN = 0, PP_END_EXIT = 1, PP_END_EXEC = 2, PP_END_SIGNAL = 3 };
 
@@ -84,7 +88,12 @@ struct pp_process {
 	struct pp_module *modules;
 	struct pp_frame *frames;
 	struct pp_thread *threads;
-	struct pp_sample *samples; /* sorted by (module, pc, thread, frame) */
+	struct pp_sample *samples; /* sorted by (module, pc, thread, frame, time) */
+	/* The timeline: ticks recorded without their time (the recording's
+	 * table had no room for timed samples), and 1 + the bucket from which
+	 * on that happened (0: never): the timeline is partial from there. */
+	uint64_t tl_lost;
+	uint32_t tl_partial;
 };
 
 struct pp_profile {
@@ -92,6 +101,10 @@ struct pp_profile {
 	uint64_t start_ns, end_ns;
 	size_t nprocs;
 	struct pp_process *procs;
+	/* Length of a time bucket (samples' time); 0: no timeline (recorded
+	 * without one, or a data file older than version 3). */
+	uint64_t bucket_ns;
+	uint32_t version; /* of the data file read (pp_read); 0: made in memory */
 };
 
 /*

@@ -283,19 +283,22 @@ static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_p
 			.thread = thread_index(pr, t, s->thread),
 			.count = s->count,
 			.frame = slot_frame(st, pr, s, module),
+			.time = s->bucket == PCPROF_RAW_NO_BUCKET ? PP_NO_TIME : s->bucket + 1,
 		};
 	}
 }
 
-/* Version 2 slots (24 bytes) in place as version 3 ones without stacks,
- * from the last, which moves furthest, down. */
-static void widen_v2(struct pcprof_raw_slot *chunk, size_t n)
+/* Version 2 and 3 slots (24 and 32 bytes) in place as version 4 ones
+ * without stacks (2) and without time (2, 3), from the last, which moves
+ * furthest, down. */
+static void widen_old(struct pcprof_raw_slot *chunk, size_t n, size_t size)
 {
 	for (size_t i = n; i-- > 0;) {
 		struct pcprof_raw_slot s = { 0 };
-		memcpy(&s, (const char *)chunk + i * PCPROF_RAW_V2_SLOT_SIZE,
-		       PCPROF_RAW_V2_SLOT_SIZE);
-		s.node = PCPROF_RAW_NO_STACK;
+		memcpy(&s, (const char *)chunk + i * size, size);
+		if (size < PCPROF_RAW_V3_SLOT_SIZE)
+			s.node = PCPROF_RAW_NO_STACK;
+		s.bucket = PCPROF_RAW_NO_BUCKET;
 		chunk[i] = s;
 	}
 }
@@ -315,7 +318,7 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 		if (read_at(fd, chunk, n * size, h->slot.off + base * size) < 0)
 			break;
 		if (size != sizeof *chunk)
-			widen_v2(chunk, n);
+			widen_old(chunk, n, size);
 		add_slots(chunk, n, pr, t, &st, info, &cap);
 		base += n;
 	}
@@ -328,7 +331,7 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 	for (size_t i = 0; i < pr->nsamples; i++) {
 		struct pp_sample *s = &pr->samples[i], *last = out ? &pr->samples[out - 1] : NULL;
 		if (last && last->module == s->module && last->pc == s->pc &&
-		    last->thread == s->thread && last->frame == s->frame)
+		    last->thread == s->thread && last->frame == s->frame && last->time == s->time)
 			last->count += s->count;
 		else
 			pr->samples[out++] = *s;
@@ -360,7 +363,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	else if (read_at(fd, &h, sizeof h, 0) < 0)
 		bad = strerror(errno);
 	if (!bad) {
-		pcprof_raw_header_trim(&h); /* version 2: its header is shorter */
+		pcprof_raw_header_trim(&h); /* versions 2 and 3: the header is shorter */
 		bad = pcprof_raw_header_error(&h, (uint64_t)st.st_size);
 	}
 	if (bad) {
@@ -411,6 +414,10 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->owed = h.owed;
 	info->unsampled = h.unsampled;
 	info->stack_cut = h.stack_cut;
+	info->tl_origin_ns = h.tl_origin_ns;
+	info->tl_bucket_ns = h.tl_bucket_ns;
+	pr->tl_lost = h.tl_lost;
+	pr->tl_partial = h.tl_lost_from;
 
 	struct threads t;
 	convert_modules(fd, &h, pr, info);
@@ -420,6 +427,47 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	free(t.map);
 	close(fd);
 	return 0;
+}
+
+/*
+ * One bucket number for one period across the run: each image's buckets
+ * count from its own origin, which is normally the run's first image's
+ * (record-format.h) but need not be (an exec'd image that could not read
+ * its predecessor's file), so they are moved by the whole buckets between
+ * that origin and the earliest.  An image with another bucket length, or
+ * none, keeps no times.
+ */
+static void align_times(struct raw_set *set)
+{
+	uint64_t width = 0, origin = UINT64_MAX;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->info[i].tl_bucket_ns && !width)
+			width = set->info[i].tl_bucket_ns;
+	for (size_t i = 0; i < set->n; i++)
+		if (width && set->info[i].tl_bucket_ns == width &&
+		    set->info[i].tl_origin_ns < origin)
+			origin = set->info[i].tl_origin_ns;
+	set->bucket_ns = width;
+	for (size_t i = 0; i < set->n; i++) {
+		struct pp_process *pr = &set->procs[i];
+		const struct raw_info *in = &set->info[i];
+		bool timed = width && in->tl_bucket_ns == width;
+		uint64_t shift = timed ? (in->tl_origin_ns - origin) / width : 0;
+		for (size_t k = 0; k < pr->nsamples; k++) {
+			struct pp_sample *s = &pr->samples[k];
+			if (!timed || s->time == PP_NO_TIME || s->time + shift > UINT32_MAX)
+				s->time = PP_NO_TIME;
+			else
+				s->time += (uint32_t)shift;
+		}
+		if (pr->tl_partial && timed && pr->tl_partial + shift <= UINT32_MAX)
+			pr->tl_partial += (uint32_t)shift;
+		else if (!timed)
+			pr->tl_partial = 0;
+		/* Samples that lost their time by the move keep their order
+		 * only if they were already untimed: sort again. */
+		pp_sort_samples(pr);
+	}
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -509,6 +557,7 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		set->info[i] = v[i].i;
 	}
 	free(v);
+	align_times(set);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct raw_info {
 	 * that ended without exit handlers (see record-format.h). */
 	uint64_t threads_unsampled;
 	uint64_t threads_unseen;
+	uint64_t tl_origin_ns, tl_bucket_ns; /* the timeline's clock (version 4) */
 };
 
 /*
@@ -62,6 +63,7 @@ struct raw_set {
 	char first_bad[512];   /* the message for the first of them */
 	size_t nunrecorded;
 	struct raw_unrecorded *unrecorded; /* sorted by pid, seq */
+	uint64_t bucket_ns;                /* the samples' time buckets (profile.h), 0: none */
 };
 
 void raw_set_free(struct raw_set *set); /* info and unrecorded; procs go to pp_free */

@@ -1364,9 +1364,9 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 	for (size_t i = 0; i < s->tabcap; i++)
 		if (s->tab[i].count)
 			pr->samples[pr->nsamples++] =
-				(struct pp_sample){ s->tab[i].pc, s->tab[i].module,
+				(struct pp_sample){ s->tab[i].pc,     s->tab[i].module,
 						    s->tab[i].thread, s->tab[i].count,
-						    s->tab[i].frame };
+						    s->tab[i].frame,  PP_NO_TIME };
 	pp_sort_samples(pr);
 	frame_index_free(&s->fi, pr);
 

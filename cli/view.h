@@ -38,5 +38,9 @@ void view_tree(const struct model *f, const struct view_opts *o);
 /* Callers (callees false) or callees of each function whose label or
  * symbol name matches the fnmatch pattern pat; 0, or -1 if none does. */
 int view_calls(const struct model *f, const struct view_opts *o, const char *pat, bool callees);
+/* view-timeline.c: each thread's samples over time (--timeline), and the
+ * header line of a report restricted with --time. */
+void view_timeline(const struct model *f, const struct view_opts *o);
+void view_time_header(const struct model *f);
 
 #endif

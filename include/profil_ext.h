@@ -121,6 +121,15 @@ int __profil_inject(uintptr_t pc, unsigned long ticks);
  */
 int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks);
 
+/*
+ * Stamp every sample this process records from now on, injected or not, as
+ * taken `ns` nanoseconds after the start of the `pcprof run` recording
+ * (its timeline, pcprof-run(1)) instead of reading the clock; ns < 0 goes
+ * back to the clock.  Returns 0 if a recording with a timeline is active,
+ * else -1 (the setting is kept either way).  Async-signal-safe.  For tests.
+ */
+int __profil_inject_time(long long ns);
+
 #ifdef __cplusplus
 }
 #endif

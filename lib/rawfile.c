@@ -61,6 +61,7 @@ bool profil__raw_env(struct raw_env *env)
 			env->slots = v;
 	}
 	env->stacks = (s = getenv("PCPROF_STACKS")) && strcmp(s, "1") == 0;
+	env->timeline = !((s = getenv("PCPROF_TIMELINE")) && strcmp(s, "0") == 0);
 	return true;
 }
 
@@ -282,6 +283,10 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, s
 	h->ppid = getppid();
 	h->seq = (uint32_t)seq;
 	h->start_ns = profil__clock_ns(CLOCK_REALTIME);
+	/* The library moves the origin back to its parent's or previous
+	 * image's (record.c), so that buckets line up across the run. */
+	h->tl_origin_ns = profil__clock_ns(CLOCK_MONOTONIC);
+	h->tl_bucket_ns = env->timeline ? PCPROF_RAW_BUCKET_NS : 0;
 	h->mod_off = m->mod_off;
 	h->mod_cap = m->mod_cap;
 	h->mod_reserved = modules;

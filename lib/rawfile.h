@@ -47,6 +47,7 @@ struct raw_env {
 	bool follow;
 	uint64_t slots; /* most pc table slots; as many stack nodes */
 	bool stacks;    /* PCPROF_STACKS=1: record call stacks */
+	bool timeline;  /* not PCPROF_TIMELINE=0: stamp samples with time buckets */
 };
 bool profil__raw_env(struct raw_env *env);
 

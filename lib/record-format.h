@@ -17,6 +17,8 @@
  *   PCPROF_SLOTS=<n>              most pc table slots per process (and
  *                                 stack nodes, with stacks)
  *   PCPROF_STACKS=0|1             record each sample's call stack
+ *   PCPROF_TIMELINE=0|1           stamp each sample with its time bucket
+ *                                 (absent: 1)
  *   PROFIL_HZ, PROFIL_ENGINE      as for the library
  * A secure-execution process (AT_SECURE: set-user-ID, set-group-ID, file
  * capabilities) ignores all of them and records nothing.
@@ -50,8 +52,9 @@
 #include <string.h>
 
 #define PCPROF_RAW_MAGIC          "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
-#define PCPROF_RAW_VERSION        3 /* 3: stacks; version 2 files are still read */
+#define PCPROF_RAW_VERSION        4 /* 3: stacks; 4: time buckets; 2 and 3 are still read */
 #define PCPROF_RAW_V2_HEADER_SIZE 1904
+#define PCPROF_RAW_V3_HEADER_SIZE 2104
 
 #define PCPROF_RAW_MAX_MODULES 4096
 #define PCPROF_RAW_MAX_SEGS    8
@@ -161,13 +164,30 @@ struct pcprof_raw_header {
 	uint64_t stack_cut;
 	/* struct pcprof_raw_node, with PCPROF_RAW_F_STACKS; all zero without. */
 	struct pcprof_raw_levels node;
+	/* ---- version 4: the timeline ---- */
+	/* CLOCK_MONOTONIC time from which buckets count: the first image's
+	 * start, handed on to forked children and exec'd images, so that one
+	 * bucket number means one period in every file of a run. */
+	uint64_t tl_origin_ns;
+	uint64_t tl_bucket_ns; /* a bucket's length; 0: no timeline (slots
+				  all PCPROF_RAW_NO_BUCKET) */
+	/* (atomic) Ticks stored without their bucket: the pc table had
+	 * opened its last level (kept for the untimed profile) or had no
+	 * room for the timed slot. */
+	uint64_t tl_lost;
+	/* (atomic) 1 + the bucket of the first such tick; 0: none.  The
+	 * timeline is partial from there on. */
+	uint32_t tl_lost_from;
+	uint32_t pad4;
 };
 
 /* docs/formats.md lists every field's offset: keep them in step. */
-_Static_assert(sizeof(struct pcprof_raw_header) == 2104, "header size as in docs/formats.md");
+_Static_assert(sizeof(struct pcprof_raw_header) == 2136, "header size as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, stack_cut) == PCPROF_RAW_V2_HEADER_SIZE,
 	       "version 3 appends to version 2's header");
+_Static_assert(offsetof(struct pcprof_raw_header, tl_origin_ns) == PCPROF_RAW_V3_HEADER_SIZE,
+	       "version 4 appends to version 3's header");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -215,10 +235,18 @@ struct pcprof_raw_slot {
 			   PCPROF_RAW_ROOT (the pc is the outermost frame), or
 			   PCPROF_RAW_NO_STACK (none recorded) */
 	uint32_t flags; /* PCPROF_RAW_SLOT_CUT */
+	/* version 4: */
+	uint32_t bucket; /* time bucket: the sample was taken in
+			    [tl_origin_ns + bucket * tl_bucket_ns, + tl_bucket_ns);
+			    PCPROF_RAW_NO_BUCKET: unknown */
+	uint32_t pad;
 };
 
-/* A version 2 slot: the first 24 bytes of a version 3 one. */
+/* Version 2 and 3 slots: the first 24 and 32 bytes of a version 4 one. */
 #define PCPROF_RAW_V2_SLOT_SIZE 24
+#define PCPROF_RAW_V3_SLOT_SIZE 32
+#define PCPROF_RAW_NO_BUCKET    UINT32_MAX
+#define PCPROF_RAW_BUCKET_NS    10000000u /* 10 ms: the bucket the library uses */
 
 #define PCPROF_RAW_SLOT_BUSY UINT64_MAX
 #define PCPROF_RAW_SLOT_CUT  1u /* the stack lost its innermost callers */
@@ -288,20 +316,30 @@ static inline const char *pcprof_raw_levels_error(const struct pcprof_raw_levels
 	return NULL;
 }
 
-/* A header read with sizeof(struct pcprof_raw_header) bytes from a version
- * 2 file holds the start of its tables past its own end: clear that part
- * (version 2 had none of it). */
-static inline void pcprof_raw_header_trim(struct pcprof_raw_header *h)
+/* The header size of a file of this version (2, 3 or 4). */
+static inline size_t pcprof_raw_header_size(uint32_t version)
 {
-	if (h->version == 2)
-		memset((char *)h + PCPROF_RAW_V2_HEADER_SIZE, 0,
-		       sizeof *h - PCPROF_RAW_V2_HEADER_SIZE);
+	return version == 2   ? PCPROF_RAW_V2_HEADER_SIZE
+	       : version == 3 ? PCPROF_RAW_V3_HEADER_SIZE
+			      : sizeof(struct pcprof_raw_header);
 }
 
-/* The size of a slot in a file of this version (2 or 3). */
+/* A header read with sizeof(struct pcprof_raw_header) bytes from a version
+ * 2 or 3 file holds the start of its tables past its own end: clear that
+ * part (those versions had none of it). */
+static inline void pcprof_raw_header_trim(struct pcprof_raw_header *h)
+{
+	if (h->version == 2 || h->version == 3)
+		memset((char *)h + pcprof_raw_header_size(h->version), 0,
+		       sizeof *h - pcprof_raw_header_size(h->version));
+}
+
+/* The size of a slot in a file of this version (2, 3 or 4). */
 static inline size_t pcprof_raw_slot_size(uint32_t version)
 {
-	return version == 2 ? PCPROF_RAW_V2_SLOT_SIZE : sizeof(struct pcprof_raw_slot);
+	return version == 2   ? PCPROF_RAW_V2_SLOT_SIZE
+	       : version == 3 ? PCPROF_RAW_V3_SLOT_SIZE
+			      : sizeof(struct pcprof_raw_slot);
 }
 
 /* Where a table of `entry`-byte entries ends in the file. */
@@ -319,10 +357,10 @@ static inline bool pcprof_raw_overlap(uint64_t a, uint64_t a_end, uint64_t b, ui
 /*
  * Check a header against the size of its file: magic, version, sizes, and
  * every table inside the file, after the header, none overlapping another.
- * Version 2 files (header_size 1904, 24-byte slots, no stacks) pass too: a
- * reader that read only their header_size bytes must zero the rest of
- * *h first.  Returns NULL, or what is wrong.  A zero magic is an image that
- * died before it started recording.  Callers must also clamp what changes
+ * Version 2 files (header_size 1904, 24-byte slots, no stacks) and version 3
+ * ones (2104, 32-byte slots, no timeline) pass too: a reader that read only
+ * their header_size bytes must zero the rest of *h first.  Returns NULL, or what is wrong.  A zero
+ * magic is an image that died before it started recording.  Callers must also clamp what changes
  * while the program runs (open, counts) when they use it.
  */
 static inline const char *pcprof_raw_header_error(const struct pcprof_raw_header *h, uint64_t size)
@@ -332,9 +370,9 @@ static inline const char *pcprof_raw_header_error(const struct pcprof_raw_header
 		return "empty: the process ended before it started recording";
 	if (memcmp(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic) != 0)
 		return "not a libprofil recording (bad magic)";
-	if (h->version != PCPROF_RAW_VERSION && h->version != 2)
+	if (h->version != PCPROF_RAW_VERSION && h->version != 2 && h->version != 3)
 		return "recording format version not supported (libprofil and pcprof differ)";
-	uint64_t hsize = h->version == 2 ? PCPROF_RAW_V2_HEADER_SIZE : sizeof *h;
+	uint64_t hsize = pcprof_raw_header_size(h->version);
 	if (h->header_size != hsize)
 		return "header size does not match this pcprof";
 	if (h->file_size != size)

@@ -25,6 +25,14 @@
  * kept and the slot is marked cut: pcprof shows a "[truncated]" frame
  * between the pc and them, rather than a stack that looks whole.
  *
+ * Time (PCPROF_TIMELINE, on unless 0): each slot's key also holds the
+ * sample's time bucket, 10 ms of CLOCK_MONOTONIC counted from the run's
+ * first image (forked children and exec'd images take over their parent's
+ * or predecessor's origin), so pcprof can restrict a profile to a period.
+ * Timed slots stop when the pc table opens its last level, which is left
+ * to untimed ones: the profile stays whole and the header says from which
+ * bucket on the timeline is partial (tl_lost_from).
+ *
  * This is the control half (layer L4: start, exit, fork, exec, in normal
  * context): it maps the file and publishes profil__rec.  What the signal
  * handler calls to store a sample and its stack is the hot half,
@@ -72,6 +80,8 @@ static void use_map(void)
 		use_levels(&rec.node, &map.h->node, &map.node, sizeof(struct pcprof_raw_node));
 	else
 		rec.node = (struct profil_levels){ 0 };
+	rec.tl_origin = map.h->tl_origin_ns;
+	rec.tl_bucket = map.h->tl_bucket_ns;
 }
 
 static int add_loaded(struct dl_phdr_info *info, size_t size, void *arg)
@@ -171,6 +181,9 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 	uint64_t origin = PROFIL_ORIGIN_NOW;
 	struct pcprof_raw_header p;
 	if (profil__raw_read_header(env.dir, h->pid, (int)h->seq - 1, &p) == 0) {
+		/* Buckets count from the run's first image (version 4). */
+		if (p.tl_origin_ns && p.tl_origin_ns < h->tl_origin_ns)
+			h->tl_origin_ns = p.tl_origin_ns;
 		/* Another image's file: its values bound nothing but this
 		 * origin, which is never past the thread's CPU time now. */
 		if (p.end == PCPROF_END_EXEC && p.exec_cpu_ns <= now &&
@@ -270,6 +283,7 @@ void profil__record_fork_child(void)
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
 		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
+		c->tl_origin_ns = p->tl_origin_ns;
 		/* The child's own layout says whether it has a node table. */
 		c->flags = (p->flags & ~PCPROF_RAW_F_STACKS) | (c->flags & PCPROF_RAW_F_STACKS);
 		c->epoch = p->epoch;

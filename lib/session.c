@@ -802,6 +802,12 @@ PROFIL_API int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks
 	return inject(pcs[0], pcs, n, ticks);
 }
 
+PROFIL_API int __profil_inject_time(long long ns)
+{
+	atomic_store(&profil__record_test_ns, ns < 0 ? 0 : (uint64_t)ns + 1);
+	return atomic_load(&profil__rec) && atomic_load(&profil__rec)->tl_bucket ? 0 : -1;
+}
+
 /* ---- initialisation ---- */
 
 /* What the kernel had not signalled when the program exits (the rounding

@@ -24,6 +24,7 @@
 #define MAX_PROBE 64 /* entries looked at per level */
 
 struct profil_rec *_Atomic profil__rec;
+_Atomic uint64_t profil__record_test_ns;
 
 #define A64(p)  ((_Atomic uint64_t *)(p))
 #define A32(p)  ((_Atomic uint32_t *)(p))
@@ -188,15 +189,46 @@ static uint32_t stack_node(struct profil_rec *r, const uintptr_t *stack, int dep
 	return node;
 }
 
-/* Add weight to the slot of (pc, ti, epoch, node, flags): the first one
- * found in any level, or a new one in the top level. */
+/*
+ * The time bucket of a sample taken now: one read of CLOCK_MONOTONIC
+ * (clock_gettime is async-signal-safe, and the vDSO makes it a few tens of
+ * nanoseconds), or PCPROF_RAW_NO_BUCKET without a timeline.  A bucket is a
+ * slot's key like its pc, so the timeline costs no table of its own: a pc
+ * sampled in n buckets takes n slots.
+ */
+static uint32_t time_bucket(const struct profil_rec *r)
+{
+	if (!r->tl_bucket)
+		return PCPROF_RAW_NO_BUCKET;
+	uint64_t t = atomic_load_explicit(&profil__record_test_ns, memory_order_relaxed), since;
+	if (t)
+		since = t - 1;
+	else {
+		uint64_t now = profil__clock_ns(CLOCK_MONOTONIC);
+		since = now > r->tl_origin ? now - r->tl_origin : 0;
+	}
+	uint64_t b = since / r->tl_bucket;
+	return b < PCPROF_RAW_NO_BUCKET ? (uint32_t)b : PCPROF_RAW_NO_BUCKET;
+}
+
+/* Timed slots stop when the pc table opens its last level: that level,
+ * half the table, is left to the untimed profile, so that a long run
+ * loses the timeline's end, never samples. */
+static bool timeline_room(const struct profil_rec *r)
+{
+	return open_levels(&r->slot) < r->slot.max;
+}
+
+/* Add weight to the slot of (pc, ti, epoch, node, flags, bucket): the
+ * first one found in any level, or a new one in the top level. */
 static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch, uint32_t node,
-		  uint32_t flags, unsigned long weight)
+		  uint32_t flags, uint32_t bucket, unsigned long weight)
 {
 	struct profil_levels *t = &r->slot;
 	struct pcprof_raw_slot *slots = (struct pcprof_raw_slot *)t->at;
 	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20) ^
-				      ((uint64_t)node * UINT64_C(0x9e3779b97f4a7c15)) ^ flags);
+				      ((uint64_t)node * UINT64_C(0x9e3779b97f4a7c15)) ^ flags ^
+				      ((uint64_t)bucket << 44));
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
@@ -212,6 +244,7 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 					s->epoch = epoch;
 					s->node = node;
 					s->flags = flags;
+					s->bucket = bucket;
 					atomic_store_explicit(A64(&s->count), weight,
 							      memory_order_relaxed);
 					atomic_store_explicit(A64(&s->key), pc,
@@ -222,7 +255,7 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 				/* someone else took it: compare with theirs */
 			}
 			if (key == pc && s->thread == ti && s->epoch == epoch && s->node == node &&
-			    s->flags == flags) {
+			    s->flags == flags && s->bucket == bucket) {
 				atomic_fetch_add_explicit(A64(&s->count), weight,
 							  memory_order_relaxed);
 				return true;
@@ -261,7 +294,20 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr
 	if (r->node.max && stack && depth > 0)
 		node = stack_node(r, stack, depth < PROFIL_STACK_MAX ? depth : PROFIL_STACK_MAX,
 				  &flags);
-	if (!store(r, pc, ti, epoch, node, flags, weight))
+	uint32_t bucket = time_bucket(r);
+	bool stored = false;
+	if (bucket != PCPROF_RAW_NO_BUCKET) {
+		stored = timeline_room(r) && store(r, pc, ti, epoch, node, flags, bucket, weight);
+		if (!stored) {
+			/* The timeline is partial from this bucket on. */
+			uint32_t none = 0;
+			atomic_fetch_add_explicit(A64(&h->tl_lost), weight, memory_order_relaxed);
+			atomic_compare_exchange_strong(A32(&h->tl_lost_from), &none, bucket + 1);
+		}
+	}
+	if (!stored)
+		stored = store(r, pc, ti, epoch, node, flags, PCPROF_RAW_NO_BUCKET, weight);
+	if (!stored)
 		atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
 	else if (flags & PCPROF_RAW_SLOT_CUT)
 		atomic_fetch_add_explicit(A64(&h->stack_cut), weight, memory_order_relaxed);

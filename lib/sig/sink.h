@@ -38,7 +38,8 @@ struct profil_rec {
 	size_t size;                 /* of the mapping */
 	size_t page;
 	struct profil_levels thr, slot;
-	struct profil_levels node; /* max 0: no stacks */
+	struct profil_levels node;     /* max 0: no stacks */
+	uint64_t tl_origin, tl_bucket; /* the header's, as attached; tl_bucket 0: no timeline */
 };
 
 /* The active recorder, NULL if none.  Published by record.c, read by the
@@ -86,6 +87,11 @@ PROFIL_HIDDEN void profil__record_unsampled(struct profil_rec *r, unsigned long 
 /* A thread is not sampled, wholly or in part (see threads.c), or, with
  * unseen, ended without exit handlers.  AS-safe. */
 PROFIL_HIDDEN void profil__record_thread_loss(bool unseen);
+
+/* Tests only (__profil_inject_time): if not 0, the time of every sample
+ * from now on is this minus 1, in nanoseconds since the recording's
+ * origin, instead of the clock's. */
+PROFIL_HIDDEN extern _Atomic uint64_t profil__record_test_ns;
 
 /* Rate the recorder asked for (0: none).  AS-safe. */
 PROFIL_HIDDEN unsigned int profil__record_hz(void);

@@ -164,11 +164,31 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* Write prof to file and free it and the module list l. */
+/* pp_write in format version MKFIXTURE_VERSION (an older one). */
+static int write_old(const char *file, const struct pp_profile *prof, char *err, size_t len)
+{
+	uint8_t *buf;
+	size_t n;
+	if (pp_encode_version(prof, (uint32_t)atoi(getenv("MKFIXTURE_VERSION")), &buf, &n, err,
+			      len) < 0)
+		return -1;
+	FILE *f = fopen(file, "wb");
+	int r = f && fwrite(buf, 1, n, f) == n ? 0 : -1;
+	if (f && fclose(f) != 0)
+		r = -1;
+	if (r < 0)
+		snprintf(err, len, "cannot write");
+	free(buf);
+	return r;
+}
+
+/* Write prof to file (in format version MKFIXTURE_VERSION if set) and
+ * free it and the module list l. */
 static int save(const char *file, struct pp_profile *prof, struct modlist *l)
 {
 	char err[256];
-	if (pp_write(file, prof, err, sizeof err) != 0) {
+	if ((getenv("MKFIXTURE_VERSION") ? write_old(file, prof, err, sizeof err)
+					 : pp_write(file, prof, err, sizeof err)) != 0) {
 		fprintf(stderr, "mkfixture: %s: %s\n", file, err);
 		return 1;
 	}
@@ -273,7 +293,7 @@ static void set_samples(struct pp_process *p, const struct hit *h, size_t n)
 	p->nsamples = n;
 	for (size_t i = 0; i < n; i++) {
 		p->samples[i] = (struct pp_sample){ h[i].pc, pp_find_module(p, h[i].pc, 0),
-						    h[i].thread, h[i].count, PP_NO_FRAME };
+						    h[i].thread, h[i].count, PP_NO_FRAME, PP_NO_TIME };
 		p->ticks += h[i].count;
 	}
 	p->signals = p->ticks - 7;
@@ -575,7 +595,7 @@ static int write_samples(const char *file, size_t n)
 		/* pcs a few bytes apart, in order, across all of libc's code */
 		uint64_t off = (i / nthreads) * (text->memsz / npcs);
 		p->samples[i] = (struct pp_sample){ p->modules[libc].bias + text->vaddr + off, libc,
-						    (uint32_t)(i % nthreads), 1, PP_NO_FRAME };
+						    (uint32_t)(i % nthreads), 1, PP_NO_FRAME, PP_NO_TIME };
 		p->threads[i % nthreads].ticks++;
 	}
 	p->ticks = n;
@@ -703,7 +723,7 @@ static int write_stacks(const char *file, int hostile_fn, int recursion)
 			frame = stk_frame(p, stk_pc(k->fn[d], d == depth - 1), frame);
 		uint64_t pc = stk_pc(k->fn[depth - 1], 1);
 		p->samples[p->nsamples++] = (struct pp_sample){ pc, pp_find_module(p, pc, 0),
-								k->thread, k->count, frame };
+								k->thread, k->count, frame, PP_NO_TIME };
 		p->threads[k->thread].ticks += k->count;
 		p->ticks += k->count;
 	}
@@ -746,7 +766,7 @@ static int write_tree(const char *file, size_t n)
 		uint64_t pc = p->modules[libc].bias + text->vaddr + (x >> 20) % text->memsz;
 		uint32_t parent = i == 0 || (x & 127) == 0 ? PP_NO_FRAME : (uint32_t)((x >> 7) % i);
 		p->frames[i] = (struct pp_frame){ pc, libc, parent };
-		p->samples[i] = (struct pp_sample){ pc, libc, 0, 1 + (x >> 40) % 4, (uint32_t)i };
+		p->samples[i] = (struct pp_sample){ pc, libc, 0, 1 + (x >> 40) % 4, (uint32_t)i, PP_NO_TIME };
 		p->ticks += p->samples[i].count;
 	}
 	p->nframes = n;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The stacked fixture (mkfixture stacks) survives the data file: written by
-# pp_write as format 2, read back by pp_read (through ppdump, which names
+# pp_write as format 3, read back by pp_read (through ppdump, which names
 # frames with nm alone), every stack is there with its exact count, root
 # first, markers and addresses outside every module included, and the
 # samples without a stack keep their self time.  pcprof report reads it.
@@ -9,7 +9,7 @@ PPDUMP=$ROOT/${B:-build}/tests/cli-run/ppdump
 [ -x "$PPDUMP" ] || fail "$PPDUMP not built (make all)"
 
 "$FIX" stacks "$T/st.data" || fail "mkfixture stacks"
-[ "$(od -An -tu4 -j8 -N4 "$T/st.data" | tr -d ' ')" = 2 ] || fail "not a format 2 file"
+[ "$(od -An -tu4 -j8 -N4 "$T/st.data" | tr -d ' ')" = 3 ] || fail "not a format 3 file"
 "$PPDUMP" "$T/st.data" >"$T/dump" || fail "ppdump: $(cat "$T/dump")"
 grep '^stack ' "$T/dump" >"$T/got" || true
 cat >"$T/want" <<'END'

@@ -174,7 +174,7 @@ static void random_process(struct pp_process *pr)
 		if (rnd() % 50 == 0)
 			count = UINT64_MAX / 4;
 		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
-						     PP_NO_FRAME };
+						     PP_NO_FRAME, PP_NO_TIME };
 	}
 	random_stacks(pr);
 }

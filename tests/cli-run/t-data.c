@@ -74,11 +74,11 @@ static void fill(struct pp_profile *p)
 		/* deliberately not in (module, pc, thread, frame) order: the reader sorts */
 		pr->nsamples = 5;
 		pr->samples = calloc(5, sizeof *pr->samples);
-		pr->samples[0] = (struct pp_sample){ 0x7f0000001010ull, 1, 1, 3, 3 };
-		pr->samples[1] = (struct pp_sample){ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME };
-		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME };
-		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, 1 };
-		pr->samples[4] = (struct pp_sample){ 0x555555555100ull, 0, 0, 2, 1 };
+		pr->samples[0] = (struct pp_sample){ 0x7f0000001010ull, 1, 1, 3, 3, PP_NO_TIME };
+		pr->samples[1] = (struct pp_sample){ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME, PP_NO_TIME };
+		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME, PP_NO_TIME };
+		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, 1, PP_NO_TIME };
+		pr->samples[4] = (struct pp_sample){ 0x555555555100ull, 0, 0, 2, 1, PP_NO_TIME };
 	}
 }
 
@@ -145,11 +145,11 @@ static void same(const struct pp_profile *a, const struct pp_profile *b)
 static void check_sorted(const struct pp_process *pr, bool frames)
 {
 	static const struct pp_sample want[5] = {
-		{ 0x555555555100ull, 0, 0, 2, 1 },
-		{ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME },
-		{ 0x555555555100ull, 0, 1, 1, 1 },
-		{ 0x7f0000001010ull, 1, 1, 3, 3 },
-		{ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME },
+		{ 0x555555555100ull, 0, 0, 2, 1, PP_NO_TIME },
+		{ 0x555555555100ull, 0, 0, 4, PP_NO_FRAME, PP_NO_TIME },
+		{ 0x555555555100ull, 0, 1, 1, 1, PP_NO_TIME },
+		{ 0x7f0000001010ull, 1, 1, 3, 3, PP_NO_TIME },
+		{ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME, PP_NO_TIME },
 	};
 	T_EQ(pr->nsamples, 5);
 	T_EQ(pr->nframes, frames ? 4 : 0);

@@ -71,13 +71,15 @@ static void put_module(struct file *f, int i, const char *path, uint64_t bias, u
 static void put_slot(struct file *f, int i, uint64_t pc, uint32_t thread, uint32_t epoch,
 		     uint64_t count)
 {
-	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count, PCPROF_RAW_NO_STACK, 0 };
+	f->slot[i] = (struct pcprof_raw_slot){ pc, thread, epoch, count, PCPROF_RAW_NO_STACK, 0,
+					       PCPROF_RAW_NO_BUCKET, 0 };
 }
 
 static void put_stack(struct file *f, int i, uint64_t pc, uint32_t epoch, uint32_t node,
 		      uint32_t flags, uint64_t count)
 {
-	f->slot[i] = (struct pcprof_raw_slot){ pc, 3, epoch, count, node, flags };
+	f->slot[i] = (struct pcprof_raw_slot){ pc, 3, epoch, count, node, flags,
+					       PCPROF_RAW_NO_BUCKET, 0 };
 }
 
 static void make(struct file *f)

@@ -343,8 +343,10 @@ static void stacks(void)
 {
 	struct raw_map m;
 	T_EQ(profil__raw_create(&env, 4050, 0, &m), 0);
-	T_EQ(m.h->version, 3);
-	T_EQ(m.h->header_size, 2104);
+	T_EQ(m.h->version, 4);
+	T_EQ(m.h->header_size, 2136);
+	T_EQ(m.h->tl_bucket_ns, env.timeline ? PCPROF_RAW_BUCKET_NS : 0);
+	T_OK(m.h->tl_origin_ns != 0);
 	T_OK(!(m.h->flags & PCPROF_RAW_F_STACKS));
 	T_EQ(m.h->node.off, 0);
 	T_EQ(m.node.max, 0);
@@ -428,6 +430,20 @@ static void stacks(void)
 	h.header_size = sizeof h;
 	write_header(fd, &h);
 	T_EQ(profil__raw_read_header(scratch, 4051, 0, &r), -EINVAL);
+
+	/* Version 3: 2104 bytes, stacks but no timeline; read with the
+	 * timeline fields zero (past its end: garbage). */
+	h = good;
+	h.version = 3;
+	h.header_size = PCPROF_RAW_V3_HEADER_SIZE;
+	memset((char *)&h + PCPROF_RAW_V3_HEADER_SIZE, 0x5a, sizeof h - PCPROF_RAW_V3_HEADER_SIZE);
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "version 3: never written to");
+	T_EQ(profil__raw_read_header(scratch, 4051, 0, &r), 0);
+	T_EQ(r.version, 3);
+	T_EQ(r.tl_origin_ns, 0);
+	T_EQ(r.tl_bucket_ns, 0);
+	T_EQ(r.tl_lost_from, 0);
 	write_header(fd, &good);
 	EXPECT_ATTACH(4051, 0, 0, "the file restored");
 	close(fd);
@@ -436,9 +452,9 @@ static void stacks(void)
 /* Returns false if no tmpfs could be mounted. */
 static bool full_tmpfs(void)
 {
-	/* Five pages: what a recording reserves at first (header, one page;
-	 * pc table, two; module table, two). */
-	const char *mnt = scratch_tmpfs("20k");
+	/* Six pages: what a recording reserves at first (header, one page;
+	 * pc table, three: 256 slots of 40 bytes; module table, two). */
+	const char *mnt = scratch_tmpfs("24k");
 	if (!mnt)
 		return false;
 	struct raw_env small = env;

@@ -1,0 +1,115 @@
+/*
+ * view-timeline.c - `pcprof report --timeline`: each thread's CPU use over
+ * the run as one row of characters, a column per slice of time, from ' '
+ * (no sample) to '@' (the thread ran the whole slice: samples at the
+ * process's rate).  Names go through text_put/text_pad (util.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "view.h"
+
+#define COLUMNS 64
+
+static const char levels[] = " .:-=+*#%@"; /* 0, then tenths of a CPU */
+
+static char level(double share)
+{
+	if (share <= 0)
+		return levels[0];
+	int i = 1 + (int)(share * 9);
+	return levels[i > 9 ? 9 : i];
+}
+
+void view_timeline(const struct model *f, const struct view_opts *o)
+{
+	const struct pp_profile *p = f->prof;
+	printf("\nTimeline:\n\n");
+	if (!p->bucket_ns) {
+		printf("no timeline: %s\n",
+		       p->version && p->version < 3
+			       ? "the data file predates them (version < 3)"
+			       : "recorded with --no-timeline or in external mode");
+		return;
+	}
+	/* The buckets shown: the period asked for, within the samples. */
+	uint32_t first = 1, last = tl_span(p);
+	const struct tl_range *r = f->opts.time;
+	double w = (double)p->bucket_ns / 1e9;
+	if (r) {
+		first = 1 + (uint32_t)floor(r->from / w);
+		if (isfinite(r->to) && r->to / w < last)
+			last = (uint32_t)ceil(r->to / w);
+	}
+	if (last < first) {
+		printf("no samples with a time in this period\n");
+		return;
+	}
+	uint32_t nb = last - first + 1;
+	uint32_t per = (nb + COLUMNS - 1) / COLUMNS, cols = (nb + per - 1) / per;
+	printf("%.2f s to %.2f s, %u columns of %.2f s; ' ' no sample, '%c' a whole CPU\n\n",
+	       (double)(first - 1) * w, (double)last * w, cols, per * w, levels[9]);
+	printf("    pid      tid  thread           samples  |%*s|\n", (int)cols, "");
+	uint64_t *row = xmalloc(cols * sizeof *row);
+	size_t shown = 0;
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct pp_process *pr = f->procs[i].p;
+		for (size_t t = 0; t < pr->nthreads; t++) {
+			memset(row, 0, cols * sizeof *row);
+			uint64_t n = 0;
+			for (size_t k = 0; k < pr->nsamples; k++) {
+				const struct pp_sample *s = &pr->samples[k];
+				if (s->thread != t || !s->count || s->time < first ||
+				    s->time > last)
+					continue;
+				row[(s->time - first) / per] += s->count;
+				n += s->count;
+			}
+			if (!n || (o->limit && shown >= o->limit))
+				continue;
+			shown++;
+			printf("%7d  %7d  ", (int)pr->pid, (int)pr->threads[t].tid);
+			text_pad(stdout, pr->threads[t].name, 15);
+			printf("  %7" PRIu64 "  |", n);
+			for (uint32_t c = 0; c < cols; c++) {
+				/* a slice's ticks if the thread ran all of it */
+				double full = pr->hz * per * w;
+				putchar(level(full > 0 ? (double)row[c] / full : 0));
+			}
+			printf("|\n");
+		}
+	}
+	free(row);
+	uint64_t lost = 0;
+	for (size_t i = 0; i < f->nprocs; i++)
+		for (size_t k = 0; k < f->procs[i].p->nsamples; k++)
+			if (f->procs[i].p->samples[k].time == PP_NO_TIME)
+				lost += f->procs[i].p->samples[k].count;
+	if (lost)
+		printf("\n%" PRIu64 " samples have no time and are not shown\n", lost);
+}
+
+void view_time_header(const struct model *f)
+{
+	const struct tl_range *r = f->opts.time;
+	const struct tl_kept *k = &f->time_kept;
+	printf("%-10s %.2f-", "time", r->from);
+	if (isfinite(r->to))
+		printf("%.2f", r->to);
+	printf(" s of 0-%.2f s: %" PRIu64 " of %" PRIu64 " samples (%.1f%%)\n", k->end, k->kept,
+	       k->total, k->total ? 100.0 * (double)k->kept / (double)k->total : 0.0);
+	if (k->untimed) {
+		printf("%-10s %" PRIu64 " samples have no time and are left out", "", k->untimed);
+		if (k->partial >= 0)
+			printf(" (the timeline is partial from %.2f s: the recording's table was "
+			       "full; a larger --slots keeps more)",
+			       k->partial);
+		putchar('\n');
+	}
+	if (r->from >= k->end)
+		printf("%-10s the period starts after the last sample (%.2f s)\n", "", k->end);
+}

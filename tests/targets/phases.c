@@ -1,0 +1,109 @@
+/*
+ * phases - a target for tests/cli-report/t-time*.sh: CPU time in one
+ * function, then in another, so that a period of the run holds one of
+ * them.  Built without libprofil (pcprof preloads it).
+ *
+ *   phases burn SECONDS   phase_a burns SECONDS of CPU time, then phase_b
+ *                         as much
+ *   phases inject         no CPU time: through libprofil's test hooks
+ *                         (found with dlsym; run it with
+ *                         PROFIL_ENGINE=manual) ticks at chosen times of
+ *                         the recording's timeline:
+ *                           0.105 s  5 ticks in phase_a  (main thread)
+ *                           0.995 s  2 ticks in phase_a  (main thread)
+ *                           1.005 s  7 ticks in phase_b  (thread "second")
+ *                           2.500 s  3 ticks in phase_b  (main thread)
+ *                         then back to the clock (a tick after the
+ *                         recording's start would be ambiguous: none)
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static volatile double sink;
+
+static double cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void burn(double seconds)
+{
+	double x = 1.0, t0 = cpu();
+	do {
+		for (int i = 0; i < 100000; i++)
+			x = x * 1.0000001 + 1e-9;
+	} while (cpu() - t0 < seconds);
+	sink = x;
+}
+
+__attribute__((noinline)) void phase_a(double seconds)
+{
+	burn(seconds);
+	sink += 1;
+}
+
+__attribute__((noinline)) void phase_b(double seconds)
+{
+	burn(seconds);
+	sink += 2;
+}
+
+typedef int inject_fn(uintptr_t pc, unsigned long ticks);
+typedef int time_fn(long long ns);
+static inject_fn *inject;
+static time_fn *at;
+
+/* The pc of a function's second byte: inside it, whatever symbol size. */
+static int tick(void (*fn)(double), long long ns, unsigned long n)
+{
+	at(ns);
+	return inject((uintptr_t)fn + 1, n);
+}
+
+static void *second(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "second");
+	return (void *)(intptr_t)tick(phase_b, 1005000000, 7);
+}
+
+static int inject_all(void)
+{
+	inject = (inject_fn *)dlsym(RTLD_DEFAULT, "__profil_inject");
+	at = (time_fn *)dlsym(RTLD_DEFAULT, "__profil_inject_time");
+	if (!inject || !at) {
+		fprintf(stderr, "phases inject: no test hooks (not under pcprof run?)\n");
+		return 3;
+	}
+	pthread_t t;
+	void *r = NULL;
+	if (tick(phase_a, 105000000, 5) < 0 || tick(phase_a, 995000000, 2) < 0 ||
+	    pthread_create(&t, NULL, second, NULL) != 0 || pthread_join(t, &r) != 0 || r ||
+	    tick(phase_b, 2500000000, 3) < 0) {
+		fprintf(stderr, "phases inject: nothing recorded (PROFIL_ENGINE=manual?)\n");
+		return 4;
+	}
+	at(-1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "burn") == 0) {
+		double s = atof(argv[2]);
+		phase_a(s);
+		phase_b(s);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "inject") == 0)
+		return inject_all();
+	fprintf(stderr, "usage: phases burn SECONDS | phases inject\n");
+	return 2;
+}
