@@ -14,6 +14,8 @@
  *   thread PID.SEQ TID NAME TICKS
  *   fn PID.SEQ FUNCTION MODULE-BASENAME TICKS     (most ticks first)
  *   stack PID.SEQ TICKS ROOT;...;LEAF             (most ticks first)
+ *   time PID.SEQ BUCKET FUNCTION TICKS            (per sample with a time:
+ *                                                 its bucket, 0 first)
  * and first a line "profile NPROCS command=...".  A stack line sums the
  * samples whose recorded stacks give the same functions; a frame is
  * FUNCTION, [unknown] or [truncated] (the markers), or 0xPC outside every
@@ -271,6 +273,16 @@ static void dump_proc(const struct pp_process *pr)
 	for (size_t i = 0; i < nf; i++)
 		printf("fn %s %s %s %llu\n", id, fns[i].name, fns[i].module,
 		       (unsigned long long)fns[i].ticks);
+	for (size_t i = 0; i < pr->nsamples; i++) {
+		const struct pp_sample *s = &pr->samples[i];
+		const char *name = NULL;
+		if (s->time == PP_NO_TIME)
+			continue;
+		if (s->module != PP_NO_MODULE)
+			name = lookup(&st[s->module], s->pc - pr->modules[s->module].bias);
+		printf("time %s %u %s %llu\n", id, s->time - 1, name ? name : "[unknown]",
+		       (unsigned long long)s->count);
+	}
 	free(fns);
 	dump_stacks(pr, st, id);
 	for (size_t i = 0; i < pr->nmodules; i++) {

@@ -33,7 +33,7 @@ static double cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void burn(double seconds)
+static inline __attribute__((always_inline)) void burn(double seconds)
 {
 	double x = 1.0, t0 = cpu();
 	do {
