@@ -16,12 +16,14 @@
 	// ---- the tree: {fn, total, self, kids, parent, depth} ----
 	const root = { fn: -2, total: 0, self: 0, kids: [], parent: null, depth: 0 };
 	const raw = D.nodes;
+	const byIndex = []; // the nodes in data order (the timeline's cells name them)
 	const stack = [[root, Infinity]];
 	for (let i = 0; i + 3 < raw.length; i += 4) {
 		const top = stack[stack.length - 1];
 		const n = { fn: raw[i], total: raw[i + 1], self: raw[i + 2], kids: [], parent: top[0],
 			depth: top[0].depth + 1 };
 		top[0].kids.push(n);
+		byIndex.push(n);
 		top[1]--;
 		if (n.parent === root)
 			root.total += n.total;
@@ -364,5 +366,136 @@
 		zoomTo(root);
 	});
 	window.addEventListener('resize', draw);
+	if (el('tl-data'))
+		timeline(JSON.parse(el('tl-data').textContent));
 	draw();
+
+	// ---- the timeline above: each thread's CPU over time; a period
+	// dragged across it (or typed) restricts the flame graph to the
+	// samples of that period (the cells of tl-data) ----
+	function timeline(T) {
+		const wholeTotal = D.total;
+		const orig = byIndex.map((n) => [n.self, n.total]);
+		const box = el('tl'), info = el('tl-info');
+		const LABEL = 170, H = 22; // px: names column, row height
+		let svgT = null, sel = null, dragFrom = null;
+		const W = () => Math.max(box.clientWidth, LABEL + 100) - LABEL;
+		const slotAt = (x) => Math.min(T.n, Math.max(0, Math.round((x - LABEL) / W() * T.n)));
+		const secs = (k) => T.t0 + k * T.slot;
+		function drawRows() {
+			svgT = document.createElementNS(SVG, 'svg');
+			svgT.setAttribute('class', 'tl-rows');
+			svgT.setAttribute('width', String(W() + LABEL));
+			svgT.setAttribute('height', String(T.threads.length * H + 16));
+			svgT.setAttribute('role', 'img');
+			svgT.setAttribute('aria-label', 'CPU use per thread over time');
+			const sw = W() / T.n;
+			T.threads.forEach((th, r) => {
+				const g = document.createElementNS(SVG, 'g');
+				g.setAttribute('class', 'tl-thread');
+				g.setAttribute('data-tid', String(th[1]));
+				const t = document.createElementNS(SVG, 'text');
+				t.setAttribute('x', '0');
+				t.setAttribute('y', String(r * H + H - 7));
+				t.textContent = th[0] + '/' + th[1] + ' ' + th[2];
+				g.appendChild(t);
+				const full = th[3] * T.slot; // a whole CPU's samples per slot
+				th[4].forEach((c, k) => {
+					if (!c)
+						return;
+					const h = Math.max(1, Math.min(1, full > 0 ? c / full : 1) * (H - 3));
+					const b = document.createElementNS(SVG, 'rect');
+					b.setAttribute('class', 'bar');
+					b.setAttribute('x', (LABEL + k * sw).toFixed(2));
+					b.setAttribute('y', (r * H + H - 1 - h).toFixed(2));
+					b.setAttribute('width', Math.max(sw - 0.3, 0.5).toFixed(2));
+					b.setAttribute('height', h.toFixed(2));
+					g.appendChild(b);
+				});
+				svgT.appendChild(g);
+			});
+			const axis = document.createElementNS(SVG, 'text');
+			axis.setAttribute('x', String(LABEL));
+			axis.setAttribute('y', String(T.threads.length * H + 12));
+			axis.textContent = secs(0).toFixed(2) + ' s \u2026 ' + secs(T.n).toFixed(2) + ' s';
+			svgT.appendChild(axis);
+			if (sel) {
+				const r = document.createElementNS(SVG, 'rect');
+				r.setAttribute('class', 'sel');
+				r.setAttribute('x', (LABEL + sel[0] * sw).toFixed(2));
+				r.setAttribute('y', '0');
+				r.setAttribute('width', ((sel[1] - sel[0]) * sw).toFixed(2));
+				r.setAttribute('height', String(T.threads.length * H));
+				svgT.appendChild(r);
+			}
+			box.replaceChildren(svgT);
+		}
+		// slots [a, b) only, or everything (a null)
+		function restrict(a, b) {
+			sel = a === null ? null : [a, b];
+			if (a === null) {
+				byIndex.forEach((n, i) => { n.self = orig[i][0]; n.total = orig[i][1]; });
+				root.total = root.kids.reduce((t, k) => t + k.total, 0);
+				D.total = wholeTotal;
+				info.textContent = '';
+			} else {
+				byIndex.forEach((n) => { n.self = 0; });
+				const c = T.cells;
+				for (let i = 0; i + 2 < c.length; i += 3)
+					if (c[i + 1] >= a && c[i + 1] < b && byIndex[c[i]])
+						byIndex[c[i]].self += c[i + 2];
+				(function sum(n) {
+					n.total = n === root ? 0 : n.self;
+					for (const k of n.kids)
+						n.total += sum(k);
+					return n.total;
+				})(root);
+				D.total = root.total;
+				info.textContent = secs(a).toFixed(2) + '\u2013' + secs(b).toFixed(2) + ' s: ' +
+					root.total + ' samples' + (T.untimed ? ' (' + T.untimed +
+					' without a time left out)' : '');
+				el('tl-from').value = secs(a).toFixed(2);
+				el('tl-to').value = secs(b).toFixed(2);
+			}
+			zoom = root;
+			drawRows();
+			draw();
+		}
+		box.addEventListener('pointerdown', (e) => {
+			dragFrom = slotAt(e.clientX - box.getBoundingClientRect().left);
+			try {
+				box.setPointerCapture(e.pointerId);
+			} catch (err) {
+				// a pointer the page did not see go down: drag without capture
+			}
+		});
+		box.addEventListener('pointermove', (e) => {
+			if (dragFrom === null)
+				return;
+			const k = slotAt(e.clientX - box.getBoundingClientRect().left);
+			sel = [Math.min(dragFrom, k), Math.max(dragFrom, k)];
+			drawRows();
+		});
+		box.addEventListener('pointerup', (e) => {
+			if (dragFrom === null)
+				return;
+			const k = slotAt(e.clientX - box.getBoundingClientRect().left);
+			const a = Math.min(dragFrom, k), b = Math.max(dragFrom, k);
+			dragFrom = null;
+			if (b > a)
+				restrict(a, b);
+			else
+				restrict(null);
+		});
+		el('tl-apply').addEventListener('click', () => {
+			const f = parseFloat(el('tl-from').value), t = parseFloat(el('tl-to').value);
+			const a = Math.max(0, Math.round(((isNaN(f) ? secs(0) : f) - T.t0) / T.slot));
+			const b = Math.min(T.n, Math.round(((isNaN(t) ? secs(T.n) : t) - T.t0) / T.slot));
+			if (b > a)
+				restrict(a, b);
+		});
+		el('tl-clear').addEventListener('click', () => restrict(null));
+		window.addEventListener('resize', drawRows);
+		drawRows();
+	}
 })();

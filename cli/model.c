@@ -507,9 +507,14 @@ static void add_process(struct builder *b, uint32_t pi)
 		f->shown += s->count;
 		f->shown_seconds += secs;
 		GROW(f->hits, f->nhits, b->caphits);
-		f->hits[f->nhits++] =
-			(struct model_hit){ pi, s->thread < p->nthreads ? s->thread : UINT32_MAX,
-					    pc, node, s->count };
+		f->hits[f->nhits++] = (struct model_hit){
+			.proc = pi,
+			.thread = s->thread < p->nthreads ? s->thread : UINT32_MAX,
+			.pc = pc,
+			.node = node,
+			.count = s->count,
+			.time = s->time,
+		};
 	}
 	free(fnode);
 	free(own);

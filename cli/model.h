@@ -130,6 +130,7 @@ struct model_hit {
 	uint32_t proc, thread, pc;
 	uint32_t node; /* its stack's leaf (whose pc is pc) */
 	uint64_t count;
+	uint32_t time; /* its sample's (profile.h), PP_NO_TIME: unknown */
 };
 
 struct model {

@@ -442,6 +442,9 @@ struct ftree {
 	uint32_t *fnix;   /* fn -> index in "fns" + 1 */
 	uint32_t *fnlist; /* "fns" in order */
 	size_t nfns;
+	/* the timeline (tl_note): 1 + the JSON index of each node written,
+	 * and of each node's [other] child (index nnodes: the roots') */
+	uint32_t *tl_node, *tl_other, tl_count;
 };
 
 static const struct ftree *sort_ft;
@@ -518,6 +521,23 @@ static void ftree_free(struct ftree *t)
 	free(t->fnlist);
 }
 
+/* The timeline's map from model nodes to the flame graph's JSON nodes:
+ * node k was written (other false), or the [other] node that holds k and
+ * its merged siblings was (other true). */
+static void tl_note(struct ftree *t, uint32_t k, bool other)
+{
+	size_t n = t->f->nnodes;
+	if (!t->tl_node) {
+		t->tl_node = xcalloc(n + 1, sizeof *t->tl_node);
+		t->tl_other = xcalloc(n + 1, sizeof *t->tl_other);
+	}
+	uint32_t p = t->f->nodes[k].parent;
+	if (!other)
+		t->tl_node[k] = ++t->tl_count;
+	else
+		t->tl_other[p == MODEL_NO_NODE ? n : t->canon[p]] = ++t->tl_count;
+}
+
 static bool tiny(const struct ftree *t, uint64_t n)
 {
 	return n * MERGE_DIV < t->f->total;
@@ -550,12 +570,14 @@ static void ftree_write(FILE *s, struct ftree *t, const uint32_t *list, size_t n
 		fprintf(s, "%s%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%zu", *comma ? "," : "",
 			fn_index(t, t->f->pcs[t->f->nodes[k].pc].fn), t->total[k], t->self[k],
 			shown + (shown < nk));
+		tl_note(t, k, false);
 		*comma = true;
 		ftree_write(s, t, kids, nk, comma);
 	}
 	if (rest) {
 		/* the merged node's fn is the one past the functions: "[other]" */
 		fprintf(s, "%s-1,%" PRIu64 ",%" PRIu64 ",0", *comma ? "," : "", rest, rest);
+		tl_note(t, list[big], true);
 		*comma = true;
 	}
 }
@@ -630,6 +652,132 @@ static void flame(FILE *s, struct ftree *t, const uint32_t *rank)
 	fprintf(s, "</script>\n<script>\n%s</script>\n</section>\n", flame_js);
 }
 
+/* ---- the timeline above the flame graph -------------------------------------
+ *
+ * Each thread's samples over time, and the flame graph's samples per
+ * time slot, as JSON for cli/html-flame.js (docs/formats.md "HTML"):
+ *   {"slot": seconds per slot, "t0": seconds at slot 0, "n": slots,
+ *    "untimed": samples with no time,
+ *    "threads": [pid, tid, "name", samples per second of a whole CPU,
+ *                [samples per slot...]]...,
+ *    "cells": [flame node index, slot, samples, ...]}
+ * A flame node index counts the quadruples of fg-data's "nodes" from 0,
+ * [other] nodes included.  At most TL_SLOTS slots (whole buckets each);
+ * a thread's row is its samples per slot over what a whole CPU gives.
+ */
+#define TL_SLOTS 400
+
+/* The JSON index of the flame node that holds canonical node c. */
+static uint32_t tl_index(const struct ftree *t, uint32_t c)
+{
+	const struct model *f = t->f;
+	while (!t->tl_node[c]) {
+		uint32_t p = f->nodes[c].parent;
+		if (p == MODEL_NO_NODE)
+			return t->tl_other[f->nnodes] - 1;
+		p = t->canon[p];
+		if (t->tl_node[p])
+			return t->tl_other[p] - 1;
+		c = p;
+	}
+	return t->tl_node[c] - 1;
+}
+
+static void tl_threads(FILE *s, const struct model *f, uint32_t first, uint32_t per, uint32_t n)
+{
+	uint64_t *row = xmalloc(n * sizeof *row);
+	bool comma = false;
+	for (size_t pi = 0; pi < f->nprocs; pi++) {
+		const struct pp_process *p = f->procs[pi].p;
+		for (uint32_t th = 0; th < p->nthreads; th++) {
+			memset(row, 0, n * sizeof *row);
+			uint64_t any = 0;
+			for (size_t i = 0; i < f->nhits; i++) {
+				const struct model_hit *h = &f->hits[i];
+				if (h->proc != pi || h->thread != th || h->time < first ||
+				    (h->time - first) / per >= n)
+					continue;
+				row[(h->time - first) / per] += h->count;
+				any += h->count;
+			}
+			if (!any)
+				continue;
+			char *name = text_dup(p->threads[th].name);
+			fprintf(s, "%s[%d,%d,\"", comma ? "," : "", (int)p->pid,
+				(int)p->threads[th].tid);
+			out_json_html_str(s, name);
+			fprintf(s, "\",%u,[", p->hz);
+			free(name);
+			for (uint32_t k = 0; k < n; k++)
+				fprintf(s, "%s%" PRIu64, k ? "," : "", row[k]);
+			fputs("]]", s);
+			comma = true;
+		}
+	}
+	free(row);
+}
+
+static void timeline(FILE *s, struct ftree *t)
+{
+	const struct model *f = t->f;
+	uint32_t first = UINT32_MAX, last = 0;
+	uint64_t untimed = 0;
+	for (size_t i = 0; i < f->nhits; i++) {
+		uint32_t tm = f->hits[i].time;
+		if (tm == PP_NO_TIME)
+			untimed += f->hits[i].count;
+		else {
+			first = tm < first ? tm : first;
+			last = tm > last ? tm : last;
+		}
+	}
+	if (!f->prof->bucket_ns || first > last)
+		return;
+	/* the flame graph's nodes as cli/html-flame.js will number them */
+	FILE *null = fopen("/dev/null", "w");
+	if (!null)
+		return;
+	bool comma = false;
+	ftree_write(null, t, t->roots, t->nroots, &comma);
+	fclose(null);
+	if (!t->tl_node)
+		return;
+	uint32_t per = (last - first) / TL_SLOTS + 1, n = (last - first) / per + 1;
+	double w = (double)f->prof->bucket_ns / 1e9;
+	fputs("<section class=\"timeline\" id=\"timeline\">\n<h2>CPU over time</h2>\n"
+	      "<style>.tl-rows{width:100%;cursor:crosshair;user-select:none}"
+	      ".tl-rows .bar{fill:#1c7ed6}.tl-rows .sel{fill:#f03e9a;fill-opacity:.18;"
+	      "stroke:#f03e9a}.tl-rows text{font:11px ui-monospace,monospace}</style>\n"
+	      "<div class=\"controls\">period <input id=\"tl-from\" size=\"6\" "
+	      "aria-label=\"from (s)\">&ndash;<input id=\"tl-to\" size=\"6\" "
+	      "aria-label=\"to (s)\"> s <button type=\"button\" id=\"tl-apply\">show</button>"
+	      "<button type=\"button\" id=\"tl-clear\">whole run</button>"
+	      "<span id=\"tl-info\" class=\"match\" aria-live=\"polite\"></span></div>\n"
+	      "<div id=\"tl\"></div>\n<p class=\"hint\">Each thread&rsquo;s CPU use "
+	      "(samples per slot against what a whole CPU gives).  Drag across it to show "
+	      "only that period in the flame graph below.</p>\n"
+	      "<script type=\"application/json\" id=\"tl-data\">",
+	      s);
+	fprintf(s, "{\"slot\":%.6g,\"t0\":%.6g,\"n\":%u,\"untimed\":%" PRIu64 ",\"threads\":[",
+		per * w, (first - 1) * w, n, untimed);
+	tl_threads(s, f, first, per, n);
+	fputs("],\n\"cells\":[", s);
+	comma = false;
+	for (size_t i = 0; i < f->nhits; i++) {
+		const struct model_hit *h = &f->hits[i];
+		if (h->time == PP_NO_TIME)
+			continue;
+		fprintf(s, "%s%u,%u,%" PRIu64, comma ? "," : "", tl_index(t, t->canon[h->node]),
+			(h->time - first) / per, h->count);
+		comma = true;
+	}
+	fputs("]}</script>\n</section>\n", s);
+	free(t->tl_node);
+	free(t->tl_other);
+	t->tl_node = t->tl_other = NULL;
+	t->tl_count = 0;
+}
+
 static int write_html(const struct model *f, const char *out, char *err, size_t errlen)
 {
 	struct ofile *o = ofile_open(out, err, errlen);
@@ -668,6 +816,7 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 		fputs("<p>No samples.</p>\n", s);
 	} else {
 		ftree_build(&tree, f);
+		timeline(s, &tree);
 		flame(s, &tree, rank);
 		fputs("<main class=\"grid\"><section class=\"pictures\">\n", s);
 		module_bar(s, f, mods, nm, rank);
