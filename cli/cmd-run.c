@@ -860,7 +860,8 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
 		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0, owed = 0,
-		 unsampled_ticks = 0, stack_cut = 0;
+		 unsampled_ticks = 0, stack_cut = 0, untimed = 0;
+	uint32_t partial = 0; /* 1 + the first bucket a timeline lost */
 	int room_err = 0, mod_err = 0;
 	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	unsigned hz = 0;
@@ -885,6 +886,9 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		lost_mods += in->lost_modules;
 		owed += in->owed;
 		stack_cut += in->stack_cut;
+		untimed += pr->tl_lost;
+		if (pr->tl_partial && (!partial || pr->tl_partial < partial))
+			partial = pr->tl_partial;
 		unsampled_ticks += in->unsampled;
 		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
 		unsampled += in->threads_unsampled;
@@ -996,6 +1000,12 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		    "; %llu samples with a cut stack (stack table full: [truncated]; try --slots "
 		    "%lu)",
 		    (unsigned long long)stack_cut, o->slots * 4);
+	/* Not lost either: the samples are there, without their time. */
+	if (untimed && partial)
+		add(&t,
+		    "; timeline partial from %.2f s (%llu samples without a time; try --slots %lu)",
+		    (double)(partial - 1) * (double)set->bucket_ns / 1e9,
+		    (unsigned long long)untimed, o->slots * 4);
 	if (unaudited)
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);

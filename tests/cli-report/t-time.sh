@@ -63,6 +63,37 @@ table "$T/r" "    pid" | awk '{ print $3, $4 }' >"$T/got"
 awk '{ n += $NF } $0 !~ /phase_b/ { bad = bad $0 } END { print n + 0, bad }' "$T/f.folded" >"$T/got"
 [ "$(cat "$T/got")" = "10 " ] || fail "export --time 1-: $(cat "$T/got"); $(cat "$T/f.folded")"
 
+# one timeline across fork and exec: the child and its exec'd image count
+# from the first image's start (each waited 50 ms first: a process that
+# counted from its own start would be 5 buckets late)
+PROFIL_ENGINE=manual "$PCPROF" run -q -o "$T/fam.data" -- "$PHASES" family "$PHASES" 2>"$T/err" ||
+	fail "run family: $(cat "$T/err")"
+famcheck() {
+	"$PCPROF" report --time "$1" -n 0 "$T/fam.data" >"$T/r" 2>"$T/e" || fail "family --time $1: $(cat "$T/e")"
+	awk '$5 ~ /^phase_/ { printf "%s:%s ", $5, $3 }' "$T/r" >"$T/got"
+	[ "$(cat "$T/got")" = "$2" ] || { cat "$T/r"; fail "family --time $1: $(cat "$T/got"), want $2"; }
+}
+famcheck 0.5-0.51 "phase_a:4 "
+famcheck 1.5-1.51 "phase_b:6 "
+famcheck 0.1-0.11 "phase_a:5 "
+famcheck 1-1.01 "phase_b:7 "
+famcheck 0- "phase_b:16 phase_a:11 "
+
+# a table too small to time everything: timed samples stop when the pc
+# table opens its last level (--slots 1024: levels of 256 and 512 slots,
+# the second opens at the 128th key), the rest is kept without a time, and
+# both the run's summary and the report say from when
+PROFIL_ENGINE=manual "$PCPROF" run --slots 1024 -o "$T/fill.data" -- "$PHASES" fill 300 2>"$T/err" ||
+	fail "run fill: $(cat "$T/err")"
+grep -q "lost: none; timeline partial from 1.28 s (172 samples without a time; try --slots 4096)" \
+	"$T/err" || fail "fill summary: $(cat "$T/err")"
+"$PCPROF" report --time 0- "$T/fill.data" >"$T/r" || fail "fill report"
+grep -q '^time       0.00- s of 0-1.28 s: 128 of 300 samples (42.7%)$' "$T/r" ||
+	fail "fill header: $(cat "$T/r")"
+grep -q "172 samples have no time and are left out (the timeline is partial from 1.28 s" "$T/r" ||
+	fail "fill header: $(cat "$T/r")"
+"$PCPROF" report "$T/fill.data" | grep -q '^samples    300 ' || fail "fill: untimed samples lost from the whole profile"
+
 # bad periods: usage errors
 for p in x 1 - 1-2-3 3-1 2-2 1.5-abc -1-2 1e3- inf- .5-1; do
 	try 2 "^pcprof (report|export): --time: bad period '$p'" "$PCPROF" report --time "$p" "$T/i.data"

@@ -15,9 +15,20 @@
  *                           2.500 s  3 ticks in phase_b  (main thread)
  *                         then back to the clock (a tick after the
  *                         recording's start would be ambiguous: none)
+ *   phases family PATH    the same hooks across fork and exec: 4 ticks in
+ *                         phase_a at 0.505 s, then (50 ms of wall time
+ *                         later, so that a process that counted time from
+ *                         its own start would be 5 buckets off) a child
+ *                         that ticks 6 times in phase_b at 1.505 s and,
+ *                         50 ms later, execs "PATH inject"; waits for it
+ *   phases fill N         N ticks, tick i at its own pc (phase_a + 16 i,
+ *                         as raw addresses) at 10 ms i + 5 ms: more keys
+ *                         than a small table times
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,14 +85,63 @@ static void *second(void *arg)
 	return (void *)(intptr_t)tick(phase_b, 1005000000, 7);
 }
 
-static int inject_all(void)
+static int hooks(void)
 {
 	inject = (inject_fn *)dlsym(RTLD_DEFAULT, "__profil_inject");
 	at = (time_fn *)dlsym(RTLD_DEFAULT, "__profil_inject_time");
 	if (!inject || !at) {
-		fprintf(stderr, "phases inject: no test hooks (not under pcprof run?)\n");
+		fprintf(stderr, "phases: no test hooks (not under pcprof run?)\n");
 		return 3;
 	}
+	return 0;
+}
+
+static void wall_sleep(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000 };
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+static int family(const char *self)
+{
+	if (hooks() || tick(phase_a, 505000000, 4) < 0)
+		return 4;
+	wall_sleep(50);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 5;
+	if (pid == 0) {
+		if (tick(phase_b, 1505000000, 6) < 0)
+			_exit(4);
+		wall_sleep(50);
+		execl(self, self, "inject", (char *)NULL);
+		_exit(6);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 7;
+	at(-1);
+	return 0;
+}
+
+static int fill(unsigned long n)
+{
+	if (hooks())
+		return 3;
+	for (unsigned long i = 0; i < n; i++) {
+		at((long long)i * 10000000 + 5000000);
+		if (inject((uintptr_t)phase_a + 16 * i, 1) < 0)
+			return 4;
+	}
+	at(-1);
+	return 0;
+}
+
+static int inject_all(void)
+{
+	if (hooks())
+		return 3;
 	pthread_t t;
 	void *r = NULL;
 	if (tick(phase_a, 105000000, 5) < 0 || tick(phase_a, 995000000, 2) < 0 ||
@@ -104,6 +164,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "inject") == 0)
 		return inject_all();
-	fprintf(stderr, "usage: phases burn SECONDS | phases inject\n");
+	if (argc == 3 && strcmp(argv[1], "family") == 0)
+		return family(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "fill") == 0)
+		return fill(strtoul(argv[2], NULL, 10));
+	fprintf(stderr, "usage: phases burn SECONDS | inject | family PATH | fill N\n");
 	return 2;
 }
