@@ -154,6 +154,7 @@ int cmd_attach(int argc, char **argv)
 	struct sampler *s = sampler_open(pid, hz, stacks, err, sizeof err);
 	if (!s)
 		die(EXIT_FAILED, "%s", err);
+	sampler_timeline(s, true);
 	uint64_t end = duration > 0 ? mono_ns() + (uint64_t)llround(duration * 1e9) : UINT64_MAX;
 	while (!stop_sig) {
 		uint64_t now = mono_ns();
@@ -175,6 +176,7 @@ int cmd_attach(int argc, char **argv)
 		.end_ns = proc.end_ns,
 		.nprocs = 1,
 		.procs = xmalloc(sizeof proc),
+		.bucket_ns = SAMPLER_BUCKET_NS,
 	};
 	p.procs[0] = proc;
 	if (pp_write(out, &p, err, sizeof err) < 0)

@@ -116,7 +116,7 @@ static void usage(FILE *f)
 		"      --slots N       most pc table entries per process (default %lu)\n"
 		"      --no-stacks     record pcs only, no call stacks (default: stacks)\n"
 		"      --no-timeline   no time buckets (default: every sample's 10 ms\n"
-		"                      period, for report --time)\n"
+		"                      of the run, to report on a period)\n"
 		"      --mode MODE     preload: libprofil preloaded into the program;\n"
 		"                      external: pcprof samples it from outside with perf\n"
 		"                      events (PROGRAM's process only, not its children);\n"
@@ -1129,6 +1129,7 @@ struct external {
 	unsigned hz;
 	bool allow_unprofiled;
 	bool stacks;
+	bool timeline;
 	struct sampler *s;
 	struct pp_process proc;
 	struct sampler_info info;
@@ -1142,6 +1143,8 @@ static void external_begin(struct external *ext, pid_t pid, const int gate[2])
 	char err[512];
 	close(gate[0]);
 	ext->s = sampler_open(pid, ext->hz, ext->stacks, err, sizeof err);
+	if (ext->s)
+		sampler_timeline(ext->s, ext->timeline);
 	/* Refused on pcprof's own child: what refuses pcprof itself is the
 	 * plainer reason (a policy rather than a permission on the child). */
 	char self[512];
@@ -1192,7 +1195,8 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 	char obstacle[96];
 	*ext = (struct external){ .prog = prog[0],
 				  .allow_unprofiled = o->allow_unprofiled,
-				  .stacks = o->stacks };
+				  .stacks = o->stacks,
+				  .timeline = o->timeline };
 	ext->obstacle = preload_obstacle(prog[0], obstacle, sizeof obstacle);
 	if (ext->obstacle)
 		ext->obstacle = xstrdup(obstacle);
@@ -1254,6 +1258,7 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 	struct pp_profile p = { .command = join_command(prog),
 				.start_ns = t0,
 				.end_ns = now_ns(),
+				.bucket_ns = ext->timeline ? SAMPLER_BUCKET_NS : 0,
 				.nprocs = 1,
 				.procs = xmalloc(sizeof *pr) };
 	p.procs[0] = *pr;

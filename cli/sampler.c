@@ -103,6 +103,7 @@ struct key {
 	uint64_t pc;
 	uint32_t module, thread;
 	uint32_t frame;
+	uint32_t time;  /* pp_sample.time */
 	uint64_t count; /* 0: empty slot */
 };
 
@@ -167,6 +168,8 @@ struct sampler {
 
 	struct sampler_info info;
 	uint8_t rec[RECORD_MAX];
+	bool timeline;  /* sampler_timeline */
+	uint64_t time0; /* perf time of the first sample + 1: the timeline's origin */
 };
 
 static uint64_t clock_ns(clockid_t c)
@@ -362,15 +365,16 @@ static uint32_t module_at(const struct sampler *s, uint64_t pc)
 
 /* ---- samples ---- */
 
-static size_t hash(uint64_t pc, uint32_t thread, uint32_t frame)
+static size_t hash(uint64_t pc, uint32_t thread, uint32_t frame, uint32_t time)
 {
-	uint64_t h =
-		(pc ^ ((uint64_t)thread << 40) ^ ((uint64_t)frame << 20)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (pc ^ ((uint64_t)thread << 40) ^ ((uint64_t)frame << 20) ^
+		      ((uint64_t)time * 0xff51afd7ed558ccdull)) *
+		     0x9e3779b97f4a7c15ull;
 	return (size_t)(h >> 17);
 }
 
 static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t thread,
-		       uint32_t frame)
+		       uint32_t frame, uint32_t time)
 {
 	if (2 * (s->tabn + 1) > s->tabcap) {
 		size_t oldcap = s->tabcap;
@@ -380,8 +384,9 @@ static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t
 		s->tabn = 0;
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].count) {
-				size_t j = hash(old[i].pc, old[i].thread, old[i].frame) &
-					   (s->tabcap - 1);
+				size_t j =
+					hash(old[i].pc, old[i].thread, old[i].frame, old[i].time) &
+					(s->tabcap - 1);
 				while (s->tab[j].count)
 					j = (j + 1) & (s->tabcap - 1);
 				s->tab[j] = old[i];
@@ -389,14 +394,15 @@ static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t
 			}
 		free(old);
 	}
-	size_t j = hash(pc, thread, frame) & (s->tabcap - 1);
+	size_t j = hash(pc, thread, frame, time) & (s->tabcap - 1);
 	for (; s->tab[j].count; j = (j + 1) & (s->tabcap - 1))
 		if (s->tab[j].pc == pc && s->tab[j].thread == thread &&
-		    s->tab[j].module == module && s->tab[j].frame == frame) {
+		    s->tab[j].module == module && s->tab[j].frame == frame &&
+		    s->tab[j].time == time) {
 			s->tab[j].count++;
 			return;
 		}
-	s->tab[j] = (struct key){ pc, module, thread, frame, 1 };
+	s->tab[j] = (struct key){ pc, module, thread, frame, time, 1 };
 	s->tabn++;
 }
 
@@ -703,6 +709,19 @@ static int32_t root_of(const struct sampler *s, uint64_t id)
 	return lo < s->nev && s->ev[lo].id == id ? s->ev[lo].tid : 0;
 }
 
+/* The timeline (pp_sample.time) of a sample taken at perf time `when`:
+ * counted from the first sample's time, which is within a period of the
+ * program's start (records are taken in time order, drain_all). */
+static uint32_t sample_time(struct sampler *s, uint64_t when)
+{
+	if (!s->timeline)
+		return PP_NO_TIME;
+	if (!s->time0)
+		s->time0 = when + 1;
+	uint64_t b = when + 1 > s->time0 ? (when + 1 - s->time0) / SAMPLER_BUCKET_NS : 0;
+	return b < UINT32_MAX - 1 ? (uint32_t)b + 1 : PP_NO_TIME;
+}
+
 static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 {
 	struct {
@@ -765,7 +784,7 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 		size_t nw = (dyn < size ? dyn : size) >= 16 ? 2 : 0;
 		frame = sample_frame(s, v.ip, m, chain, (size_t)nr, words, nw);
 	}
-	add_sample(s, v.ip, m, t, frame);
+	add_sample(s, v.ip, m, t, frame, sample_time(s, v.time));
 }
 
 static void read_identity(struct sampler *s);
@@ -1366,7 +1385,7 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 			pr->samples[pr->nsamples++] =
 				(struct pp_sample){ s->tab[i].pc,     s->tab[i].module,
 						    s->tab[i].thread, s->tab[i].count,
-						    s->tab[i].frame,  PP_NO_TIME };
+						    s->tab[i].frame,  s->tab[i].time };
 	pp_sort_samples(pr);
 	frame_index_free(&s->fi, pr);
 
@@ -1375,6 +1394,11 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 	*out = *pr;
 	memset(pr, 0, sizeof *pr);
 	free_sampler(s);
+}
+
+void sampler_timeline(struct sampler *s, bool on)
+{
+	s->timeline = on;
 }
 
 int sampler_probe(char *err, size_t errlen)

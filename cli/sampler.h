@@ -47,6 +47,11 @@ struct sampler_info {
  */
 struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, size_t errlen);
 
+/* Stamp samples with their time bucket of SAMPLER_BUCKET_NS (pp_sample.time,
+ * counted from the first sample), or not (the default). */
+#define SAMPLER_BUCKET_NS 10000000u
+void sampler_timeline(struct sampler *s, bool on);
+
 /*
  * Wait up to timeout_ms for data (ppoll with sigmask, which may be NULL)
  * and read every buffer.  Returns 1 once the process has ended (or is a

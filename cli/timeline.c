@@ -88,9 +88,7 @@ int tl_restrict(struct pp_profile *p, const struct tl_range *r, struct tl_kept *
 				 "recorded time (version 3); --time needs a new recording",
 				 p->version);
 		else
-			snprintf(err, errlen,
-				 "no timeline: recorded with --no-timeline, or in external mode, "
-				 "which records none");
+			snprintf(err, errlen, "no timeline: recorded with --no-timeline");
 		return -1;
 	}
 	uint32_t span = tl_span(p);

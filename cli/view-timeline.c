@@ -30,10 +30,9 @@ void view_timeline(const struct model *f, const struct view_opts *o)
 	const struct pp_profile *p = f->prof;
 	printf("\nTimeline:\n\n");
 	if (!p->bucket_ns) {
-		printf("no timeline: %s\n",
-		       p->version && p->version < 3
-			       ? "the data file predates them (version < 3)"
-			       : "recorded with --no-timeline or in external mode");
+		printf("no timeline: %s\n", p->version && p->version < 3
+						    ? "the data file predates them (version < 3)"
+						    : "recorded with --no-timeline");
 		return;
 	}
 	/* The buckets shown: the period asked for, within the samples. */
