@@ -397,12 +397,12 @@
 				const t = document.createElementNS(SVG, 'text');
 				t.setAttribute('x', '0');
 				t.setAttribute('y', String(r * H + H - 7));
-				t.textContent = th[0] + '/' + th[1] + ' ' + th[2];
+				t.textContent = th[0] ? th[0] + '/' + th[1] + ' ' + th[2] : th[2];
 				g.appendChild(t);
 				const full = th[3] * T.slot; // a whole CPU's samples per slot
-				th[4].forEach((c, k) => {
-					if (!c)
-						return;
+				const cs = th[4]; // slot, samples, ...
+				for (let i = 0; i + 1 < cs.length; i += 2) {
+					const k = cs[i], c = cs[i + 1];
 					const h = Math.max(1, Math.min(1, full > 0 ? c / full : 1) * (H - 3));
 					const b = document.createElementNS(SVG, 'rect');
 					b.setAttribute('class', 'bar');
@@ -411,7 +411,7 @@
 					b.setAttribute('width', Math.max(sw - 0.3, 0.5).toFixed(2));
 					b.setAttribute('height', h.toFixed(2));
 					g.appendChild(b);
-				});
+				}
 				svgT.appendChild(g);
 			});
 			const axis = document.createElementNS(SVG, 'text');

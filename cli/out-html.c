@@ -521,16 +521,14 @@ static void ftree_free(struct ftree *t)
 	free(t->fnlist);
 }
 
-/* The timeline's map from model nodes to the flame graph's JSON nodes:
- * node k was written (other false), or the [other] node that holds k and
- * its merged siblings was (other true). */
+/* The timeline's map from model nodes to the flame graph's JSON nodes,
+ * while timeline() has one: node k was written (other false), or the
+ * [other] node that holds k and its merged siblings was (other true). */
 static void tl_note(struct ftree *t, uint32_t k, bool other)
 {
 	size_t n = t->f->nnodes;
-	if (!t->tl_node) {
-		t->tl_node = xcalloc(n + 1, sizeof *t->tl_node);
-		t->tl_other = xcalloc(n + 1, sizeof *t->tl_other);
-	}
+	if (!t->tl_node)
+		return;
 	uint32_t p = t->f->nodes[k].parent;
 	if (!other)
 		t->tl_node[k] = ++t->tl_count;
@@ -659,13 +657,15 @@ static void flame(FILE *s, struct ftree *t, const uint32_t *rank)
  *   {"slot": seconds per slot, "t0": seconds at slot 0, "n": slots,
  *    "untimed": samples with no time,
  *    "threads": [pid, tid, "name", samples per second of a whole CPU,
- *                [samples per slot...]]...,
+ *                [slot, samples, ...]]... (most samples first; past TL_ROWS
+ *                one row "N more threads" with pid 0),
  *    "cells": [flame node index, slot, samples, ...]}
  * A flame node index counts the quadruples of fg-data's "nodes" from 0,
  * [other] nodes included.  At most TL_SLOTS slots (whole buckets each);
  * a thread's row is its samples per slot over what a whole CPU gives.
  */
 #define TL_SLOTS 400
+#define TL_ROWS  32 /* threads drawn, most samples first; the rest are one row */
 
 /* The JSON index of the flame node that holds canonical node c. */
 static uint32_t tl_index(const struct ftree *t, uint32_t c)
@@ -683,38 +683,96 @@ static uint32_t tl_index(const struct ftree *t, uint32_t c)
 	return t->tl_node[c] - 1;
 }
 
-static void tl_threads(FILE *s, const struct model *f, uint32_t first, uint32_t per, uint32_t n)
+/* One (a, b, slot) with its samples: (proc, thread) rows, or (flame node,
+ * unused) cells; sorted and summed so that each is written once. */
+struct tl_cell {
+	uint32_t a, b, slot;
+	uint64_t n;
+};
+
+static int tl_cmp(const void *x, const void *y)
 {
-	uint64_t *row = xmalloc(n * sizeof *row);
-	bool comma = false;
-	for (size_t pi = 0; pi < f->nprocs; pi++) {
-		const struct pp_process *p = f->procs[pi].p;
-		for (uint32_t th = 0; th < p->nthreads; th++) {
-			memset(row, 0, n * sizeof *row);
-			uint64_t any = 0;
-			for (size_t i = 0; i < f->nhits; i++) {
-				const struct model_hit *h = &f->hits[i];
-				if (h->proc != pi || h->thread != th || h->time < first ||
-				    (h->time - first) / per >= n)
-					continue;
-				row[(h->time - first) / per] += h->count;
-				any += h->count;
-			}
-			if (!any)
-				continue;
-			char *name = text_dup(p->threads[th].name);
-			fprintf(s, "%s[%d,%d,\"", comma ? "," : "", (int)p->pid,
-				(int)p->threads[th].tid);
-			out_json_html_str(s, name);
-			fprintf(s, "\",%u,[", p->hz);
-			free(name);
-			for (uint32_t k = 0; k < n; k++)
-				fprintf(s, "%s%" PRIu64, k ? "," : "", row[k]);
-			fputs("]]", s);
-			comma = true;
-		}
+	const struct tl_cell *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return p->slot < q->slot ? -1 : p->slot > q->slot;
+}
+
+/* Sort v[0..n) and sum equal keys; returns the new count. */
+static size_t tl_merge(struct tl_cell *v, size_t n)
+{
+	qsort(v, n, sizeof *v, tl_cmp);
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (out && !tl_cmp(&v[out - 1], &v[i]))
+			v[out - 1].n += v[i].n;
+		else
+			v[out++] = v[i];
 	}
-	free(row);
+	return out;
+}
+
+/* A thread's row: where its cells are, its samples. */
+struct tl_row {
+	size_t at, len;
+	uint64_t samples;
+};
+
+static int tl_row_cmp(const void *x, const void *y)
+{
+	const struct tl_row *p = x, *q = y;
+	if (p->samples != q->samples)
+		return p->samples > q->samples ? -1 : 1;
+	return p->at < q->at ? -1 : p->at > q->at;
+}
+
+/* The threads' rows, most samples first; past TL_ROWS, one row for the
+ * rest ("N more threads", pid and tid 0, at the first one's rate). */
+static void tl_threads(FILE *s, const struct model *f, const struct tl_cell *v, size_t nv,
+		       uint32_t n)
+{
+	struct tl_row *rows = xmalloc((nv ? nv : 1) * sizeof *rows);
+	size_t nrows = 0;
+	for (size_t i = 0; i < nv; i++) {
+		if (!i || v[i].a != v[i - 1].a || v[i].b != v[i - 1].b)
+			rows[nrows++] = (struct tl_row){ i, 0, 0 };
+		rows[nrows - 1].len++;
+		rows[nrows - 1].samples += v[i].n;
+	}
+	qsort(rows, nrows, sizeof *rows, tl_row_cmp);
+	uint64_t *rest = xcalloc(n, sizeof *rest);
+	for (size_t r = 0; r < nrows; r++) {
+		const struct tl_cell *c = &v[rows[r].at];
+		const struct pp_process *p = f->procs[c->a].p;
+		if (r >= TL_ROWS) {
+			for (size_t k = 0; k < rows[r].len; k++)
+				rest[c[k].slot] += c[k].n;
+			continue;
+		}
+		char *name = text_dup(p->threads[c->b].name);
+		fprintf(s, "%s[%d,%d,\"", r ? "," : "", (int)p->pid, (int)p->threads[c->b].tid);
+		out_json_html_str(s, name);
+		fprintf(s, "\",%u,[", p->hz);
+		free(name);
+		for (size_t k = 0; k < rows[r].len; k++)
+			fprintf(s, "%s%u,%" PRIu64, k ? "," : "", c[k].slot, c[k].n);
+		fputs("]]", s);
+	}
+	if (nrows > TL_ROWS) {
+		fprintf(s, ",[0,0,\"%zu more threads\",%u,[", nrows - TL_ROWS,
+			f->procs[v[rows[0].at].a].p->hz);
+		bool comma = false;
+		for (uint32_t k = 0; k < n; k++)
+			if (rest[k]) {
+				fprintf(s, "%s%u,%" PRIu64, comma ? "," : "", k, rest[k]);
+				comma = true;
+			}
+		fputs("]]", s);
+	}
+	free(rest);
+	free(rows);
 }
 
 static void timeline(FILE *s, struct ftree *t)
@@ -737,11 +795,12 @@ static void timeline(FILE *s, struct ftree *t)
 	FILE *null = fopen("/dev/null", "w");
 	if (!null)
 		return;
+	t->tl_node = xcalloc(f->nnodes + 1, sizeof *t->tl_node);
+	t->tl_other = xcalloc(f->nnodes + 1, sizeof *t->tl_other);
+	t->tl_count = 0;
 	bool comma = false;
 	ftree_write(null, t, t->roots, t->nroots, &comma);
 	fclose(null);
-	if (!t->tl_node)
-		return;
 	uint32_t per = (last - first) / TL_SLOTS + 1, n = (last - first) / per + 1;
 	double w = (double)f->prof->bucket_ns / 1e9;
 	fputs("<section class=\"timeline\" id=\"timeline\">\n<h2>CPU over time</h2>\n"
@@ -760,17 +819,27 @@ static void timeline(FILE *s, struct ftree *t)
 	      s);
 	fprintf(s, "{\"slot\":%.6g,\"t0\":%.6g,\"n\":%u,\"untimed\":%" PRIu64 ",\"threads\":[",
 		per * w, (first - 1) * w, n, untimed);
-	tl_threads(s, f, first, per, n);
-	fputs("],\n\"cells\":[", s);
-	comma = false;
+	struct tl_cell *v = xmalloc((f->nhits ? f->nhits : 1) * sizeof *v);
+	size_t nv = 0;
 	for (size_t i = 0; i < f->nhits; i++) {
 		const struct model_hit *h = &f->hits[i];
-		if (h->time == PP_NO_TIME)
-			continue;
-		fprintf(s, "%s%u,%u,%" PRIu64, comma ? "," : "", tl_index(t, t->canon[h->node]),
-			(h->time - first) / per, h->count);
-		comma = true;
+		if (h->time != PP_NO_TIME && h->thread != UINT32_MAX)
+			v[nv++] = (struct tl_cell){ h->proc, h->thread, (h->time - first) / per,
+						    h->count };
 	}
+	tl_threads(s, f, v, tl_merge(v, nv), n);
+	fputs("],\n\"cells\":[", s);
+	nv = 0;
+	for (size_t i = 0; i < f->nhits; i++) {
+		const struct model_hit *h = &f->hits[i];
+		if (h->time != PP_NO_TIME)
+			v[nv++] = (struct tl_cell){ tl_index(t, t->canon[h->node]), 0,
+						    (h->time - first) / per, h->count };
+	}
+	nv = tl_merge(v, nv);
+	for (size_t i = 0; i < nv; i++)
+		fprintf(s, "%s%u,%u,%" PRIu64, i ? "," : "", v[i].a, v[i].slot, v[i].n);
+	free(v);
 	fputs("]}</script>\n</section>\n", s);
 	free(t->tl_node);
 	free(t->tl_other);

@@ -19,10 +19,11 @@ static const char levels[] = " .:-=+*#%@"; /* 0, then tenths of a CPU */
 
 static char level(double share)
 {
-	if (share <= 0)
+	if (!(share > 0))
 		return levels[0];
-	int i = 1 + (int)(share * 9);
-	return levels[i > 9 ? 9 : i];
+	if (share >= 1)
+		return levels[9];
+	return levels[1 + (int)(share * 8.999)];
 }
 
 void view_timeline(const struct model *f, const struct view_opts *o)
@@ -36,53 +37,55 @@ void view_timeline(const struct model *f, const struct view_opts *o)
 		return;
 	}
 	/* The buckets shown: the period asked for, within the samples. */
-	uint32_t first = 1, last = tl_span(p);
+	uint64_t first = 1, last = tl_span(p);
 	const struct tl_range *r = f->opts.time;
 	double w = (double)p->bucket_ns / 1e9;
 	if (r) {
-		first = 1 + (uint32_t)floor(r->from / w);
-		if (isfinite(r->to) && r->to / w < last)
-			last = (uint32_t)ceil(r->to / w);
+		double b = floor(r->from / w);
+		first = b < (double)UINT32_MAX ? 1 + (uint64_t)b : (uint64_t)UINT32_MAX + 1;
+		if (isfinite(r->to) && r->to / w < (double)last)
+			last = (uint64_t)ceil(r->to / w);
 	}
 	if (last < first) {
 		printf("no samples with a time in this period\n");
 		return;
 	}
-	uint32_t nb = last - first + 1;
-	uint32_t per = (nb + COLUMNS - 1) / COLUMNS, cols = (nb + per - 1) / per;
+	uint64_t nb = last - first + 1;
+	uint64_t per = (nb + COLUMNS - 1) / COLUMNS, cols = (nb + per - 1) / per;
 	printf("%.2f s to %.2f s, %u columns of %.2f s; ' ' no sample, '%c' a whole CPU\n\n",
-	       (double)(first - 1) * w, (double)last * w, cols, per * w, levels[9]);
+	       (double)(first - 1) * w, (double)last * w, (unsigned)cols, (double)per * w,
+	       levels[9]);
 	printf("    pid      tid  thread           samples  |%*s|\n", (int)cols, "");
-	uint64_t *row = xmalloc(cols * sizeof *row);
 	size_t shown = 0;
 	for (size_t i = 0; i < f->nprocs; i++) {
 		const struct pp_process *pr = f->procs[i].p;
+		/* each thread's columns, then its samples, in one pass */
+		uint64_t *row = xcalloc((pr->nthreads + 1) * (cols + 1), sizeof *row);
+		for (size_t k = 0; k < pr->nsamples; k++) {
+			const struct pp_sample *s = &pr->samples[k];
+			if (s->thread >= pr->nthreads || !s->count || s->time < first ||
+			    s->time > last)
+				continue;
+			uint64_t *t = row + s->thread * (cols + 1);
+			t[(s->time - first) / per] += s->count;
+			t[cols] += s->count;
+		}
 		for (size_t t = 0; t < pr->nthreads; t++) {
-			memset(row, 0, cols * sizeof *row);
-			uint64_t n = 0;
-			for (size_t k = 0; k < pr->nsamples; k++) {
-				const struct pp_sample *s = &pr->samples[k];
-				if (s->thread != t || !s->count || s->time < first ||
-				    s->time > last)
-					continue;
-				row[(s->time - first) / per] += s->count;
-				n += s->count;
-			}
-			if (!n || (o->limit && shown >= o->limit))
+			const uint64_t *c = row + t * (cols + 1);
+			if (!c[cols] || (o->limit && shown >= o->limit))
 				continue;
 			shown++;
 			printf("%7d  %7d  ", (int)pr->pid, (int)pr->threads[t].tid);
 			text_pad(stdout, pr->threads[t].name, 15);
-			printf("  %7" PRIu64 "  |", n);
-			for (uint32_t c = 0; c < cols; c++) {
-				/* a slice's ticks if the thread ran all of it */
-				double full = pr->hz * per * w;
-				putchar(level(full > 0 ? (double)row[c] / full : 0));
-			}
+			printf("  %7" PRIu64 "  |", c[cols]);
+			/* a column's ticks if the thread ran all of it */
+			double full = pr->hz * (double)per * w;
+			for (uint64_t k = 0; k < cols; k++)
+				putchar(level(full > 0 ? (double)c[k] / full : 0));
 			printf("|\n");
 		}
+		free(row);
 	}
-	free(row);
 	uint64_t lost = 0;
 	for (size_t i = 0; i < f->nprocs; i++)
 		for (size_t k = 0; k < f->procs[i].p->nsamples; k++)

@@ -99,6 +99,14 @@ static void random_stacks(struct pp_process *pr)
 		pr->frames[pr->nframes] = (struct pp_frame){ s->pc, s->module, parent };
 		s->frame = (uint32_t)pr->nframes++;
 	}
+	/* times: mostly in the first few buckets, some far out, some none */
+	for (size_t k = 0; k < pr->nsamples; k++) {
+		uint64_t r = rnd() % 8;
+		pr->samples[k].time = r == 0   ? PP_NO_TIME
+				      : r == 1 ? (uint32_t)rnd()
+						: 1 + (uint32_t)(rnd() % 500);
+	}
+	pr->tl_partial = rnd() % 4 ? 0 : (uint32_t)rnd();
 	pp_sort_samples(pr);
 }
 
@@ -122,7 +130,8 @@ static void round_trip(const struct pp_profile *a, int it)
 		for (size_t k = 0; k < x->nsamples; k++) {
 			const struct pp_sample *s = &x->samples[k], *t = &y->samples[k];
 			CHECK(s->pc == t->pc && s->module == t->module && s->thread == t->thread &&
-				      s->count == t->count && s->frame == t->frame,
+				      s->count == t->count && s->frame == t->frame &&
+				      s->time == t->time,
 			      "iteration %d: process %zu, sample %zu differs", it, i, k);
 		}
 	}
@@ -218,7 +227,15 @@ int main(void)
 		prof.procs = calloc(prof.nprocs, sizeof *prof.procs);
 		for (size_t i = 0; i < prof.nprocs; i++)
 			random_process(&prof.procs[i]);
+		prof.bucket_ns = rnd() % 4 ? 10000000 : rnd() % 3 ? 0 : rnd();
 		round_trip(&prof, it);
+		/* now and then a period (report/export --time): any outcome but
+		 * a crash */
+		struct tl_range period = { (double)(rnd() % 8), (double)(1 + rnd() % 8) };
+		struct tl_kept kept;
+		char terr[256];
+		if (rnd() % 3 == 0)
+			(void)tl_restrict(&prof, &period, &kept, terr, sizeof terr);
 		struct model_opts o = { 0 };
 		if (rnd() % 4 == 0)
 			o.pid = 1 + (int32_t)(rnd() % 3);
@@ -255,6 +272,7 @@ int main(void)
 			view_threads(f, &vo);
 			view_tree(f, &vo);
 			view_calls(f, &vo, "*", rnd() % 2);
+			view_timeline(f, &vo);
 			/* a function's total holds its self samples, and no more
 			 * than all shown samples (unless the sums wrapped) */
 			bool wraps = false;
