@@ -5,7 +5,9 @@
 # 3 at 2.5 s on the main thread), the page shows one row per thread with a
 # bar where it ran; dragging across 0.1-1 s leaves phase_a alone in the
 # flame graph (full width, 7 samples), typing 1-3 leaves phase_b (10), and
-# the whole-run button restores both (7:10 of the width).  A page exported
+# the whole-run button restores both (7:10 of the width).  With 40 threads
+# (thread i: i + 1 ticks), the 32 busiest get a row each, most first, and
+# one row holds the other 8.  A page exported
 # from a file without a timeline has none, and its flame graph still draws.
 . "$(dirname "$0")/lib.sh"
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -57,4 +59,14 @@ END
 sed -n 's/^tl row [01] [0-9]*%2F[0-9]*%20\([a-z]*\) \([0-9]*\)$/tl row \1 \2/p; /^tl row /!p' "$T/norm" |
 	sort -s -k1,2 >"$T/norm2"
 diff "$T/want" "$T/norm2" >"$T/diff" || fail "timeline: $(cat "$T/diff"; cat "$T/got")"
+
+PROFIL_ENGINE=manual "$PCPROF" run -q -o "$T/t.data" -- "$PHASES" threads 40 2>"$T/err" ||
+	fail "run threads: $(cat "$T/err")"
+"$PCPROF" export -f html -o "$T/t.html" "$T/t.data" 2>"$T/err" || fail "export t: $(cat "$T/err")"
+run "$T/t.html" ''
+awk '$1 == "tl" && $2 == "rows" { print $3 }
+	$1 == "tl" && $2 == "row" && ($3 == 0 || $3 >= 31) { print $3, $5 }' "$T/got" >"$T/rows"
+printf '33\n0 1\n31 1\n32 8\n' >"$T/want"
+diff "$T/want" "$T/rows" >"$T/diff" || fail "40 threads: $(cat "$T/diff"; cat "$T/got")"
+grep -q '^tl row 32 8%20more%20threads 8$' "$T/got" || fail "40 threads: $(cat "$T/got")"
 exit 0

@@ -21,6 +21,8 @@
  *                         its own start would be 5 buckets off) a child
  *                         that ticks 6 times in phase_b at 1.505 s and,
  *                         50 ms later, execs "PATH inject"; waits for it
+ *   phases threads N      N threads one after the other, thread i ticking
+ *                         i + 1 times in phase_b at 10 ms i + 5 ms
  *   phases fill N         N ticks, tick i at its own pc (phase_a + 16 i,
  *                         as raw addresses) at 10 ms i + 5 ms: more keys
  *                         than a small table times
@@ -125,6 +127,28 @@ static int family(const char *self)
 	return 0;
 }
 
+static void *one_thread(void *arg)
+{
+	uintptr_t i = (uintptr_t)arg;
+	at((long long)i * 10000000 + 5000000);
+	return (void *)(intptr_t)inject((uintptr_t)phase_b + 1, i + 1);
+}
+
+static int threads(unsigned long n)
+{
+	if (hooks())
+		return 3;
+	for (uintptr_t i = 0; i < n; i++) {
+		pthread_t t;
+		void *r = NULL;
+		if (pthread_create(&t, NULL, one_thread, (void *)i) != 0 ||
+		    pthread_join(t, &r) != 0 || r)
+			return 4;
+	}
+	at(-1);
+	return 0;
+}
+
 static int fill(unsigned long n)
 {
 	if (hooks())
@@ -166,8 +190,10 @@ int main(int argc, char **argv)
 		return inject_all();
 	if (argc == 3 && strcmp(argv[1], "family") == 0)
 		return family(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "threads") == 0)
+		return threads(strtoul(argv[2], NULL, 10));
 	if (argc == 3 && strcmp(argv[1], "fill") == 0)
 		return fill(strtoul(argv[2], NULL, 10));
-	fprintf(stderr, "usage: phases burn SECONDS | inject | family PATH | fill N\n");
+	fprintf(stderr, "usage: phases burn SECONDS | inject | family PATH | threads N | fill N\n");
 	return 2;
 }
