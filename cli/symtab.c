@@ -85,6 +85,8 @@ struct symfile {
 	size_t nplt;
 	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
 	size_t nqnames, capqnames;
+	struct cu_subs *cus; /* units whose functions are indexed, by offset */
+	size_t ncus, capcus;
 	char *note;   /* one line, or NULL */
 	bool warning; /* note is a warning */
 	bool noted;   /* note already printed */
@@ -95,6 +97,23 @@ struct symfile {
 struct qname {
 	Dwarf_Off off; /* of the DIE + 1; 0: an empty slot */
 	char *name;
+};
+
+/* The functions of one compilation unit by address, built at the unit's
+ * first lookup (cu_subs_of).  Without it every pc's inline chain began
+ * with a scan of the unit's top-level DIEs, thousands in a large unit: a
+ * quarter of an export of 100,000 distinct pcs in libc went there (perf,
+ * bench/pprof-export.sh). */
+struct sub_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Addr reach; /* the highest hi of this range and all before it */
+	Dwarf_Die die;
+};
+
+struct cu_subs {
+	Dwarf_Off cu; /* offset of the unit's DIE */
+	struct sub_range *r;
+	size_t n;
 };
 
 struct symtab {
@@ -1199,6 +1218,97 @@ static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int dep
 	return false;
 }
 
+/* The subprograms under parent (through namespaces and modules, where
+ * Rust and Fortran put them), with every address range each covers. */
+static void collect_subs(Dwarf_Die *parent, struct cu_subs *u, size_t *cap, int depth)
+{
+	Dwarf_Die d;
+	if (depth > 64 || dwarf_child(parent, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			collect_subs(&d, u, cap, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_subprogram)
+			continue;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
+			/* an empty range, or one at 0: code the linker dropped */
+			if (lo >= hi || lo == 0)
+				continue;
+			if (u->n == *cap) {
+				*cap = *cap ? 2 * *cap : 64;
+				u->r = xrealloc(u->r, *cap * sizeof *u->r);
+			}
+			u->r[u->n++] = (struct sub_range){ .lo = lo, .hi = hi, .die = d };
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int sub_cmp(const void *a, const void *b)
+{
+	const struct sub_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* The index of unit cu (made on first use). */
+static const struct cu_subs *cu_subs_of(struct symfile *sf, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = sf->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sf->cus[mid].cu < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sf->ncus && sf->cus[lo].cu == off)
+		return &sf->cus[lo];
+	struct cu_subs u = { .cu = off };
+	size_t cap = 0;
+	collect_subs(cu, &u, &cap, 0);
+	if (u.n)
+		qsort(u.r, u.n, sizeof *u.r, sub_cmp);
+	for (size_t i = 0; i < u.n; i++)
+		u.r[i].reach = i && u.r[i - 1].reach > u.r[i].hi ? u.r[i - 1].reach : u.r[i].hi;
+	if (sf->ncus == sf->capcus) {
+		sf->capcus = sf->capcus ? 2 * sf->capcus : 16;
+		sf->cus = xrealloc(sf->cus, sf->capcus * sizeof *sf->cus);
+	}
+	memmove(&sf->cus[lo + 1], &sf->cus[lo], (sf->ncus - lo) * sizeof *sf->cus);
+	sf->cus[lo] = u;
+	sf->ncus++;
+	return &sf->cus[lo];
+}
+
+/* The subprogram of unit u at addr, into *out: the last range that starts
+ * at or before addr and still holds it (ranges may nest or overlap: the
+ * backward scan stops where no earlier range reaches addr). */
+static bool sub_at(const struct cu_subs *u, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	size_t lo = 0, hi = u->n;
+	while (lo < hi) { /* the first range starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && u->r[i].reach > addr;) {
+		if (addr < u->r[i].hi) {
+			*out = u->r[i].die;
+			return true;
+		}
+	}
+	return false;
+}
+
 size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym_frame *v,
 		     size_t max)
 {
@@ -1214,8 +1324,11 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 	c->sf = sf;
 	c->n = 0;
 	c->full = false;
-	if (cu && !descend(cu, addr - bias, c, 0, false))
-		descend(cu, addr - bias, c, 0, true);
+	Dwarf_Die sub;
+	if (cu && sub_at(cu_subs_of(sf, cu), addr - bias, &sub)) {
+		push(c, &sub, false);
+		descend(&sub, addr - bias, c, 1, false);
+	}
 	size_t n = c->n;
 	if (n) {
 		/* each frame's position: the call of the next, the last's own line */
@@ -1287,6 +1400,9 @@ void symtab_close(struct symtab *st)
 		for (size_t i = 0; i < sf->capqnames; i++)
 			free(sf->qnames[i].name);
 		free(sf->qnames);
+		for (size_t i = 0; i < sf->ncus; i++)
+			free(sf->cus[i].r);
+		free(sf->cus);
 		free(sf->path);
 		free(sf->symfile);
 		free(sf->note);
