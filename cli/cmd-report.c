@@ -208,6 +208,7 @@ int cmd_report(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!views && !callers && !callees)
 		views = V_FUNCTIONS;
+	fo.no_threads = !(views & V_THREADS);
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);

@@ -796,7 +796,8 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	add_totals(f, false);
 	build_lines(f);
 	add_totals(f, true);
-	build_threads(f);
+	if (!opts->no_threads)
+		build_threads(f);
 	return f;
 }
 

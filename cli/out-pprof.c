@@ -30,6 +30,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gzpar.h"
 #include "out.h"
 #include "util.h"
 
@@ -38,32 +39,21 @@
 struct pb {
 	uint8_t *p;
 	size_t n, cap;
-	z_stream *z; /* the whole profile only: compressed into f as it grows */
-	FILE *f;
+	struct gzpar *gz; /* the whole profile only: compressed as it grows */
 };
 
-/* Compress what b holds into b->f; mode Z_FINISH ends the stream. */
-static void pb_flush(struct pb *b, int mode)
-{
-	uint8_t chunk[1 << 16];
-	b->z->next_in = b->p;
-	b->z->avail_in = (uInt)b->n;
-	int zr;
-	do {
-		b->z->next_out = chunk;
-		b->z->avail_out = sizeof chunk;
-		zr = deflate(b->z, mode);
-		if (zr == Z_STREAM_ERROR)
-			die(2, "zlib: deflate failed");
-		fwrite(chunk, 1, sizeof chunk - b->z->avail_out, b->f);
-	} while (b->z->avail_out == 0 || (mode == Z_FINISH && zr != Z_STREAM_END));
-	b->n = 0;
-}
+/* The whole profile is handed to the compressor in chunks this big: each
+ * is one gzip member (gzpar.h). */
+#define PB_CHUNK (4u << 20)
 
 static void pb_raw(struct pb *b, const void *d, size_t n)
 {
-	if (b->z && b->n >= (1 << 20))
-		pb_flush(b, Z_NO_FLUSH);
+	if (b->gz && b->n >= PB_CHUNK) {
+		gzpar_put(b->gz, b->p, b->n);
+		b->p = xmalloc(PB_CHUNK + 4096);
+		b->n = 0;
+		b->cap = PB_CHUNK + 4096;
+	}
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 64;
 		b->p = xrealloc(b->p, b->cap);
@@ -449,15 +439,11 @@ static int write_pprof(const struct model *f, const char *out, char *err, size_t
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
-	/* gzip: deflate with a gzip wrapper (windowBits 15 + 16) */
-	z_stream z = { 0 };
-	if (deflateInit2(&z, gzip_level(), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		die(2, "zlib: cannot initialize deflate");
-	struct pb b = { .z = &z, .f = ofile_stream(o) };
+	struct pb b = { .gz = gzpar_open(ofile_stream(o), gzip_level(), 0) };
 	encode(f, &b);
-	pb_flush(&b, Z_FINISH);
-	deflateEnd(&z);
-	free(b.p);
+	gzpar_put(b.gz, b.p, b.n);
+	if (gzpar_close(b.gz) < 0)
+		die(2, "zlib: deflate failed");
 	return ofile_close(o, err, errlen);
 }
 
