@@ -25,7 +25,14 @@ enum {
 	V_TREE = 32,
 };
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE, OPT_NO_INLINE };
+enum {
+	OPT_CALLERS = 256,
+	OPT_CALLEES,
+	OPT_NO_DEMANGLE,
+	OPT_NO_INLINE,
+	OPT_SOURCE_ROOT,
+	OPT_FULL_PATHS
+};
 
 static void usage(FILE *f)
 {
@@ -55,6 +62,9 @@ static void usage(FILE *f)
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"      --no-inline      inlined code is the function it was inlined into\n"
 		"                       (default: a function of its own, marked [inline])\n"
+		"      --source-root DIR  --lines: source paths relative to DIR (default: to\n"
+		"                       the compilation directory, when under it)\n"
+		"      --full-paths     --lines: full source paths\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
@@ -126,6 +136,8 @@ int cmd_report(int argc, char **argv)
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
+		{ "full-paths", no_argument, NULL, OPT_FULL_PATHS },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'f' },
@@ -156,6 +168,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			fo.no_inline = true;
+			break;
+		case OPT_SOURCE_ROOT:
+			o.paths.source_root = optarg;
+			break;
+		case OPT_FULL_PATHS:
+			o.paths.full = true;
 			break;
 		case 'F':
 			views |= V_FUNCTIONS;

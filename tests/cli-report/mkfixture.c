@@ -21,6 +21,11 @@
  *       with objdump);
  *       --multirow adds 300 samples at the entry of libcold.so's unnamed
  *       cold_lib_multi and 200 in its body, several unwind rows apart;
+ *       --twice NAME doubles the samples of the hits named NAME (a
+ *       function made twice as slow, for t-diff.sh); --noise SEED draws
+ *       the first process's samples again at random (multinomially, with
+ *       the fixture's counts as the expected values; SEED seeds it): a
+ *       second run of the same program;
  *       --hostile gives names that try to drive a terminal (see hostile()):
  *       escape sequences, BEL, newlines, invalid UTF-8 and a bidi override
  *       in thread names, command lines, the engine name and a module path
@@ -362,6 +367,32 @@ static void hostile(struct pp_profile *prof, struct hit *h, size_t *n)
 	h[(*n)++] = (struct hit){ "", 0x7f0000001100ull, 1, 10 };
 }
 
+static const char *twice_name;   /* --twice */
+static unsigned long noise_seed; /* --noise, 0: none */
+
+/* Resample the counts of h[0..n) as the same number of draws from the
+ * distribution they describe (xorshift64*, seeded). */
+static void resample(struct hit *h, size_t n, unsigned long seed)
+{
+	uint64_t total = 0, x = seed * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t old[256];
+	for (size_t i = 0; i < n; i++) {
+		old[i] = h[i].count;
+		total += h[i].count;
+		h[i].count = 0;
+	}
+	for (uint64_t k = 0; k < total; k++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		uint64_t r = ((x * 0x2545f4914f6cdd1dull) >> 11) % total;
+		size_t i = 0;
+		while (r >= old[i])
+			r -= old[i++];
+		h[i].count++;
+	}
+}
+
 static int write_fixture(const char *file, int changed, int missing, int odd, int huge,
 			 const uint64_t *plt, size_t nplt, int multirow, int hostile_names)
 {
@@ -449,6 +480,11 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 		h[0].count = 20000000;
 	if (hostile_names)
 		hostile(&prof, h, &n);
+	for (size_t i = 0; twice_name && i < n; i++)
+		if (strcmp(h[i].name, twice_name) == 0)
+			h[i].count *= 2;
+	if (noise_seed)
+		resample(h, n, noise_seed);
 	set_samples(p, h, n);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
@@ -860,6 +896,10 @@ int main(int argc, char **argv)
 				plt[nplt++] = strtoull(argv[++i], NULL, 16);
 			else if (strcmp(argv[i], "--hostile") == 0)
 				hostile_names = 1;
+			else if (strcmp(argv[i], "--twice") == 0 && i + 1 < argc)
+				twice_name = argv[++i];
+			else if (strcmp(argv[i], "--noise") == 0 && i + 1 < argc)
+				noise_seed = strtoul(argv[++i], NULL, 10);
 		}
 		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow,
 				     hostile_names);

@@ -78,10 +78,10 @@ fi
 
 # --lines: file:line rows
 "$PCPROF" report --lines "$T/fx.data" >"$T/lines" || fail "report --lines"
-grep -Eq '^ *[0-9.]+ +[0-9.]+ +70000 +70.00 +mkfixture\.c:[0-9]+ +fix_hot +mkfixture$' "$T/lines" ||
+grep -Eq '^ *[0-9.]+ +[0-9.]+ +70000 +70.00 +tests/cli-report/mkfixture\.c:[0-9]+ +fix_hot +mkfixture$' "$T/lines" ||
 	fail "no mkfixture.c line for fix_hot: $(grep fix_hot "$T/lines")"
-grep -Eq ' hotlib\.c:[0-9]+ +hot_lib_spin ' "$T/lines" || fail "no hotlib.c line"
-grep -Eq ' dbglib\.c:[0-9]+ +dbg_lib_inner ' "$T/lines" || fail "no dbglib.c line (debug file)"
+grep -Eq ' tests/cli-report/hotlib\.c:[0-9]+ +hot_lib_spin ' "$T/lines" || fail "no hotlib.c line"
+grep -Eq ' tests/cli-report/dbglib\.c:[0-9]+ +dbg_lib_inner ' "$T/lines" || fail "no dbglib.c line (debug file)"
 
 # --modules: per-module totals
 "$PCPROF" report --modules "$T/fx.data" >"$T/mods" || fail "report --modules"
