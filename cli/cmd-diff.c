@@ -357,8 +357,11 @@ int cmd_diff(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		m[i] = mm[i] = model_open(file[i], &fo, &prof[i]);
 
-	if (html)
-		die(2, "--html: not yet");
+	if (html) {
+		char err[512];
+		if (out_html_diff(m[0], file[0], m[1], html, err, sizeof err) != 0)
+			die(1, "%s", err);
+	}
 	side_header("base", file[0], m[0]);
 	side_header("new", file[1], m[1]);
 	struct dtab t = { 0 };

@@ -52,6 +52,9 @@
  *       markup with a script in it (t-export-html-flame.sh);
  *       --recursion adds 30 samples of main;fix_cold;fix_warm;fix_cold;
  *       fix_warm, whose edges fix_cold->fix_warm repeat.
+ *       --scale K multiplies every count by K, and --twice NAME doubles
+ *       the counts of the stacks whose leaf is NAME (the diff of
+ *       t-diff-html.sh).
  *   mkfixture tree FILE N
  *       Write a pcprof.data (format 2) of one process whose N frames form
  *       a random call tree (each frame's caller a uniformly chosen earlier
@@ -369,6 +372,7 @@ static void hostile(struct pp_profile *prof, struct hit *h, size_t *n)
 
 static const char *twice_name;   /* --twice */
 static unsigned long noise_seed; /* --noise, 0: none */
+static uint64_t stk_scale = 1;   /* stacks --scale */
 
 /* Resample the counts of h[0..n) as the same number of draws from the
  * distribution they describe (xorshift64*, seeded). */
@@ -738,10 +742,12 @@ static int write_stacks(const char *file, int hostile_fn, int recursion)
 		for (int d = 0; d < depth && k->framed; d++)
 			frame = stk_frame(p, stk_pc(k->fn[d], d == depth - 1), frame);
 		uint64_t pc = stk_pc(k->fn[depth - 1], 1);
-		p->samples[p->nsamples++] = (struct pp_sample){ pc, pp_find_module(p, pc, 0),
-								k->thread, k->count, frame };
-		p->threads[k->thread].ticks += k->count;
-		p->ticks += k->count;
+		uint64_t count = k->count * stk_scale *
+				 (twice_name && strcmp(k->fn[depth - 1], twice_name) == 0 ? 2 : 1);
+		p->samples[p->nsamples++] =
+			(struct pp_sample){ pc, pp_find_module(p, pc, 0), k->thread, count, frame };
+		p->threads[k->thread].ticks += count;
+		p->ticks += count;
 	}
 	p->signals = p->ticks;
 	p->cpu_ns = p->ticks * 1000000ull;
@@ -916,6 +922,10 @@ int main(int argc, char **argv)
 				hostile_fn = 1;
 			else if (strcmp(argv[i], "--recursion") == 0)
 				recursion = 1;
+			else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+				stk_scale = strtoull(argv[++i], NULL, 10);
+			else if (strcmp(argv[i], "--twice") == 0 && i + 1 < argc)
+				twice_name = argv[++i];
 			else
 				argc = 0; /* usage */
 		if (argc)
