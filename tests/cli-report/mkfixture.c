@@ -10,9 +10,9 @@
  *       for two processes.  The module table is this process's
  *       own (dl_iterate_phdr), so every address is real and symbolizable.
  *       --changed records a wrong build-id for libhot.so (a rebuilt
- *       library); --missing adds a module whose file does not exist, and
- *       libc under a path that does not exist (its build-id debug file
- *       still names it);
+ *       library); --rebuilt one for this program (t-merge.sh); --missing adds a module whose file
+ * does not exist, and libc under a path that does not exist (its build-id debug file still names
+ * it);
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each;
  *       --huge gives fix_hot 20000000 samples instead of 70000;
@@ -494,7 +494,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
 	if (changed)
 		for (size_t i = 0; i < p->nmodules; i++)
-			if (strstr(p->modules[i].path, "libhot.so"))
+			if (changed == 2 ? i == 0 : strstr(p->modules[i].path, "libhot.so") != NULL)
 				p->modules[i].build_id[0] ^= 0xff;
 
 	/* process 2: a child with libhot.so mapped elsewhere (ASLR) */
@@ -516,7 +516,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	set_samples(c, ch, 2);
 	if (changed)
 		for (size_t i = 0; i < c->nmodules; i++)
-			if (strstr(c->modules[i].path, "libhot.so"))
+			if (changed == 2 ? i == 0 : strstr(c->modules[i].path, "libhot.so") != NULL)
 				c->modules[i].build_id[0] ^= 0xff;
 
 	return save(file, &prof, &l);
@@ -890,6 +890,8 @@ int main(int argc, char **argv)
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
 				changed = 1;
+			else if (strcmp(argv[i], "--rebuilt") == 0)
+				changed = 2;
 			else if (strcmp(argv[i], "--missing") == 0)
 				missing = 1;
 			else if (strcmp(argv[i], "--odd") == 0)
