@@ -59,6 +59,8 @@ static void usage(FILE *f)
 		"  -f, --function PAT   only functions matching PAT (fnmatch)\n"
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
+		"  -v, --all            -P: every process, those without samples too\n"
+		"                       (default: counted on one line, unless -p)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"      --no-inline      inlined code is the function it was inlined into\n"
 		"                       (default: a function of its own, marked [inline])\n"
@@ -143,6 +145,7 @@ int cmd_report(int argc, char **argv)
 		{ "function", required_argument, NULL, 'f' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -152,7 +155,7 @@ int cmd_report(int argc, char **argv)
 	struct model_opts fo = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			views |= V_TREE;
@@ -211,6 +214,9 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			o.limit = parse_limit(optarg);
 			break;
+		case 'v':
+			o.all = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -226,14 +232,18 @@ int cmd_report(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!views && !callers && !callees)
 		views = V_FUNCTIONS;
+	if (fo.pid)
+		o.all = true; /* the processes asked for, with or without samples */
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);
 	header(f, file);
 	int missing = 0;
-	if (f->total == 0)
+	if (f->total == 0) {
 		printf("\nno samples\n");
-	else {
+		if (views & V_PROCESSES) /* what ran, and how it ended */
+			view_processes(f, &o);
+	} else {
 		if (views & V_FUNCTIONS)
 			view_functions(f, &o);
 		if (views & V_LINES)

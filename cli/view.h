@@ -23,6 +23,7 @@ struct view_opts {
 	enum model_sort sort;
 	size_t limit; /* rows per table, children per tree node; 0: all */
 	struct view_paths paths;
+	bool all; /* -P: list processes without samples too (else one line) */
 };
 
 /* "path:line" of a source line as --lines shows it (a malloc'd string;

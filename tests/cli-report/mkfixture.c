@@ -36,7 +36,9 @@
  *       samples in fix_hot, fix_warm and hot_lib_spin; for the scaling
  *       test (t-scale.sh) and bench/report-scale.  --distinct names each
  *       process's executable differently (a test suite's binaries; the
- *       files do not exist), so that there are N+2 modules.
+ *       files do not exist), so that there are N+2 modules.  --idle
+ *       leaves three processes of four without samples, ended by exec
+ *       (an exec-heavy shell script's; t-procs.sh).
  *   mkfixture samples FILE N
  *       Write a pcprof.data of one process with N sample records (distinct
  *       pc and thread pairs, one sample each): N/100 pcs spread over libc's
@@ -524,6 +526,8 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 
 /* N processes like those of `pcprof run -- sh -c 'for ...; do prog; done'`:
  * every one maps the same few files, and most have their own pid. */
+static int many_idle; /* many --idle */
+
 static int write_many(const char *file, size_t nprocs, int distinct)
 {
 	struct modlist l = { 0 };
@@ -564,7 +568,9 @@ static int write_many(const char *file, size_t nprocs, int distinct)
 			{ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 1, 1 + i % 3 },
 			{ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 1, 2 },
 		};
-		set_samples(p, h, 3);
+		set_samples(p, h, many_idle && i % 4 ? 0 : 3);
+		if (many_idle && i % 4)
+			p->end = PP_END_EXEC;
 		for (size_t k = 0; k < p->nsamples; k++)
 			p->threads[p->samples[k].thread].ticks += p->samples[k].count;
 	}
@@ -912,9 +918,11 @@ int main(int argc, char **argv)
 		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow,
 				     hostile_names);
 	}
-	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0)
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0) {
+		many_idle = argc == 5 && strcmp(argv[4], "--idle") == 0;
 		return write_many(argv[2], strtoul(argv[3], NULL, 10),
 				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
+	}
 	if (argc == 4 && strcmp(argv[1], "samples") == 0)
 		return write_samples(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc >= 3 && strcmp(argv[1], "stacks") == 0) {
@@ -944,7 +952,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
-			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
+			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct|--idle] | "
 			"samples FILE N | stacks FILE [--hostile] [--recursion] | tree FILE N | "
 			"counts | multi | "
 			"spin SECONDS "
