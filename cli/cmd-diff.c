@@ -15,9 +15,11 @@
  * two independent files' estimates differ by chance with standard error
  * se = sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).  A change beyond 3 se happens by
  * chance in about 0.3% of rows (normal approximation), so it is marked as
- * real ("grew", "shrank"); within 3 se it is marked "~".  Samples of one
- * run are not quite independent draws (timer ticks, phases of a program),
- * so the estimate is a lower bound of the true noise.
+ * real ("grew", "shrank"); within 3 se it is marked "~".  Samples are not
+ * quite independent draws: a timer samples a steady loop more evenly than
+ * chance would (less noise than the estimate), while a program's phases
+ * and the machine's state from run to run add variation that no sample
+ * count shows (more).
  *
  * --html OUT writes NEW's flame graph coloured by the change of each
  * frame's share (out-html.c, out_html_diff).

@@ -70,9 +70,10 @@
  *       two pcs --multirow samples, "name value", one per line.
  *   mkfixture pltspin SECONDS
  *       Burn SECONDS of CPU calling getpagesize through the PLT.
- *   mkfixture spin SECONDS
+ *   mkfixture spin SECONDS [--slow]
  *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
- *       (libhot.so), 10% in fix_warm; for `pcprof run`.
+ *       (libhot.so), 10% in fix_warm; for `pcprof run`.  --slow makes
+ *       fix_warm twice as slow (t-diff-run.sh).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -857,13 +858,13 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int spin(double seconds)
+static int spin(double seconds, int slow)
 {
 	double end = cpu_now() + seconds;
 	while (cpu_now() < end) {
 		fix_hot(7000000);
 		hot_lib_spin(1600000);
-		fix_warm(1000000);
+		fix_warm(slow ? 2000000 : 1000000);
 	}
 	fix_cold(1);
 	return 0;
@@ -947,15 +948,15 @@ int main(int argc, char **argv)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
 		return print_multi();
-	if (argc == 3 && strcmp(argv[1], "spin") == 0)
-		return spin(atof(argv[2]));
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "spin") == 0)
+		return spin(atof(argv[2]), argc == 4 && strcmp(argv[3], "--slow") == 0);
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
 			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct|--idle] | "
 			"samples FILE N | stacks FILE [--hostile] [--recursion] | tree FILE N | "
 			"counts | multi | "
-			"spin SECONDS "
+			"spin SECONDS [--slow] "
 			"| pltspin SECONDS\n");
 	return 2;
 }
