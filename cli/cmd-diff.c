@@ -363,6 +363,11 @@ int cmd_diff(int argc, char **argv)
 		char err[512];
 		if (out_html_diff(m[0], file[0], m[1], html, err, sizeof err) != 0)
 			die(1, "%s", err);
+		if (strcmp(html, "-") == 0) { /* the page is the output */
+			for (int i = 0; i < 2; i++)
+				model_close(mm[i], &prof[i]);
+			return 0;
+		}
 	}
 	side_header("base", file[0], m[0]);
 	side_header("new", file[1], m[1]);

@@ -20,6 +20,9 @@ chromium=$(command -v chromium || command -v chromium-browser || true)
 	fail "diff --html same: $(cat "$T/err")"
 grep -q '^Change by function' "$T/out" || fail "no text diff with --html: $(cat "$T/out")"
 grep -q '<h1>pcprof diff</h1>' "$T/d.html" || fail "no diff title"
+"$PCPROF" diff --html - "$T/a.data" "$T/b.data" >"$T/stdout.html" 2>"$T/err" ||
+	fail "diff --html -: $(cat "$T/err")"
+cmp -s "$T/stdout.html" "$T/d.html" || fail "diff --html - is not the page alone"
 grep -q 'id="diff-legend"' "$T/d.html" || fail "no legend"
 grep -q 'a change of 11.09% of all samples or more' "$T/d.html" || fail "legend scale"
 

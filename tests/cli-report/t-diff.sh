@@ -91,6 +91,15 @@ case ${11} in "$ROOT"/tests/cli-report/mkfixture.c:[0-9]*) ;; *) fail "--full-pa
 diff_ -f 'fix_*' "$T/fx.data" "$T/slow.data"
 [ "$(awk '$11 !~ /^fix_/' "$T/rows")" = "" ] || fail "-f: $(cat "$T/d")"
 
+# names that try to drive a terminal reach it escaped
+"$FIX" write "$T/h.data" --hostile || fail "mkfixture --hostile"
+"$PCPROF" diff "$T/h.data" "$T/h.data" >"$T/d" 2>"$T/e" || fail "diff hostile: $(cat "$T/e")"
+LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$T/d" && fail "control characters in the diff"
+grep -qF 'command mkfixture \x1b[31mred\nline' "$T/d" || fail "hostile command not escaped"
+
+# the command list names diff
+"$PCPROF" --help | grep -q '^  diff ' || fail "pcprof --help does not list diff"
+
 # usage errors
 rc=0
 "$PCPROF" diff "$T/fx.data" >"$T/o" 2>"$T/e" || rc=$?

@@ -70,6 +70,9 @@ merge -o "$T/mr.data" "$T/fx.data" "$T/rebuilt.data"
 grep -q "^warning: $T/fx.data and $T/rebuilt.data record different builds of .*/mkfixture (build-id [0-9a-f]*, [0-9a-f]*)$" "$T/e" ||
 	fail "no warning for another build: $(cat "$T/e")"
 
+# the command list names merge
+"$PCPROF" --help | grep -q '^  merge ' || fail "pcprof --help does not list merge"
+
 # errors: no output, no input, a bad input, an output that cannot be written
 rc=0
 "$PCPROF" merge "$T/fx.data" >"$T/o" 2>"$T/e" || rc=$?
