@@ -713,17 +713,19 @@ static void diff_legend(FILE *s)
 	fprintf(s, "</h2>\n<p class=\"hint\">Base: %" PRIu64 " samples of <span class=\"cmd\">",
 		diff.base->total);
 	out_html_str(s, diff.base->prof->command);
-	fprintf(s,
-		"</span>.  Each frame of this profile is coloured by the change of its total "
-		"share since the base: "
-		"<span class=\"swatch\" style=\"background:hsl(215,75%%,45%%)\"></span>shrank "
-		"<span class=\"swatch\" style=\"background:#c8c8ce\"></span>within noise (3 "
-		"standard errors) "
-		"<span class=\"swatch\" style=\"background:hsl(0,75%%,50%%)\"></span>grew; the "
-		"deepest colour is a change of %.2f%% of all samples or more.  Frames gone "
-		"since the base are not drawn: <code>pcprof diff</code> lists them.</p>"
-		"</section>\n",
-		diff.max);
+	fprintf(s, "</span>.  Each frame of this profile is coloured by the change of its total "
+		   "share since the base: "
+		   "<span class=\"swatch\" style=\"background:hsl(215,75%%,48%%)\"></span>shrank "
+		   "<span class=\"swatch\" style=\"background:#c8c8ce\"></span>within noise (3 "
+		   "standard errors) "
+		   "<span class=\"swatch\" style=\"background:hsl(0,75%%,48%%)\"></span>grew; ");
+	if (diff.max > 0)
+		fprintf(s, "the deepest colour is a change of %.2f%% of all samples.", diff.max);
+	else
+		fputs("no frame changed beyond noise.", s);
+	fputs("  Frames gone since the base are not drawn: <code>pcprof diff</code> lists "
+	      "them.</p></section>\n",
+	      s);
 }
 
 static void diff_free(struct ftree *t)

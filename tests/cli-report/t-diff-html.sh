@@ -24,7 +24,8 @@ grep -q '<h1>pcprof diff</h1>' "$T/d.html" || fail "no diff title"
 	fail "diff --html -: $(cat "$T/err")"
 cmp -s "$T/stdout.html" "$T/d.html" || fail "diff --html - is not the page alone"
 grep -q 'id="diff-legend"' "$T/d.html" || fail "no legend"
-grep -q 'a change of 11.09% of all samples or more' "$T/d.html" || fail "legend scale"
+grep -q 'the deepest colour is a change of 11.09% of all samples' "$T/d.html" || fail "legend scale"
+grep -q 'no frame changed beyond noise' "$T/same.html" || fail "legend of an unchanged profile"
 
 run() {
 	html_probe "$chromium" "$@"
