@@ -25,7 +25,14 @@ enum {
 	V_TREE = 32,
 };
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE, OPT_NO_INLINE };
+enum {
+	OPT_CALLERS = 256,
+	OPT_CALLEES,
+	OPT_NO_DEMANGLE,
+	OPT_NO_INLINE,
+	OPT_SOURCE_ROOT,
+	OPT_FULL_PATHS
+};
 
 static void usage(FILE *f)
 {
@@ -52,9 +59,14 @@ static void usage(FILE *f)
 		"  -f, --function PAT   only functions matching PAT (fnmatch)\n"
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
+		"  -v, --all            -P: every process, those without samples too\n"
+		"                       (default: counted on one line, unless -p)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"      --no-inline      inlined code is the function it was inlined into\n"
 		"                       (default: a function of its own, marked [inline])\n"
+		"      --source-root DIR  --lines: source paths relative to DIR (default: to\n"
+		"                       the compilation directory, when under it)\n"
+		"      --full-paths     --lines: full source paths\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
@@ -126,11 +138,14 @@ int cmd_report(int argc, char **argv)
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
+		{ "full-paths", no_argument, NULL, OPT_FULL_PATHS },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'f' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,7 +155,7 @@ int cmd_report(int argc, char **argv)
 	struct model_opts fo = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			views |= V_TREE;
@@ -156,6 +171,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			fo.no_inline = true;
+			break;
+		case OPT_SOURCE_ROOT:
+			o.paths.source_root = optarg;
+			break;
+		case OPT_FULL_PATHS:
+			o.paths.full = true;
 			break;
 		case 'F':
 			views |= V_FUNCTIONS;
@@ -193,6 +214,9 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			o.limit = parse_limit(optarg);
 			break;
+		case 'v':
+			o.all = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -209,14 +233,18 @@ int cmd_report(int argc, char **argv)
 	if (!views && !callers && !callees)
 		views = V_FUNCTIONS;
 	fo.no_threads = !(views & V_THREADS);
+	if (fo.pid)
+		o.all = true; /* the processes asked for, with or without samples */
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);
 	header(f, file);
 	int missing = 0;
-	if (f->total == 0)
+	if (f->total == 0) {
 		printf("\nno samples\n");
-	else {
+		if (views & V_PROCESSES) /* what ran, and how it ended */
+			view_processes(f, &o);
+	} else {
 		if (views & V_FUNCTIONS)
 			view_functions(f, &o);
 		if (views & V_LINES)

@@ -366,11 +366,13 @@ static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 	for (size_t k = 1; k < nfr && !f->opts.no_inline; k++) {
 		caller = new_pc(b, fmod, fn, addr, file, line, caller);
 		f->pcs[caller].inl_outer = true;
+		f->pcs[caller].comp_dir = si.comp_dir;
 		fn = inline_fn_of(b, fmod, &fr[k], addr);
 		file = fr[k].file;
 		line = fr[k].line;
 	}
 	uint32_t leaf = new_pc(b, fmod, fn, addr, file, line, caller);
+	f->pcs[leaf].comp_dir = si.comp_dir;
 	hmap_set(&b->pcmap, s, leaf);
 	*hide = hidden(f, &f->fns[fn]);
 	return leaf;
@@ -685,6 +687,7 @@ static void build_lines(struct model *f)
 			*l = (struct model_line){
 				.fn = p->fn, .file = p->file, .line = p->line, .addr = p->addr
 			};
+			l->comp_dir = p->comp_dir;
 		}
 		l->samples += p->samples;
 		l->seconds += p->seconds;

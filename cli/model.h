@@ -89,6 +89,8 @@ struct model_pc {
 	double seconds;
 	uint32_t inl_caller; /* see above; MODEL_NO_PC: not inlined here */
 	bool inl_outer;      /* some other location's inl_caller: not innermost */
+
+	const char *comp_dir; /* DWARF compilation directory of file's unit, or NULL */
 };
 
 /* One source line (lines of a function kept apart per function). */
@@ -99,6 +101,8 @@ struct model_line {
 	uint64_t addr; /* lowest sampled address on it */
 	uint64_t samples, total;
 	double seconds;
+
+	const char *comp_dir; /* DWARF compilation directory of file's unit, or NULL */
 };
 
 struct model_proc {

@@ -990,6 +990,7 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 		if (file && line > 0) {
 			out->file = file;
 			out->line = line;
+			out->comp_dir = dwfl_line_comp_dir(l);
 		}
 	}
 	return out->function != NULL;

@@ -19,6 +19,8 @@ struct sym_info {
 	const char *file;   /* source file, or NULL */
 	int line;           /* source line, or 0 */
 	const char *module; /* module path (never NULL; "[unknown]" outside modules) */
+
+	const char *comp_dir; /* DWARF compilation directory of file's unit, or NULL */
 };
 
 struct symtab;

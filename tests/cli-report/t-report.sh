@@ -78,10 +78,22 @@ fi
 
 # --lines: file:line rows
 "$PCPROF" report --lines "$T/fx.data" >"$T/lines" || fail "report --lines"
-grep -Eq '^ *[0-9.]+ +[0-9.]+ +70000 +70.00 +mkfixture\.c:[0-9]+ +fix_hot +mkfixture$' "$T/lines" ||
+grep -Eq '^ *[0-9.]+ +[0-9.]+ +70000 +70.00 +tests/cli-report/mkfixture\.c:[0-9]+ +fix_hot +mkfixture$' "$T/lines" ||
 	fail "no mkfixture.c line for fix_hot: $(grep fix_hot "$T/lines")"
-grep -Eq ' hotlib\.c:[0-9]+ +hot_lib_spin ' "$T/lines" || fail "no hotlib.c line"
-grep -Eq ' dbglib\.c:[0-9]+ +dbg_lib_inner ' "$T/lines" || fail "no dbglib.c line (debug file)"
+grep -Eq ' tests/cli-report/hotlib\.c:[0-9]+ +hot_lib_spin ' "$T/lines" || fail "no hotlib.c line"
+grep -Eq ' tests/cli-report/dbglib\.c:[0-9]+ +dbg_lib_inner ' "$T/lines" || fail "no dbglib.c line (debug file)"
+# paths: relative to the compilation directory (above: the fixture is built
+# in the source tree), to --source-root, else in full; --full-paths
+"$PCPROF" report --lines --source-root "$ROOT/tests/cli-report" "$T/fx.data" >"$T/lines" ||
+	fail "report --lines --source-root"
+grep -Eq '70000 +70.00 +mkfixture\.c:[0-9]+ +fix_hot ' "$T/lines" || fail "--source-root: $(grep fix_hot "$T/lines")"
+"$PCPROF" report --lines --source-root /nonexistent "$T/fx.data" >"$T/lines" ||
+	fail "report --lines --source-root /nonexistent"
+grep -Eq "70000 +70.00 +$ROOT/tests/cli-report/mkfixture\.c:[0-9]+ +fix_hot " "$T/lines" ||
+	fail "--source-root elsewhere: $(grep fix_hot "$T/lines")"
+"$PCPROF" report --lines --full-paths "$T/fx.data" >"$T/lines" || fail "report --lines --full-paths"
+grep -Eq " 21000 +21.00 +$ROOT/tests/cli-report/hotlib\.c:[0-9]+ +hot_lib_spin " "$T/lines" ||
+	fail "--full-paths: $(grep hot_lib_spin "$T/lines")"
 
 # --modules: per-module totals
 "$PCPROF" report --modules "$T/fx.data" >"$T/mods" || fail "report --modules"
