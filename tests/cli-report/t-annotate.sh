@@ -46,13 +46,23 @@ ann -C 0 hot_loop
 awk '$1 == "..."' "$T/out" | grep -q . || fail "-C 0: no ... marker: $(cat "$T/out")"
 awk -v l=$((HOTL - 1)) 'NF > 1 && $1 == l' "$T/out" | grep -q . && fail "-C 0 shows line $((HOTL - 1))"
 
-# colour: always on the hot rows, never when told not to, not for NO_COLOR
+# colour: always on the hot rows, never when told not to
 ann --color=always hot_loop
 grep "HOT \*/" "$T/out" | grep -q "^$ESC\[1;31m" || fail "--color=always: HOT row not coloured: $(cat "$T/out")"
 ann --color=never hot_loop
 grep -q "$ESC" "$T/out" && fail "--color=never has escapes"
-NO_COLOR=1 "$PCPROF" annotate -i "$T/a.data" hot_loop >"$T/out" 2>&1 || fail "NO_COLOR"
-grep -q "$ESC" "$T/out" && fail "NO_COLOR output has escapes"
+# on a terminal (script(1) gives one): colour by default, none with NO_COLOR
+if command -v script >/dev/null; then
+	script -qec "'$PCPROF' annotate -i '$T/a.data' hot_loop" /dev/null >"$T/out" 2>&1 ||
+		fail "annotate on a terminal: $(cat "$T/out")"
+	grep "HOT \*/" "$T/out" | grep -q "$ESC\[1;31m" || fail "no colour on a terminal: $(cat "$T/out")"
+	NO_COLOR=1 script -qec "'$PCPROF' annotate -i '$T/a.data' hot_loop" /dev/null >"$T/out" 2>&1 ||
+		fail "NO_COLOR annotate on a terminal: $(cat "$T/out")"
+	grep -q "HOT \*/" "$T/out" || fail "NO_COLOR: no listing: $(cat "$T/out")"
+	grep -q "$ESC" "$T/out" && fail "NO_COLOR: escapes on a terminal: $(cat "$T/out")"
+else
+	echo "SKIP part: script (util-linux) not installed: no terminal to test colour on"
+fi
 
 # errors: no such function (a hint at pcprof report), a bad --color
 try 1 "no function with samples matches 'no_such_fn'.*pcprof report" \
