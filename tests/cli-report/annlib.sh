@@ -2,8 +2,9 @@
 # anntarget.c (-O1 -g, as $T/ann) and finds, from its DWARF with binutils
 # (not with pcprof, which is what is tested), the first instruction of
 # hot_loop at each marked line, innermost: $HOT and $WARM (anntarget.c)
-# and $STEP (annstep.h, inlined into hot_loop), link-time hex without 0x,
-# and the line numbers $HOTL, $WARML, $STEPL.
+# and $STEP (annstep.h, inlined into hot_loop), link-time hex without 0x
+# (annaddrs does it again for another build), and the line numbers $HOTL,
+# $WARML, $STEPL.
 #   annrec DATA BINARY   record BINARY with the manual engine: 700 samples
 #                        at HOT, 200 at WARM, 100 at STEP, at 100 Hz
 command -v cc >/dev/null || skip "cc not installed: no program to profile"
@@ -18,23 +19,27 @@ annbuild "$T/ann" "$SRC"
 HOTL=$(grep -n 'HOT \*/$' "$SRC" | cut -d: -f1)
 WARML=$(grep -n 'WARM \*/$' "$SRC" | cut -d: -f1)
 STEPL=$(grep -n 'STEP \*/$' "$ROOT/tests/cli-report/annstep.h" | cut -d: -f1)
-objdump -d --no-show-raw-insn "$T/ann" | sed -n '/<hot_loop>:/,/^$/p' |
-	awk -F: '/^ +[0-9a-f]+:/ { gsub(/ /, "", $1); print "0x" $1 }' >"$T/addrs"
-[ -s "$T/addrs" ] || fail "no hot_loop in objdump -d $T/ann"
-# addr2line -i -a: the address, then its inline chain innermost first
-# shellcheck disable=SC2046
-addr2line -e "$T/ann" -i -a $(cat "$T/addrs") |
-	awk '/^0x/ { a = $1; first = 1; next }
-		first { sub(/ \(discriminator.*/, ""); n = split($0, p, "/"); print a, p[n]; first = 0 }' \
-		>"$T/where"
+# annaddrs BINARY SYMBOL: set HOT, WARM, STEP for hot_loop as SYMBOL
+annaddrs() {
+	objdump -d --no-show-raw-insn "$1" | sed -n "/<$2>:/,/^\$/p" |
+		awk -F: '/^ +[0-9a-f]+:/ { gsub(/ /, "", $1); print "0x" $1 }' >"$T/addrs"
+	[ -s "$T/addrs" ] || fail "no $2 in objdump -d $1"
+	# addr2line -i -a: the address, then its inline chain innermost first
+	# shellcheck disable=SC2046
+	addr2line -e "$1" -i -a $(cat "$T/addrs") |
+		awk '/^0x/ { a = $1; first = 1; next }
+			first { sub(/ \(discriminator.*/, ""); n = split($0, p, "/"); print a, p[n]; first = 0 }' \
+			>"$T/where"
+	HOT=$(first_at "anntarget.c:$HOTL")
+	WARM=$(first_at "anntarget.c:$WARML")
+	STEP=$(first_at "annstep.h:$STEPL")
+	[ -n "$HOT" ] && [ -n "$WARM" ] && [ -n "$STEP" ] ||
+		skip "this compiler left no instruction at a marked line: $(cat "$T/where")"
+}
 first_at() {
 	awk -v w="$1" '$2 == w { sub(/^0x0*/, "", $1); print $1; exit }' "$T/where"
 }
-HOT=$(first_at "anntarget.c:$HOTL")
-WARM=$(first_at "anntarget.c:$WARML")
-STEP=$(first_at "annstep.h:$STEPL")
-[ -n "$HOT" ] && [ -n "$WARM" ] && [ -n "$STEP" ] ||
-	skip "this compiler left no instruction at a marked line: $(cat "$T/where")"
+annaddrs "$T/ann" hot_loop
 annrec() {
 	PROFIL_ENGINE=manual PROFIL_HZ=100 "$PCPROF" run -q -o "$1" -- "$2" inject \
 		"$HOT:700" "$WARM:200" "$STEP:100" >"$T/runout" 2>&1 ||

@@ -1,5 +1,6 @@
 /*
- * anntarget.c - the target of t-annotate*.sh, built there with -O1 -g: a
+ * anntarget.c - the target of t-annotate*.sh, built there with -O1 -g (as C,
+ * and as C++ for mangled names): a
  * loop whose lines the tests find by the marks at their ends (HOT, WARM),
  * and a step inlined from annstep.h (STEP).
  *
@@ -9,7 +10,9 @@
  *                             libprofil's test hook __profil_inject (run
  *                             it under pcprof run with PROFIL_ENGINE=manual)
  */
+#ifndef _GNU_SOURCE /* g++ defines it */
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <link.h>
 #include <stdint.h>

@@ -85,17 +85,38 @@ awk -v l="$HOTL" '$1 == 700 && $4 == l && NF == 4' "$T/out" | grep -q . ||
 	fail "no HOT count without the source: $(cat "$T/out")"
 
 # go tool pprof reads the same lines and instructions from the export
-if ! command -v go >/dev/null; then
+HAVE_GO=1
+command -v go >/dev/null || {
+	HAVE_GO=
 	echo "SKIP part: go not installed (golang-go), so go tool pprof cannot read the export"
+}
+# pprof DATA NAME: go tool pprof -list and -disasm NAME give HOT's line and
+# address 7 s (700 samples at 100 Hz), WARM's address 2 s
+pprof() {
+	[ -n "$HAVE_GO" ] || return 0
+	"$PCPROF" export -f pprof -o "$T/p.pb.gz" "$1" 2>/dev/null || fail "export pprof $1"
+	go tool pprof -list "$2" "$T/p.pb.gz" >"$T/list" 2>"$T/perr" || fail "pprof -list: $(cat "$T/perr")"
+	awk -v l="$HOTL:" '$1 == "7s" && $3 == l' "$T/list" | grep -q 'HOT \*/$' ||
+		fail "pprof -list $2: HOT line without its 7 s: $(cat "$T/list")"
+	go tool pprof -disasm "$2" "$T/p.pb.gz" >"$T/dis" 2>"$T/perr" || fail "pprof -disasm: $(cat "$T/perr")"
+	awk -v a="$HOT:" '$1 == "7s" && $3 == a' "$T/dis" | grep -q . ||
+		fail "pprof -disasm $2: no 7 s at $HOT: $(cat "$T/dis")"
+	awk -v a="$WARM:" '$1 == "2s" && $3 == a' "$T/dis" | grep -q . ||
+		fail "pprof -disasm $2: no 2 s at $WARM: $(cat "$T/dis")"
+}
+pprof "$T/a.data" hot_loop
+
+# C++: the demangled name, in annotate and in pprof (whose -disasm matches
+# the regexp against the binary's symbols as they are: mangled)
+command -v g++ >/dev/null || {
+	echo "SKIP part: g++ not installed"
 	exit 0
-fi
-"$PCPROF" export -f pprof -o "$T/p.pb.gz" "$T/a.data" 2>/dev/null || fail "export pprof"
-go tool pprof -list 'hot_loop' "$T/p.pb.gz" >"$T/list" 2>"$T/perr" || fail "pprof -list: $(cat "$T/perr")"
-awk -v l="$HOTL:" '$1 == "7s" && $3 == l' "$T/list" | grep -q 'HOT \*/$' ||
-	fail "pprof -list: HOT line without its 7 s: $(cat "$T/list")"
-go tool pprof -disasm 'hot_loop' "$T/p.pb.gz" >"$T/dis" 2>"$T/perr" || fail "pprof -disasm: $(cat "$T/perr")"
-awk -v a="$HOT:" '$1 == "7s" && $3 == a' "$T/dis" | grep -q . ||
-	fail "pprof -disasm: no 7 s at $HOT: $(cat "$T/dis")"
-awk -v a="$WARM:" '$1 == "2s" && $3 == a' "$T/dis" | grep -q . ||
-	fail "pprof -disasm: no 2 s at $WARM: $(cat "$T/dis")"
+}
+g++ -x c++ -O1 -g -o "$T/annxx" "$SRC" 2>"$T/cc" || fail "g++: $(cat "$T/cc")"
+annaddrs "$T/annxx" _Z8hot_loopm
+annrec "$T/x.data" "$T/annxx"
+"$PCPROF" annotate -i "$T/x.data" 'hot_loop(*' >"$T/out" 2>"$T/e" || fail "annotate C++: $(cat "$T/e")"
+grep -q '^Source of hot_loop(unsigned long) (annxx): 1000 samples' "$T/out" || fail "C++ title: $(cat "$T/out")"
+awk -v l="$HOTL" '$1 == 700 && $4 == l' "$T/out" | grep -q 'HOT \*/$' || fail "C++ HOT row: $(cat "$T/out")"
+pprof "$T/x.data" hot_loop
 exit 0
