@@ -5,9 +5,13 @@
  * listing and the disassembly (cmd-annotate.c) share: which addresses are
  * the function's, the counts columns, the colours, the source files.
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "annotate.h"
 #include "util.h"
@@ -100,6 +104,15 @@ void ann_hot_off(bool on)
 
 /* ---- source files ------------------------------------------------------------ */
 
+struct srcpath {
+	uint32_t mod;
+	const char *name; /* as the model has it */
+	char *path;       /* where it is, or a copy of name */
+	struct srcpath *next;
+};
+
+static struct srcpath *paths;
+
 struct src {
 	char *path;
 	char **line; /* line[i] is line i + 1, without its newline */
@@ -179,6 +192,12 @@ bool ann_source_line(const char *path, int line, bool trim)
 
 void ann_sources_free(void)
 {
+	while (paths) {
+		struct srcpath *p = paths;
+		paths = p->next;
+		free(p->path);
+		free(p);
+	}
 	while (sources) {
 		struct src *s = sources;
 		sources = s->next;
@@ -188,6 +207,66 @@ void ann_sources_free(void)
 		free(s->path);
 		free(s);
 	}
+}
+
+/* ---- where the source files are ----------------------------------------------- */
+
+/* A relative name from the line table is relative to its unit's
+ * compilation directory (DW_AT_comp_dir), which libdw does not always
+ * prepend.  The unit that holds addr, else the first unit whose directory
+ * has the file; in the module's file, else in its separate debug file. */
+static char *comp_path(const char *elf, uint64_t addr, const char *name)
+{
+	int fd = elf ? open(elf, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return NULL;
+	char *found = NULL;
+	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_Die cu;
+	Dwarf_Attribute at;
+	if (dw && dwarf_addrdie(dw, addr, &cu)) {
+		const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+		if (dir && asprintf(&found, "%s/%s", dir, name) >= 0 && access(found, R_OK) != 0) {
+			free(found);
+			found = NULL;
+		}
+	}
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dw && !found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		const char *dir = dwarf_offdie(dw, off + hsize, &cu)
+					  ? dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at))
+					  : NULL;
+		if (dir && asprintf(&found, "%s/%s", dir, name) >= 0 && access(found, R_OK) != 0) {
+			free(found);
+			found = NULL;
+		}
+		off = next;
+	}
+	if (dw)
+		dwarf_end(dw);
+	close(fd);
+	return found;
+}
+
+const char *ann_source_path(const struct model *f, uint32_t mod, uint64_t addr, const char *name)
+{
+	if (!name || name[0] == '/' || mod == MODEL_NO_MOD)
+		return name;
+	for (struct srcpath *p = paths; p; p = p->next)
+		if (p->mod == mod && strcmp(p->name, name) == 0)
+			return p->path;
+	struct srcpath *p = xcalloc(1, sizeof *p);
+	p->mod = mod;
+	p->name = name;
+	p->path = comp_path(f->mods[mod].path, addr, name);
+	if (!p->path && f->mods[mod].symfile && strcmp(f->mods[mod].symfile, f->mods[mod].path))
+		p->path = comp_path(f->mods[mod].symfile, addr, name);
+	if (!p->path)
+		p->path = xstrdup(name);
+	p->next = paths;
+	paths = p;
+	return p->path;
 }
 
 /* ---- the listing --------------------------------------------------------------- */
@@ -291,7 +370,8 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 			nolines += a->hits[i].samples;
 			continue;
 		}
-		rows[n++] = (struct lrow){ p->file, p->line, a->hits[i].samples };
+		rows[n++] = (struct lrow){ ann_source_path(f, p->mod, p->addr, p->file), p->line,
+					   a->hits[i].samples };
 	}
 	qsort(rows, n, sizeof *rows, lrow_cmp);
 	/* one row per line */
@@ -304,6 +384,7 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 			rows[m++] = rows[i];
 	}
 	n = m;
+	const char *own = ann_source_path(f, fn->mod, fn->start, fn->file);
 	/* the files: the function's own first, then by samples */
 	struct file {
 		size_t first, n;
@@ -319,8 +400,8 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 	for (size_t i = 1; i < nf; i++) /* few files: insertion sort */
 		for (size_t j = i; j > 0; j--) {
 			const struct file *x = &files[j], *y = &files[j - 1];
-			bool xown = fn->file && strcmp(rows[x->first].file, fn->file) == 0;
-			bool yown = fn->file && strcmp(rows[y->first].file, fn->file) == 0;
+			bool xown = own && strcmp(rows[x->first].file, own) == 0;
+			bool yown = own && strcmp(rows[y->first].file, own) == 0;
 			if (yown || (!xown && x->samples <= y->samples))
 				break;
 			struct file t = files[j];
@@ -330,8 +411,8 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 	printf("%9s  %6s  %6s  %6s  %s\n", "samples", "fn%", "all%", "line", "source");
 	for (size_t i = 0; i < nf; i++) {
 		const struct lrow *r = &rows[files[i].first];
-		bool own = fn->file && strcmp(r->file, fn->file) == 0;
-		list_file(a, r, files[i].n, own ? fn->line : 0, st);
+		bool mine = own && strcmp(r->file, own) == 0;
+		list_file(a, r, files[i].n, mine ? fn->line : 0, st);
 	}
 	if (nolines) {
 		ann_counts(a, nolines);

@@ -5,7 +5,8 @@
 # has those counts and shares, the STEP line under annstep.h (its own
 # file), the lines around them, cold stretches as "..." (-C 0); colour
 # only when asked (output to a pipe is plain); a source file that is gone
-# is said once and its lines still counted; no matching function is an
+# is said once and its lines still counted, a relative one is looked for
+# in its compilation directory; no matching function is an
 # error that points at pcprof report.  go tool pprof -list and -disasm
 # read the same counts from the pprof export.
 . "$(dirname "$0")/lib.sh"
@@ -83,6 +84,17 @@ rm -r "$T/src"
 [ "$(grep -c 'source file not found' "$T/out")" = 2 ] || fail "not said once per file: $(cat "$T/out")"
 awk -v l="$HOTL" '$1 == 700 && $4 == l && NF == 4' "$T/out" | grep -q . ||
 	fail "no HOT count without the source: $(cat "$T/out")"
+
+# built with a relative source name: found in the compilation directory
+# (DW_AT_comp_dir), from any current directory
+mkdir "$T/rel"
+cp "$SRC" "$ROOT/tests/cli-report/annstep.h" "$T/rel/"
+(cd "$T/rel" && cc -std=c11 -O1 -g -o ann3 anntarget.c) 2>"$T/cc" || fail "cc: $(cat "$T/cc")"
+annrec "$T/r.data" "$T/rel/ann3"
+(cd / && "$PCPROF" annotate -i "$T/r.data" hot_loop) >"$T/out" 2>"$T/e" || fail "annotate, relative: $(cat "$T/e")"
+grep -q "^  $T/rel/anntarget.c$" "$T/out" || fail "relative name not joined to its directory: $(cat "$T/out")"
+awk -v l="$HOTL" '$1 == 700 && $4 == l' "$T/out" | grep -q 'HOT \*/$' ||
+	fail "relative: no HOT row with its text: $(cat "$T/out")"
 
 # go tool pprof reads the same lines and instructions from the export
 HAVE_GO=1
