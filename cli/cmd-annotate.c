@@ -406,8 +406,11 @@ int cmd_annotate(int argc, char **argv)
 	uint32_t *ix = model_sorted_fns(f, MODEL_SORT_SAMPLES, &n);
 	size_t shown = 0;
 	int rc = 0;
+	bool callers_only = false; /* a match whose samples are all in its callees */
 	for (size_t i = 0; i < n && (!limit || shown < (size_t)limit); i++) {
 		const struct model_fn *fn = &f->fns[ix[i]];
+		if (npat && !fn->marker && !code[ix[i]] && fn_matches(fn, pat, npat))
+			callers_only = true;
 		if (fn->marker || !code[ix[i]] ||
 		    (npat ? !fn_matches(fn, pat, npat) : !fn->samples))
 			continue;
@@ -433,6 +436,11 @@ int cmd_annotate(int argc, char **argv)
 	model_close(f, &prof);
 	ann_sources_free();
 	if (!shown) {
+		if (callers_only)
+			die(1,
+			    "'%s' matches only functions without samples of their own (their time "
+			    "is in the functions they call: 'pcprof report --callees '%s' %s')",
+			    pat[0], pat[0], file);
 		if (npat)
 			die(1,
 			    "no function with samples matches '%s'%s ('pcprof report %s' lists "

@@ -68,6 +68,10 @@ fi
 # errors: no such function (a hint at pcprof report), a bad --color
 try 1 "no function with samples matches 'no_such_fn'.*pcprof report" \
 	"$PCPROF" annotate -i "$T/a.data" no_such_fn
+# (the stacks fixture's main has a total but no samples of its own)
+"$FIX" stacks "$T/st.data" || fail "mkfixture stacks"
+try 1 "'main' matches only functions without samples of their own.*--callees" \
+	"$PCPROF" annotate -i "$T/st.data" main
 try 2 "bad --color" "$PCPROF" annotate -i "$T/a.data" --color=sometimes
 try 1 "$T/none.data" "$PCPROF" annotate -i "$T/none.data"
 
