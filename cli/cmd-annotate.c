@@ -283,7 +283,7 @@ static int view_asm(const struct ann_fn *a, const struct ann_style *st)
 	const struct model_fn *fn = &f->fns[a->fn];
 	if (fn->mod == MODEL_NO_MOD) {
 		ann_title(a, "Instructions", UINT32_MAX);
-		printf("(outside every mapped file: no instructions to show)\n");
+		warnx_("%s: outside every mapped file: no instructions to show", fn->label);
 		return -1;
 	}
 	if (!fn->inlined) {

@@ -414,7 +414,10 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 		bool mine = own && strcmp(r->file, own) == 0;
 		list_file(a, r, files[i].n, mine ? fn->line : 0, st);
 	}
-	if (nolines) {
+	if (nolines && fn->mod == MODEL_NO_MOD) {
+		ann_counts(a, nolines);
+		printf("  %6s  (outside every mapped file: no lines, no instructions)\n", "??");
+	} else if (nolines) {
 		ann_counts(a, nolines);
 		printf("  %6s  (no line information: the module has no DWARF lines here,\n", "??");
 		printf("%9s  %6s  %6s  %6s  stripped or built without -g; --asm shows its "

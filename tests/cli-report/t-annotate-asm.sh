@@ -60,6 +60,10 @@ grep -q 'no line information' "$T/out" || fail "stripped: no line information no
 set -- $(insn "$HOT")
 [ "$1 $4" = "700 $HOT:" ] || fail "stripped: HOT at $HOT: '$*': $(cat "$T/out")"
 
+# pcs outside every module (the stacks fixture's 0x1234): nothing to read
+"$FIX" stacks "$T/st.data" || fail "mkfixture stacks"
+try 1 "0x1234: outside every mapped file" "$PCPROF" annotate --asm -i "$T/st.data" 0x1234
+
 # the file rebuilt (another build id), then gone: refused (its names
 # are gone too, as the report's: the function with most samples)
 printf 'int changed;\n' >"$T/x.c"
