@@ -39,12 +39,22 @@ struct ann_style {
 	int context; /* source lines shown around each sampled line */
 };
 
-/* The sampled addresses of function fn (a new a->hits; ann_free frees). */
-void ann_collect(const struct model *f, uint32_t fn, struct ann_fn *a);
-void ann_free(struct ann_fn *a);
+/* Which sampled locations are each function's code: built once, in one
+ * pass over the locations (per function, a scan of all of them would be
+ * quadratic: minutes for every function of a large profile). */
+struct ann_index {
+	const struct model *f;
+	uint32_t *first; /* function i's locations: pc[first[i] .. first[i + 1]) */
+	uint32_t *pc;
+	uint32_t *next; /* (while building) */
+	uint64_t *code; /* per function: the samples in its code */
+};
+void ann_index_build(const struct model *f, struct ann_index *x);
+void ann_index_free(struct ann_index *x);
 
-/* Does pc (an innermost location) stand for code of function fn? */
-bool ann_in_fn(const struct model *f, uint32_t pc, uint32_t fn);
+/* The sampled addresses of function fn (a new a->hits; ann_free frees). */
+void ann_collect(const struct ann_index *x, uint32_t fn, struct ann_fn *a);
+void ann_free(struct ann_fn *a);
 
 /* "name [inline] (module): N samples in its code, P% of all" and a blank
  * line; in is the function whose code is shown, if not a's own

@@ -395,13 +395,9 @@ int cmd_annotate(int argc, char **argv)
 	struct model *f = model_open(file, &fo, &prof);
 	/* each function's samples in its code, the code inlined into it
 	 * included: a function is worth showing if it has some */
-	uint64_t *code = xcalloc(f->nfns + 1, sizeof *code);
-	for (uint32_t i = 0; i < f->npcs; i++) {
-		if (!f->pcs[i].samples || f->pcs[i].inl_outer)
-			continue;
-		for (uint32_t k = i; k != MODEL_NO_PC; k = f->pcs[k].inl_caller)
-			code[f->pcs[k].fn] += f->pcs[i].samples;
-	}
+	struct ann_index x;
+	ann_index_build(f, &x);
+	const uint64_t *code = x.code;
 	size_t n;
 	uint32_t *ix = model_sorted_fns(f, MODEL_SORT_SAMPLES, &n);
 	size_t shown = 0;
@@ -415,7 +411,7 @@ int cmd_annotate(int argc, char **argv)
 		    (npat ? !fn_matches(fn, pat, npat) : !fn->samples))
 			continue;
 		struct ann_fn a;
-		ann_collect(f, ix[i], &a);
+		ann_collect(&x, ix[i], &a);
 		if (shown++)
 			putchar('\n');
 		if (asm_view) {
@@ -428,7 +424,7 @@ int cmd_annotate(int argc, char **argv)
 		ann_free(&a);
 	}
 	free(ix);
-	free(code);
+	ann_index_free(&x);
 	char *notes = model_notes_text(f);
 	if (*notes && shown)
 		printf("\n%s", notes);

@@ -20,12 +20,63 @@
 #define HOT_ON  "\033[1;31m"
 #define HOT_OFF "\033[0m"
 
-bool ann_in_fn(const struct model *f, uint32_t pc, uint32_t fn)
+/* Does the inline chain of location pc, up to (not including) k, hold
+ * fn?  (A function inlined into itself recursively is there twice.) */
+static bool chain_has(const struct model *f, uint32_t pc, uint32_t k, uint32_t fn)
 {
-	for (uint32_t k = pc; k != MODEL_NO_PC; k = f->pcs[k].inl_caller)
-		if (f->pcs[k].fn == fn)
+	for (; pc != k; pc = f->pcs[pc].inl_caller)
+		if (f->pcs[pc].fn == fn)
 			return true;
 	return false;
+}
+
+/* Call each(ctx, fn, pc) once for every function fn whose code holds the
+ * sampled innermost location pc. */
+static void each_fn_pc(const struct model *f, void (*each)(void *, uint32_t, uint32_t), void *ctx)
+{
+	for (uint32_t i = 0; i < f->npcs; i++) {
+		if (!f->pcs[i].samples || f->pcs[i].inl_outer)
+			continue;
+		for (uint32_t k = i; k != MODEL_NO_PC; k = f->pcs[k].inl_caller)
+			if (!chain_has(f, i, k, f->pcs[k].fn))
+				each(ctx, f->pcs[k].fn, i);
+	}
+}
+
+static void count_pc(void *ctx, uint32_t fn, uint32_t pc)
+{
+	struct ann_index *x = ctx;
+	x->first[fn + 1]++;
+	x->code[fn] += x->f->pcs[pc].samples;
+}
+
+static void place_pc(void *ctx, uint32_t fn, uint32_t pc)
+{
+	struct ann_index *x = ctx;
+	x->pc[x->next[fn]++] = pc;
+}
+
+void ann_index_build(const struct model *f, struct ann_index *x)
+{
+	*x = (struct ann_index){ .f = f };
+	x->first = xcalloc(f->nfns + 2, sizeof *x->first);
+	x->code = xcalloc(f->nfns + 1, sizeof *x->code);
+	each_fn_pc(f, count_pc, x);
+	for (size_t i = 0; i < f->nfns; i++)
+		x->first[i + 1] += x->first[i];
+	x->pc = xmalloc((x->first[f->nfns] + 1) * sizeof *x->pc);
+	x->next = xmalloc((f->nfns + 1) * sizeof *x->next);
+	memcpy(x->next, x->first, (f->nfns + 1) * sizeof *x->next);
+	each_fn_pc(f, place_pc, x);
+	free(x->next);
+	x->next = NULL;
+}
+
+void ann_index_free(struct ann_index *x)
+{
+	free(x->first);
+	free(x->code);
+	free(x->pc);
 }
 
 static int hit_cmp(const void *a, const void *b)
@@ -34,20 +85,16 @@ static int hit_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void ann_collect(const struct model *f, uint32_t fn, struct ann_fn *a)
+void ann_collect(const struct ann_index *x, uint32_t fn, struct ann_fn *a)
 {
+	const struct model *f = x->f;
 	*a = (struct ann_fn){ .f = f, .fn = fn };
-	size_t cap = 0;
-	uint32_t mod = f->fns[fn].mod;
-	for (uint32_t i = 0; i < f->npcs; i++) {
-		const struct model_pc *p = &f->pcs[i];
-		if (!p->samples || p->inl_outer || p->mod != mod || !ann_in_fn(f, i, fn))
-			continue;
-		if (a->nhits == cap) {
-			cap = cap ? cap * 2 : 64;
-			a->hits = xrealloc(a->hits, cap * sizeof *a->hits);
-		}
-		a->hits[a->nhits++] = (struct ann_hit){ p->addr, i, p->samples };
+	size_t n = x->first[fn + 1] - x->first[fn];
+	a->hits = xmalloc((n + 1) * sizeof *a->hits);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_pc *p = &f->pcs[x->pc[x->first[fn] + i]];
+		a->hits[a->nhits++] =
+			(struct ann_hit){ p->addr, x->pc[x->first[fn] + i], p->samples };
 		a->samples += p->samples;
 	}
 	qsort(a->hits, a->nhits, sizeof *a->hits, hit_cmp);
@@ -102,7 +149,7 @@ void ann_hot_off(bool on)
 		fputs(HOT_OFF, stdout);
 }
 
-/* ---- source files ------------------------------------------------------------ */
+/* ---- where the source files are ----------------------------------------------- */
 
 struct srcpath {
 	uint32_t mod;
@@ -112,6 +159,109 @@ struct srcpath {
 };
 
 static struct srcpath *paths;
+
+/*
+ * A relative name from the line table is relative to its unit's
+ * compilation directory (DW_AT_comp_dir), which libdw does not always
+ * prepend.  Each module's DWARF (its file's, else its separate debug
+ * file's) is opened once, and its distinct compilation directories listed
+ * once: decompressing a large library's DWARF for every file name took
+ * minutes for a profile of a thousand libc functions.
+ */
+struct srcmod {
+	uint32_t mod;
+	int fd;
+	Dwarf *dw;
+	char **dirs; /* the distinct DW_AT_comp_dir of its units */
+	size_t ndirs;
+	struct srcmod *next;
+};
+
+static struct srcmod *srcmods;
+
+static const char *unit_dir(Dwarf_Die *cu)
+{
+	Dwarf_Attribute at;
+	return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+}
+
+static struct srcmod *srcmod_get(const struct model *f, uint32_t mod)
+{
+	for (struct srcmod *m = srcmods; m; m = m->next)
+		if (m->mod == mod)
+			return m;
+	struct srcmod *m = xcalloc(1, sizeof *m);
+	m->mod = mod;
+	m->fd = -1;
+	m->next = srcmods;
+	srcmods = m;
+	const char *files[2] = { f->mods[mod].path, f->mods[mod].symfile };
+	for (int i = 0; i < 2 && !m->dw; i++) {
+		if (!files[i] || (m->fd = open(files[i], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		if (!(m->dw = dwarf_begin(m->fd, DWARF_C_READ))) {
+			close(m->fd);
+			m->fd = -1;
+		}
+	}
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die cu;
+	while (m->dw && dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		const char *dir = dwarf_offdie(m->dw, off + hsize, &cu) ? unit_dir(&cu) : NULL;
+		size_t k = 0;
+		while (dir && k < m->ndirs && strcmp(m->dirs[k], dir) != 0)
+			k++;
+		if (dir && k == m->ndirs && m->ndirs < 256) {
+			m->dirs = xrealloc(m->dirs, (m->ndirs + 1) * sizeof *m->dirs);
+			m->dirs[m->ndirs++] = xstrdup(dir);
+		}
+		off = next;
+	}
+	return m;
+}
+
+/* dir/name if that file can be read (a new string), else NULL. */
+static char *in_dir(const char *dir, const char *name)
+{
+	char *p;
+	if (!dir || asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* The unit that holds addr first, then every directory of the module. */
+static char *comp_path(struct srcmod *m, uint64_t addr, const char *name)
+{
+	Dwarf_Die cu;
+	char *p = m->dw && dwarf_addrdie(m->dw, addr, &cu) ? in_dir(unit_dir(&cu), name) : NULL;
+	for (size_t i = 0; !p && i < m->ndirs; i++)
+		p = in_dir(m->dirs[i], name);
+	return p;
+}
+
+const char *ann_source_path(const struct model *f, uint32_t mod, uint64_t addr, const char *name)
+{
+	if (!name || name[0] == '/' || mod == MODEL_NO_MOD)
+		return name;
+	for (struct srcpath *p = paths; p; p = p->next)
+		if (p->mod == mod && strcmp(p->name, name) == 0)
+			return p->path;
+	struct srcpath *p = xcalloc(1, sizeof *p);
+	p->mod = mod;
+	p->name = name;
+	p->path = comp_path(srcmod_get(f, mod), addr, name);
+	if (!p->path)
+		p->path = xstrdup(name);
+	p->next = paths;
+	paths = p;
+	return p->path;
+}
+
+/* ---- source files ------------------------------------------------------------ */
 
 struct src {
 	char *path;
@@ -192,6 +342,18 @@ bool ann_source_line(const char *path, int line, bool trim)
 
 void ann_sources_free(void)
 {
+	while (srcmods) {
+		struct srcmod *m = srcmods;
+		srcmods = m->next;
+		if (m->dw)
+			dwarf_end(m->dw);
+		if (m->fd >= 0)
+			close(m->fd);
+		for (size_t i = 0; i < m->ndirs; i++)
+			free(m->dirs[i]);
+		free(m->dirs);
+		free(m);
+	}
 	while (paths) {
 		struct srcpath *p = paths;
 		paths = p->next;
@@ -207,66 +369,6 @@ void ann_sources_free(void)
 		free(s->path);
 		free(s);
 	}
-}
-
-/* ---- where the source files are ----------------------------------------------- */
-
-/* A relative name from the line table is relative to its unit's
- * compilation directory (DW_AT_comp_dir), which libdw does not always
- * prepend.  The unit that holds addr, else the first unit whose directory
- * has the file; in the module's file, else in its separate debug file. */
-static char *comp_path(const char *elf, uint64_t addr, const char *name)
-{
-	int fd = elf ? open(elf, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0)
-		return NULL;
-	char *found = NULL;
-	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
-	Dwarf_Die cu;
-	Dwarf_Attribute at;
-	if (dw && dwarf_addrdie(dw, addr, &cu)) {
-		const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
-		if (dir && asprintf(&found, "%s/%s", dir, name) >= 0 && access(found, R_OK) != 0) {
-			free(found);
-			found = NULL;
-		}
-	}
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dw && !found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		const char *dir = dwarf_offdie(dw, off + hsize, &cu)
-					  ? dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at))
-					  : NULL;
-		if (dir && asprintf(&found, "%s/%s", dir, name) >= 0 && access(found, R_OK) != 0) {
-			free(found);
-			found = NULL;
-		}
-		off = next;
-	}
-	if (dw)
-		dwarf_end(dw);
-	close(fd);
-	return found;
-}
-
-const char *ann_source_path(const struct model *f, uint32_t mod, uint64_t addr, const char *name)
-{
-	if (!name || name[0] == '/' || mod == MODEL_NO_MOD)
-		return name;
-	for (struct srcpath *p = paths; p; p = p->next)
-		if (p->mod == mod && strcmp(p->name, name) == 0)
-			return p->path;
-	struct srcpath *p = xcalloc(1, sizeof *p);
-	p->mod = mod;
-	p->name = name;
-	p->path = comp_path(f->mods[mod].path, addr, name);
-	if (!p->path && f->mods[mod].symfile && strcmp(f->mods[mod].symfile, f->mods[mod].path))
-		p->path = comp_path(f->mods[mod].symfile, addr, name);
-	if (!p->path)
-		p->path = xstrdup(name);
-	p->next = paths;
-	paths = p;
-	return p->path;
 }
 
 /* ---- the listing --------------------------------------------------------------- */
