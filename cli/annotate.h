@@ -76,12 +76,6 @@ bool ann_source_line(const char *path, int line, bool trim);
 bool ann_source_missing(const char *path);
 void ann_sources_free(void);
 
-/* Where source file name (from module mod's line table at link-time
- * addr) is: name if absolute, else joined to its compilation directory
- * if the file is there, else name (relative to the current directory).
- * Kept until ann_sources_free. */
-const char *ann_source_path(const struct model *f, uint32_t mod, uint64_t addr, const char *name);
-
 /* The source listing of a: per line, its samples and shares, sampled lines
  * with st->context lines around them, long cold stretches as "...". */
 void view_annotate_source(const struct ann_fn *a, const struct ann_style *st);

@@ -21,6 +21,7 @@
 
 #include "annotate.h"
 #include "cmd.h"
+#include "srcpath.h"
 #include "util.h"
 #include "view.h"
 
@@ -241,7 +242,7 @@ static int disassemble(const struct ann_fn *a, uint64_t lo, uint64_t hi, const s
 			const char *file;
 			int line;
 			where(f->st[pi], &f->procs[pi].p->modules[m], m, at, &file, &line);
-			file = ann_source_path(f, f->fns[a->fn].mod, at, file);
+			file = srcpath_find(f, f->fns[a->fn].mod, at, file);
 			if (file && line > 0 &&
 			    (line != pline || !pfile || strcmp(file, pfile) != 0)) {
 				printf("%9s  %6s  %6s  %10s  ", "", "", "", "");

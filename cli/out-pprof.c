@@ -23,7 +23,8 @@
  * mapping at address 1 and 2, of functions named so.  A function's name
  * is what report prints; its system_name is the symbol as in the binary;
  * its filename and start_line say where it is defined (DW_AT_decl_file
- * and DW_AT_decl_line), for pprof -list.
+ * and DW_AT_decl_line, a relative name joined to its compilation
+ * directory when the file is there: srcpath.h), for pprof -list.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include <zlib.h>
 
 #include "out.h"
+#include "srcpath.h"
 #include "util.h"
 
 /* ---- protobuf wire format --------------------------------------------------- */
@@ -413,12 +415,14 @@ static void encode(const struct model *f, struct pb *out)
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, str(&t, fn->label));
 		pb_uint(&m, 3, str(&t, fn->name ? fn->name : fn->label));
-		pb_uint(&m, 4, str(&t, fn->file));
+		/* a relative name only -list from the build directory finds */
+		pb_uint(&m, 4, str(&t, srcpath_find(f, fn->mod, fn->start, fn->file)));
 		pb_uint(&m, 5, fn->line > 0 ? (uint64_t)fn->line : 0);
 		pb_msg(out, P_FUNCTION, &m);
 	}
 	free(mp);
 	free(by_id);
+	srcpath_free();
 
 	uint64_t comment = str(&t, f->prof->command);
 	uint64_t cpu = str(&t, "cpu"), ns = str(&t, "nanoseconds");

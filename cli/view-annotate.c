@@ -5,15 +5,12 @@
  * listing and the disassembly (cmd-annotate.c) share: which addresses are
  * the function's, the counts columns, the colours, the source files.
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "annotate.h"
+#include "srcpath.h"
 #include "util.h"
 #include "view.h"
 
@@ -149,118 +146,6 @@ void ann_hot_off(bool on)
 		fputs(HOT_OFF, stdout);
 }
 
-/* ---- where the source files are ----------------------------------------------- */
-
-struct srcpath {
-	uint32_t mod;
-	const char *name; /* as the model has it */
-	char *path;       /* where it is, or a copy of name */
-	struct srcpath *next;
-};
-
-static struct srcpath *paths;
-
-/*
- * A relative name from the line table is relative to its unit's
- * compilation directory (DW_AT_comp_dir), which libdw does not always
- * prepend.  Each module's DWARF (its file's, else its separate debug
- * file's) is opened once, and its distinct compilation directories listed
- * once: decompressing a large library's DWARF for every file name took
- * minutes for a profile of a thousand libc functions.
- */
-struct srcmod {
-	uint32_t mod;
-	int fd;
-	Dwarf *dw;
-	char **dirs; /* the distinct DW_AT_comp_dir of its units */
-	size_t ndirs;
-	struct srcmod *next;
-};
-
-static struct srcmod *srcmods;
-
-static const char *unit_dir(Dwarf_Die *cu)
-{
-	Dwarf_Attribute at;
-	return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
-}
-
-static struct srcmod *srcmod_get(const struct model *f, uint32_t mod)
-{
-	for (struct srcmod *m = srcmods; m; m = m->next)
-		if (m->mod == mod)
-			return m;
-	struct srcmod *m = xcalloc(1, sizeof *m);
-	m->mod = mod;
-	m->fd = -1;
-	m->next = srcmods;
-	srcmods = m;
-	const char *files[2] = { f->mods[mod].path, f->mods[mod].symfile };
-	for (int i = 0; i < 2 && !m->dw; i++) {
-		if (!files[i] || (m->fd = open(files[i], O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		if (!(m->dw = dwarf_begin(m->fd, DWARF_C_READ))) {
-			close(m->fd);
-			m->fd = -1;
-		}
-	}
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	Dwarf_Die cu;
-	while (m->dw && dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		const char *dir = dwarf_offdie(m->dw, off + hsize, &cu) ? unit_dir(&cu) : NULL;
-		size_t k = 0;
-		while (dir && k < m->ndirs && strcmp(m->dirs[k], dir) != 0)
-			k++;
-		if (dir && k == m->ndirs && m->ndirs < 256) {
-			m->dirs = xrealloc(m->dirs, (m->ndirs + 1) * sizeof *m->dirs);
-			m->dirs[m->ndirs++] = xstrdup(dir);
-		}
-		off = next;
-	}
-	return m;
-}
-
-/* dir/name if that file can be read (a new string), else NULL. */
-static char *in_dir(const char *dir, const char *name)
-{
-	char *p;
-	if (!dir || asprintf(&p, "%s/%s", dir, name) < 0)
-		return NULL;
-	if (access(p, R_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
-}
-
-/* The unit that holds addr first, then every directory of the module. */
-static char *comp_path(struct srcmod *m, uint64_t addr, const char *name)
-{
-	Dwarf_Die cu;
-	char *p = m->dw && dwarf_addrdie(m->dw, addr, &cu) ? in_dir(unit_dir(&cu), name) : NULL;
-	for (size_t i = 0; !p && i < m->ndirs; i++)
-		p = in_dir(m->dirs[i], name);
-	return p;
-}
-
-const char *ann_source_path(const struct model *f, uint32_t mod, uint64_t addr, const char *name)
-{
-	if (!name || name[0] == '/' || mod == MODEL_NO_MOD)
-		return name;
-	for (struct srcpath *p = paths; p; p = p->next)
-		if (p->mod == mod && strcmp(p->name, name) == 0)
-			return p->path;
-	struct srcpath *p = xcalloc(1, sizeof *p);
-	p->mod = mod;
-	p->name = name;
-	p->path = comp_path(srcmod_get(f, mod), addr, name);
-	if (!p->path)
-		p->path = xstrdup(name);
-	p->next = paths;
-	paths = p;
-	return p->path;
-}
-
 /* ---- source files ------------------------------------------------------------ */
 
 struct src {
@@ -342,24 +227,7 @@ bool ann_source_line(const char *path, int line, bool trim)
 
 void ann_sources_free(void)
 {
-	while (srcmods) {
-		struct srcmod *m = srcmods;
-		srcmods = m->next;
-		if (m->dw)
-			dwarf_end(m->dw);
-		if (m->fd >= 0)
-			close(m->fd);
-		for (size_t i = 0; i < m->ndirs; i++)
-			free(m->dirs[i]);
-		free(m->dirs);
-		free(m);
-	}
-	while (paths) {
-		struct srcpath *p = paths;
-		paths = p->next;
-		free(p->path);
-		free(p);
-	}
+	srcpath_free();
 	while (sources) {
 		struct src *s = sources;
 		sources = s->next;
@@ -472,7 +340,7 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 			nolines += a->hits[i].samples;
 			continue;
 		}
-		rows[n++] = (struct lrow){ ann_source_path(f, p->mod, p->addr, p->file), p->line,
+		rows[n++] = (struct lrow){ srcpath_find(f, p->mod, p->addr, p->file), p->line,
 					   a->hits[i].samples };
 	}
 	qsort(rows, n, sizeof *rows, lrow_cmp);
@@ -486,7 +354,7 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 			rows[m++] = rows[i];
 	}
 	n = m;
-	const char *own = ann_source_path(f, fn->mod, fn->start, fn->file);
+	const char *own = srcpath_find(f, fn->mod, fn->start, fn->file);
 	/* the files: the function's own first, then by samples */
 	struct file {
 		size_t first, n;

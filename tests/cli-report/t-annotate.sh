@@ -121,6 +121,14 @@ pprof() {
 		fail "pprof -disasm $2: no 2 s at $WARM: $(cat "$T/dis")"
 }
 pprof "$T/a.data" hot_loop
+# the relative build: -list finds its source from any directory
+if [ -n "$HAVE_GO" ]; then
+	"$PCPROF" export -f pprof -o "$T/r.pb.gz" "$T/r.data" 2>/dev/null || fail "export pprof r.data"
+	(cd / && go tool pprof -list hot_loop "$T/r.pb.gz") >"$T/list" 2>"$T/perr" ||
+		fail "pprof -list, relative: $(cat "$T/perr")"
+	awk -v l="$HOTL:" '$1 == "7s" && $3 == l' "$T/list" | grep -q 'HOT \*/$' ||
+		fail "pprof -list from /: no HOT line: $(cat "$T/list")"
+fi
 
 # C++: the demangled name, in annotate and in pprof (whose -disasm matches
 # the regexp against the binary's symbols as they are: mangled)
