@@ -41,6 +41,16 @@ awk -v l=$((HOTL - 1)) 'NF > 1 && $1 == l' "$T/own" | grep -q . || fail "no cont
 # the inlined function alone: all of its samples at STEP
 grep -q '^Source of mix_step \[inline\] (ann): 100 samples' "$T/out" || fail "no mix_step: $(cat "$T/out")"
 
+# without FUNC: the 3 functions with most self samples, most first (the
+# report fixture: fix_hot, then hot_lib_spin); --limit changes how many
+"$PCPROF" annotate -i "$T/fx.data" >"$T/out" 2>"$T/e" || fail "annotate fixture: $(cat "$T/e")"
+grep '^Source of' "$T/out" | awk '{ print $3, $5 }' >"$T/titles"
+[ "$(wc -l <"$T/titles")" = 3 ] || fail "default: not 3 functions: $(cat "$T/titles")"
+[ "$(sed -n 1p "$T/titles")" = "fix_hot $(expect fix_hot)" ] || fail "first: $(cat "$T/titles")"
+[ "$(sed -n 2p "$T/titles")" = "hot_lib_spin $(expect hot_lib_spin)" ] || fail "second: $(cat "$T/titles")"
+"$PCPROF" annotate -i "$T/fx.data" -n 1 >"$T/out" 2>"$T/e" || fail "annotate -n 1: $(cat "$T/e")"
+[ "$(grep -c '^Source of' "$T/out")" = 1 ] || fail "-n 1: $(cat "$T/out")"
+
 # -C 0: only the sampled lines and the function's first; the cold
 # stretch between them is one "..."
 ann -C 0 hot_loop
