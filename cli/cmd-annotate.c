@@ -292,7 +292,18 @@ static int view_asm(const struct ann_fn *a, const struct ann_style *st)
 		uint64_t lo = fn->start, hi = fn->size ? fn->start + fn->size : 0;
 		if (!fn->size && a->nhits && a->hits[0].addr < lo)
 			lo = a->hits[0].addr;
-		return disassemble(a, lo, hi, st);
+		int rc = disassemble(a, lo, hi, st);
+		/* the extent from the symbol table or unwind tables can be
+		 * short of code the function jumps to: say what is missing */
+		uint64_t out = 0;
+		for (size_t i = 0; i < a->nhits; i++)
+			if (a->hits[i].addr < lo || (hi && a->hits[i].addr >= hi))
+				out += a->hits[i].samples;
+		if (rc == 0 && out)
+			printf("%9" PRIu64 "  %6.2f  %6.2f  %10s  (at addresses outside the "
+			       "function's extent)\n",
+			       out, 100.0 * (double)out / (double)a->samples, view_pct(f, out), "");
+		return rc;
 	}
 	int rc = 0;
 	uint32_t *outer = xcalloc(a->nhits + 1, sizeof *outer);

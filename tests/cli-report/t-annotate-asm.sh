@@ -32,6 +32,10 @@ set -- $(insn "$STEP")
 want=$(wc -l <"$T/addrs")
 rows=$(grep -cE '^ +([0-9]+ +[0-9.]+ +[0-9.]+ +)?[0-9a-f]+:  ' "$T/out")
 [ "$rows" = "$want" ] || fail "$rows instructions, objdump has $want: $(cat "$T/out")"
+# the rows' counts add up to the function's (none outside its extent)
+awk '$4 ~ /^[0-9a-f]+:$/ { n += $1 } END { print n }' "$T/out" | grep -qx 1000 ||
+	fail "the instructions' counts do not add up to 1000: $(cat "$T/out")"
+grep -q 'outside the function' "$T/out" && fail "samples outside hot_loop: $(cat "$T/out")"
 # the source line headers: the STEP instruction under annstep.h's line
 awk -v a="$STEP:" '/^ +[a-z0-9_]+\.[ch]:[0-9]+/ { h = $1 } $4 == a { print h; exit }' "$T/out" |
 	grep -qx "annstep.h:$STEPL" || fail "STEP not under annstep.h:$STEPL: $(cat "$T/out")"
