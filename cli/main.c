@@ -20,6 +20,8 @@ static const struct command {
 	{ "report", "print a flat profile by function, line, module, process, thread", cmd_report,
 	  1 },
 	{ "export", "write gmon.out, pprof, folded, speedscope or HTML", cmd_export, 1 },
+	{ "annotate", "a function's source lines or instructions with their samples", cmd_annotate,
+	  1 },
 	{ "diff", "compare two recordings: what changed, beyond sampling noise", cmd_diff, 1 },
 	{ "merge", "combine recordings into one data file", cmd_merge, 1 },
 };

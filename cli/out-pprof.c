@@ -23,7 +23,8 @@
  * mapping at address 1 and 2, of functions named so.  A function's name
  * is what report prints; its system_name is the symbol as in the binary;
  * its filename and start_line say where it is defined (DW_AT_decl_file
- * and DW_AT_decl_line), for pprof -list.
+ * and DW_AT_decl_line, a relative name joined to its compilation
+ * directory when the file is there: srcpath.h), for pprof -list.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@
 
 #include "gzpar.h"
 #include "out.h"
+#include "srcpath.h"
 #include "util.h"
 
 /* ---- protobuf wire format --------------------------------------------------- */
@@ -192,7 +194,12 @@ static struct mapping *place_mappings(const struct model *f, uint32_t **by_id, s
 	for (size_t i = 0; i < n; i++) {
 		const struct model_mod *mod = &f->mods[order[i]];
 		struct mapping *x = &mp[order[i]];
-		x->bias = mod->bias;
+		/* the main module at its link-time addresses: go tool pprof's
+		 * own object reader (-disasm, -list without line data) looks
+		 * sample addresses up in the file's symbol table as they are,
+		 * without the mapping's offset, so a PIE's runtime addresses
+		 * would match no symbol there */
+		x->bias = i == 0 && first != MODEL_NO_MOD ? 0 : mod->bias;
 		x->start = mod->text_lo + x->bias;
 		x->limit = mod->text_hi + x->bias;
 		if (x->limit > top)
@@ -398,12 +405,14 @@ static void encode(const struct model *f, struct pb *out)
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, str(&t, fn->label));
 		pb_uint(&m, 3, str(&t, fn->name ? fn->name : fn->label));
-		pb_uint(&m, 4, str(&t, fn->file));
+		/* a relative name only -list from the build directory finds */
+		pb_uint(&m, 4, str(&t, srcpath_find(f, fn->mod, fn->start, fn->file)));
 		pb_uint(&m, 5, fn->line > 0 ? (uint64_t)fn->line : 0);
 		pb_msg(out, P_FUNCTION, &m);
 	}
 	free(mp);
 	free(by_id);
+	srcpath_free();
 
 	uint64_t comment = str(&t, f->prof->command);
 	uint64_t cpu = str(&t, "cpu"), ns = str(&t, "nanoseconds");
