@@ -79,7 +79,7 @@ extern char **environ;
 struct opts {
 	const char *out;
 	const char *from;   /* --from: convert the recordings kept there */
-	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
+	unsigned long hz;   /* 0: PROFIL_HZ (set in the environment) */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
 	bool stacks; /* PCPROF_STACKS: a call stack with every sample */
@@ -108,7 +108,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -o, --output FILE   data file to write (default pcprof.data)\n"
 		"      --hz N          samples per CPU second per thread, 1..10000\n"
-		"                      (default: PROFIL_HZ, else the library's default)\n"
+		"                      (default: PROFIL_HZ, else %u)\n"
 		"      --engine NAME   thread-timer, perf, process-timer or auto (default)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
@@ -132,7 +132,7 @@ static void usage(FILE *f)
 		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
 		"found; 125 also when PROGRAM cannot be profiled (no --allow-unprofiled).\n"
 		"See pcprof-run(1).\n",
-		DEFAULT_SLOTS);
+		PCPROF_DEFAULT_HZ, DEFAULT_SLOTS);
 }
 
 static unsigned long number(const char *opt, const char *s, unsigned long lo, unsigned long hi)
@@ -255,6 +255,10 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		usage(stderr);
 		exit(EXIT_RUN_FAILED);
 	}
+	/* The user's PROFIL_HZ stays in force; else our default rate. */
+	const char *env_hz = getenv("PROFIL_HZ");
+	if (!o->hz && !(env_hz && *env_hz))
+		o->hz = PCPROF_DEFAULT_HZ;
 	*first = optind;
 }
 
@@ -1194,7 +1198,7 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 		if (*end || hz < 1 || hz > 10000)
 			hz = 0;
 	}
-	ext->hz = hz ? (unsigned)hz : 100; /* the library's default */
+	ext->hz = hz ? (unsigned)hz : PCPROF_DEFAULT_HZ;
 	return true;
 }
 
