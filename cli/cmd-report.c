@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "debuginfo.h"
 #include "model.h"
 #include "util.h"
 #include "view.h"
@@ -54,8 +55,8 @@ static void usage(FILE *f)
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"      --no-inline      inlined code is the function it was inlined into\n"
-		"                       (default: a function of its own, marked [inline])\n"
-		"  -h, --help           this text\n"
+		"                       (default: a function of its own, marked "
+		"[inline])\n" DEBUGINFO_USAGE "  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
 		"See pcprof-report(1).\n");
@@ -131,6 +132,7 @@ int cmd_report(int argc, char **argv)
 		{ "function", required_argument, NULL, 'f' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
+		DEBUGINFO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -141,6 +143,8 @@ int cmd_report(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:h", longopts, NULL)) != -1) {
+		if (debuginfo_option(c, optarg))
+			continue;
 		switch (c) {
 		case 't':
 			views |= V_TREE;

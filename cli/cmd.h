@@ -6,5 +6,6 @@ int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 
 #endif

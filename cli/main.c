@@ -20,6 +20,8 @@ static const struct command {
 	{ "report", "print a flat profile by function, line, module, process, thread", cmd_report,
 	  1 },
 	{ "export", "write gmon.out, pprof, folded, speedscope or HTML", cmd_export, 1 },
+	{ "archive", "pack a recording with its modules and debug files, by build id", cmd_archive,
+	  1 },
 };
 
 static void usage(FILE *f)

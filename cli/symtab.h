@@ -64,6 +64,11 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
  * one; NULL if there is none. */
 const char *symtab_symbol_file(struct symtab *st, uint32_t module);
 
+/* The files read for module's symbols: its ELF file and its separate
+ * debug file, each a path that can be opened again, or NULL (none, or a
+ * member of an archive). */
+void symtab_module_files(struct symtab *st, uint32_t module, const char **elf, const char **debug);
+
 /* Print the collected notes (modules without symbols and the Debian package
  * that would fix it, build-id mismatches), one per line, to f: "note: ..."
  * or "warning: ...", for the files in which a pc was looked up.  A file is
