@@ -239,14 +239,17 @@ int debuginfo_open_debug(const char *path, const uint8_t *id, uint32_t idlen, co
 	if (idlen == 0)
 		return -1; /* without a build id, a debug file cannot be told right */
 	for (size_t i = 0; i < ndirs; i++) {
-		char *p = joined(dirs[i], path, ".debug");
+		char *p = joined(dirs[i], path, ".debug"), *q = joined(dirs[i], path, NULL);
 		if ((fd = try_build_id(dirs[i], id, idlen, where, file)) >= 0 ||
 		    (fd = try_path(p, id, idlen, where, file)) >= 0 ||
+		    (fd = try_path(q, id, idlen, where, file)) >= 0 ||
 		    (fd = try_beside(dirs[i], path, "", debuglink, id, idlen, where, file)) >= 0) {
 			free(p);
+			free(q);
 			return fd;
 		}
 		free(p);
+		free(q);
 	}
 	char *usr = joined(debug_root(), "/usr/lib/debug", NULL);
 	if ((fd = try_beside("", path, "", debuglink, id, idlen, where, file)) >= 0 ||

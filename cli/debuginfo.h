@@ -13,7 +13,7 @@
  * Its debug file:
  *   1. a loaded archive's debug file with the build id
  *   2. each --debug-dir DIR: DIR/.build-id/xx/rest.debug, DIR/PATH.debug,
- *      DIR/<dir of PATH>/<debuglink>
+ *      DIR/PATH (an unstripped copy), DIR/<dir of PATH>/<debuglink>
  *   3. beside the module: <dir>/<debuglink>, <dir>/.debug/<debuglink>
  *   4. /usr/lib/debug/.build-id/xx/rest.debug, /usr/lib/debug/<dir>/<debuglink>
  *   5. debuginfod's debuginfo for the build id, when DEBUGINFOD_URLS is set
