@@ -1,10 +1,10 @@
 #!/bin/sh
 # Debug info that follows the binary (cli/debuginfo.h), on programs built
 # and recorded here:
-# - rebuilt after recording (another build id): the report and every export
-#   name none of the new binary's functions, show the samples as
-#   prog+0xADDRESS and say once why (build id mismatch: recorded X, file
-#   has Y);
+# - rebuilt after recording (another build id), recorded preloaded and
+#   from outside: the report and every export name none of the new
+#   binary's functions, show the samples as prog+0xADDRESS and say once why
+#   (build id mismatch: recorded X, file has Y);
 # - stripped, its debug file found by build id in a --debug-dir, in
 #   DIR/PATH, under PCPROF_DEBUG_ROOT's /usr/lib/debug, and from a
 #   debuginfod server (python3's http.server in debuginfod's layout): the
@@ -42,6 +42,19 @@ for fmt in folded pprof speedscope html gmon; do
 	fi
 done
 grep -q 'prog+0x' "$T/x.folded" || fail "folded has no prog+0x frame: $(head -c 2000 "$T/x.folded")"
+# the same when pcprof samples from outside (--mode external): the build id
+# is recorded there too (pcprof attach takes the same path, cli/sampler.c)
+prog ext "$T/eprog"
+ext_id=$(build_id "$T/eprog")
+if PROFIL_HZ=1000 "$PCPROF" run -q --mode external -o "$T/e.data" "$T/eprog" >"$T/runout" 2>&1; then
+	prog ext2 "$T/eprog" -O2
+	"$PCPROF" report "$T/e.data" >"$T/e" 2>&1 || fail "report: $(cat "$T/e")"
+	grep -q "^warning: $T/eprog lost its symbols: build id mismatch: recorded $ext_id, " "$T/e" ||
+		fail "external mode: no mismatch warning: $(cat "$T/e")"
+	! grep -q 'ext2_spin' "$T/e" || fail "external mode: names of the rebuilt program"
+elif ! grep -q 'perf' "$T/runout"; then
+	fail "pcprof run --mode external: $(cat "$T/runout")"
+fi # else perf events are denied here: t-run-external.sh says so
 
 # ---- stripped, with a separate debug file ----------------------------------------
 prog str "$T/sprog"
