@@ -308,8 +308,7 @@ int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, 
 const char *archive_names(void)
 {
 	static char *text;
-	if (text)
-		return text;
+	free(text);
 	struct membuf mb;
 	FILE *f = membuf_open(&mb);
 	for (struct archive *a = loaded; a; a = a->next)

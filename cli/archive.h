@@ -59,7 +59,8 @@ bool archive_is(const char *file);
 int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, uint32_t idlen,
 			char **where);
 
-/* The names of the loaded archives, ", "-separated, or "" (static). */
+/* The loaded archives, "the archive A, the archive B", or "".  Valid until
+ * the next call. */
 const char *archive_names(void);
 
 /* ---- writing ---- */

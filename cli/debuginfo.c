@@ -265,9 +265,8 @@ int debuginfo_open_debug(const char *path, const uint8_t *id, uint32_t idlen, co
 
 const char *debuginfo_searched(void)
 {
-	static char *text;
-	if (text)
-		return text;
+	static char *text; /* rebuilt at each call: an archive may have been loaded */
+	free(text);
 	read_urls();
 	struct membuf m;
 	FILE *f = membuf_open(&m);

@@ -68,7 +68,9 @@ int debuginfo_open_debug(const char *path, const uint8_t *id, uint32_t idlen, co
 			 char **where, char **file);
 
 /* Where the searches looked beyond the recorded path, for notes: "--debug-dir
- * A, /usr/lib/debug, debuginfod (URLS)".  Static storage. */
+ * A, /usr/lib/debug, debuginfod (URLS)".  Valid until the next call.  The
+ * first call also reads DEBUGINFOD_URLS, which symtab.c then hides from
+ * libdwfl. */
 const char *debuginfo_searched(void);
 
 /* The build id of the ELF file open at fd into id (40 bytes): its length,

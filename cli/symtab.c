@@ -79,6 +79,7 @@ struct symfile {
 	char *symfile;    /* the ELF file with the symbols gprof should read */
 	char *elf_file;   /* the file reported, if one can open it again */
 	char *debug_file; /* the separate debug file used, likewise */
+	bool debug_only;  /* the module's file was not found: its debug file is reported */
 	struct fn *fns;
 	size_t nfns;
 	Dwarf_CFI *cfi;
@@ -681,6 +682,7 @@ static void open_file(struct symfile *sf)
 						  &where, &file);
 			if (fd >= 0 && report(sf, where, fd)) {
 				sf->elf_file = file;
+				sf->debug_only = true;
 				sf->symfile = file ? xstrdup(file) : NULL;
 				set_note(sf, false,
 					 "%s: %s; its symbols come from the debug file %s",
@@ -1322,6 +1324,15 @@ void symtab_module_files(struct symtab *st, uint32_t module, const char **elf, c
 		return;
 	*elf = sf->elf_file;
 	*debug = sf->debug_file;
+}
+
+Elf *symtab_module_elf(struct symtab *st, uint32_t module)
+{
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return NULL;
+	struct symfile *sf = get_file(st, module);
+	GElf_Addr bias;
+	return sf->state == SF_OK && !sf->debug_only ? dwfl_module_getelf(sf->mod, &bias) : NULL;
 }
 
 void symtab_notes(struct symtab *st, FILE *f)
