@@ -128,7 +128,8 @@ static int parse_table(struct archive *a, char *err, size_t errlen)
 		e += AR_ENTRY_SIZE;
 		if (m->kind < AR_DATA || m->kind > AR_DEBUG || m->idlen > sizeof m->id ||
 		    plen > 4096 || (size_t)(end - e) < (size_t)m->idlen + plen ||
-		    m->offset < AR_HEADER_SIZE || m->offset > toc || m->stored > toc - m->offset)
+		    m->offset < AR_HEADER_SIZE || m->offset > toc || m->stored > toc - m->offset ||
+		    m->size / 1032 > m->stored) /* deflate's best ratio is about 1032:1 */
 			goto corrupt;
 		memcpy(m->id, e, m->idlen);
 		m->path = xmalloc(plen + 1);
@@ -160,12 +161,12 @@ static int unpack(const struct archive *a, const struct member *m, int fd, uint8
 	uint8_t chunk[1 << 16];
 	uint8_t *out = NULL;
 	if (fd < 0) {
-		if (m->size > SIZE_MAX - 1) {
+		if (m->size > SIZE_MAX - 1 || !(out = malloc((size_t)m->size + 1))) {
 			inflateEnd(&z);
-			set_err(err, errlen, "member too large");
+			set_err(err, errlen, "%s: too large to unpack (%llu bytes)", m->path,
+				(unsigned long long)m->size);
 			return -1;
 		}
-		out = xmalloc((size_t)m->size + 1);
 	}
 	z.next_in = (Bytef *)(a->map + m->offset);
 	uint64_t in_left = m->stored, got = 0;

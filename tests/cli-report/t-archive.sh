@@ -4,7 +4,8 @@
 # of the archive give the original names and lines, taken from inside it,
 # and the plain recording does not.  A stripped program's debug file, found
 # through --debug-dir at archive time, is packed too.  Errors: an archive
-# of an archive, a truncated or corrupted archive, an unwritable output.
+# of an archive, a truncated or corrupted archive (any byte of it), an
+# unwritable output.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dbg.sh"
 command -v cmp >/dev/null || skip "cmp not installed"
@@ -83,6 +84,22 @@ try 1 "$T/bad.ar: corrupted archive" "$PCPROF" report "$T/bad.ar"
 cp "$T/p.ar" "$T/bad2.ar"
 printf '\377\377\377\377' | dd of="$T/bad2.ar" bs=1 seek=40 conv=notrunc 2>/dev/null
 try 1 "$T/bad2.ar: corrupted archive member" "$PCPROF" report "$T/bad2.ar"
+# any byte damaged: an error or a report, never a crash or a hang (each
+# byte of the header and the trailer, 40 spread over the members, the
+# table's first 400 in steps of 7)
+n=$(wc -c <"$T/p.ar")
+toc=$(od -An -tu8 -j $((n - 24)) -N 8 "$T/p.ar" | tr -d ' ')
+for at in $(awk -v n="$n" -v t="$toc" 'BEGIN {
+	for (i = 0; i < 16; i++) print i
+	for (i = t; i < n && i < t + 400; i += 7) print i
+	for (i = n - 24; i < n; i++) print i
+	for (i = 16; i < t; i += int(t / 40) + 1) print i }'); do
+	cp "$T/p.ar" "$T/f.ar"
+	printf '\125' | dd of="$T/f.ar" bs=1 seek="$at" conv=notrunc 2>/dev/null
+	rc=0
+	timeout 120 "$PCPROF" report "$T/f.ar" >"$T/fo" 2>&1 || rc=$?
+	[ $rc -le 1 ] || fail "report of an archive damaged at byte $at: exit $rc: $(tail -5 "$T/fo")"
+done
 try 1 "$T/nodir/x.ar: " "$PCPROF" archive -o "$T/nodir/x.ar" "$T/p.data"
 try 1 "$T/none.data: " "$PCPROF" archive "$T/none.data"
 [ ! -e "$T/none.data.archive" ] || fail "an archive of nothing was written"
