@@ -1,8 +1,8 @@
 #!/bin/sh
 # Debug info that follows the binary (cli/debuginfo.h), on programs built
 # and recorded here:
-# - rebuilt after recording (another build id), recorded preloaded and
-#   from outside: the report and every export name none of the new
+# - rebuilt after recording (another build id), recorded preloaded, from
+#   outside and by attaching (rebuilt while it ran): the report and every export name none of the new
 #   binary's functions, show the samples as prog+0xADDRESS and say once why
 #   (build id mismatch: recorded X, file has Y);
 # - stripped, its debug file found by build id in a --debug-dir, in
@@ -55,6 +55,40 @@ if PROFIL_HZ=1000 "$PCPROF" run -q --mode external -o "$T/e.data" "$T/eprog" >"$
 elif ! grep -q 'perf' "$T/runout"; then
 	fail "pcprof run --mode external: $(cat "$T/runout")"
 fi # else perf events are denied here: t-run-external.sh says so
+# pcprof attach to a program rebuilt while it runs: the build id recorded
+# is that of the file it maps (read through /proc/PID/map_files where we
+# may, as root), not of the file now at its path
+cat >"$T/long.c" <<'END'
+static volatile unsigned long sink;
+__attribute__((noinline)) void long_spin(void)
+{
+	for (;;)
+		sink++;
+}
+int main(void)
+{
+	long_spin();
+	return 0;
+}
+END
+cc -O1 -g -o "$T/long" "$T/long.c" 2>"$T/err" || fail "cc: $(cat "$T/err")"
+long_id=$(build_id "$T/long")
+"$T/long" &
+lp=$!
+sed 's/long_spin/later_spin/' "$T/long.c" >"$T/later.c"
+cc -O2 -g -o "$T/long" "$T/later.c" 2>"$T/err" || fail "cc: $(cat "$T/err")"
+rc=0
+"$PCPROF" attach --duration 0.5 -o "$T/a.data" $lp >"$T/aout" 2>&1 || rc=$?
+kill $lp
+wait $lp 2>/dev/null || true
+if [ $rc = 0 ]; then
+	"$PCPROF" report "$T/a.data" >"$T/a" 2>&1 || fail "report: $(cat "$T/a")"
+	! grep -q 'later_spin' "$T/a" || fail "attach: names of the rebuilt program: $(cat "$T/a")"
+	[ "$(id -u)" != 0 ] || grep -q "^warning: $T/long.* lost its symbols: .*build id $long_id" "$T/a" ||
+		fail "attach: not the mapped file's build id ($long_id): $(cat "$T/a")"
+elif ! grep -q -e perf_event_paranoid -e 'no software cpu-clock' "$T/aout"; then
+	fail "pcprof attach: $(cat "$T/aout")"
+fi
 
 # ---- stripped, with a separate debug file ----------------------------------------
 prog str "$T/sprog"
