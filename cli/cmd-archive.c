@@ -8,7 +8,9 @@
  * Modules without samples are left out: nothing would be looked up in
  * them.  A module whose matching file cannot be found is left out with
  * its note (why it lost its symbols), and the archive is still written:
- * its samples show as addresses, as they would in a report here.
+ * its samples show as addresses, as they would in a report here.  The
+ * vDSO has no file: its image is packed from memory when this kernel's is
+ * the one recorded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "archive.h"
@@ -69,11 +72,17 @@ struct job {
 	uint64_t bytes; /* the files' own sizes */
 };
 
-static void pack(struct job *j, enum ar_kind kind, const struct pp_module *m, const char *file)
+/* Pack the file at path file, or the one open at fd (file NULL). */
+static void pack(struct job *j, enum ar_kind kind, const struct pp_module *m, const char *file,
+		 int fd)
 {
-	if (!file || already(j->v, j->n, kind, m))
+	if ((!file && fd < 0) || already(j->v, j->n, kind, m)) {
+		if (!file && fd >= 0)
+			close(fd);
 		return;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	}
+	if (file)
+		fd = open(file, O_RDONLY | O_CLOEXEC);
 	char err[1024];
 	if (fd < 0) {
 		ofile_discard(j->o);
@@ -98,6 +107,21 @@ static void pack(struct job *j, enum ar_kind kind, const struct pp_module *m, co
 	else
 		j->debugs++;
 	j->bytes += size > 0 ? (uint64_t)size : 0;
+}
+
+/* The vDSO's image, which matched the recorded build id, in an anonymous
+ * file; -1 if it did not match (another kernel's). */
+static int vdso_fd(struct symtab *st, uint32_t m)
+{
+	Elf *elf = symtab_module_elf(st, m);
+	size_t size;
+	char *image = elf ? elf_rawfile(elf, &size) : NULL;
+	int fd = image ? memfd_create("vdso", MFD_CLOEXEC) : -1;
+	if (fd >= 0 && write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 int cmd_archive(int argc, char **argv)
@@ -180,8 +204,10 @@ int cmd_archive(int argc, char **argv)
 			    !already(j.v, j.n, AR_MODULE, &pr->modules[m]) &&
 			    !already(j.v, j.n, AR_DEBUG, &pr->modules[m]))
 				missing++;
-			pack(&j, AR_MODULE, &pr->modules[m], elf);
-			pack(&j, AR_DEBUG, &pr->modules[m], dbg);
+			pack(&j, AR_MODULE, &pr->modules[m], elf, -1);
+			pack(&j, AR_DEBUG, &pr->modules[m], dbg, -1);
+			if (strcmp(pr->modules[m].path, "[vdso]") == 0)
+				pack(&j, AR_MODULE, &pr->modules[m], NULL, vdso_fd(st[i], m));
 		}
 		free(used);
 		symtab_notes(st[i], stderr);

@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "debuginfo.h"
 #include "symtab-go.h"
 #include "util.h"
@@ -580,6 +581,11 @@ static int current_build_id(struct symfile *sf, const unsigned char **bits)
  */
 static bool report_vdso(struct symfile *sf)
 {
+	char *where; /* an archive's copy, packed where the recording was made */
+	int afd = archive_open_member(AR_MODULE, sf->path, sf->build_id, sf->build_id_len, &where);
+	free(where);
+	if (afd >= 0 && report(sf, "[vdso]", afd))
+		return true;
 	unsigned long ehdr = getauxval(AT_SYSINFO_EHDR);
 	if (!ehdr)
 		return false;
@@ -1322,8 +1328,8 @@ void symtab_module_files(struct symtab *st, uint32_t module, const char **elf, c
 	sf->used = true;
 	if (sf->state != SF_OK)
 		return;
-	*elf = sf->elf_file;
-	*debug = sf->debug_file;
+	*elf = sf->debug_only ? NULL : sf->elf_file;
+	*debug = sf->debug_only ? sf->elf_file : sf->debug_file;
 }
 
 Elf *symtab_module_elf(struct symtab *st, uint32_t module)
