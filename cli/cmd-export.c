@@ -23,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pcprof export --format FORMAT [-o OUT] [OPTIONS] [FILE]\n"
 		   "\n"
-		   "Write the profile recorded in FILE (default pcprof.data) for another tool.\n"
+		   "Write the profile recorded in FILE (default pcprof.data, or an archive of\n"
+		   "pcprof archive) for another tool.\n"
 		   "\n"
 		   "Formats:\n");
 	for (size_t i = 0; i < NFORMATS; i++)

@@ -33,9 +33,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pcprof report [OPTIONS] [FILE]\n"
 		"\n"
-		"Print the profile recorded in FILE (default pcprof.data): self and total\n"
-		"share, samples and seconds per function, with its module.  Self: samples\n"
-		"in the function itself; total: samples whose call stack holds it.\n"
+		"Print the profile recorded in FILE (default pcprof.data, or an archive of\n"
+		"pcprof archive): self and total share, samples and seconds per function,\n"
+		"with its module.  Self: samples in the function itself; total: samples\n"
+		"whose call stack holds it.\n"
 		"\n"
 		"Views (each adds a table; default --functions):\n"
 		"  -F, --functions      by function\n"
