@@ -278,6 +278,7 @@ int archive_read_profile(const char *file, struct pp_profile *out, char *err, si
 int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, uint32_t idlen,
 			char **where)
 {
+	*where = NULL;
 	for (struct archive *a = loaded; a; a = a->next) {
 		for (size_t i = 0; i < a->n; i++) {
 			struct member *m = &a->m[i];

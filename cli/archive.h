@@ -53,7 +53,8 @@ bool archive_is(const char *file);
  * A loaded archive's member of kind for a module: the one with this build
  * id, or when idlen is 0 the one with this path.  A descriptor of an
  * anonymous file with its contents (the caller closes it) and *where
- * "ARCHIVE(PATH)", malloc'd; -1 if no loaded archive holds one.  A member
+ * "ARCHIVE(PATH)", malloc'd; -1 and *where NULL if no loaded archive
+ * holds one.  A member
  * whose contents fail their check is reported on stderr once and not used.
  */
 int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, uint32_t idlen,
