@@ -709,9 +709,8 @@ static void open_file(struct symfile *sf)
 						sf->path, why, idhex, debuginfo_searched(), b);
 				else
 					set_note(sf, true,
-						 "%s lost its symbols: %s (no build id recorded); "
-						 "its "
-						 "functions show as %s+0xADDRESS",
+						 "%s lost its symbols: %s (no build id "
+						 "recorded); its functions show as %s+0xADDRESS",
 						 sf->path, why, b);
 				free(why);
 				return;
