@@ -24,6 +24,8 @@ static const struct command {
 	  1 },
 	{ "diff", "compare two recordings: what changed, beyond sampling noise", cmd_diff, 1 },
 	{ "merge", "combine recordings into one data file", cmd_merge, 1 },
+	{ "archive", "pack a recording with its modules and debug files, by build id", cmd_archive,
+	  1 },
 };
 
 static void usage(FILE *f)
