@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pcprof [--version] [--help] COMMAND [ARGS]\n\n");
 	fprintf(f, "Commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-9s  %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'pcprof COMMAND --help' describes a command; see also pcprof(1).\n");
 }
 

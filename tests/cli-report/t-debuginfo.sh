@@ -106,7 +106,7 @@ grep -q "^note: sprog .*no debug file for build id $id .*install the -dbgsym pac
 
 named() { # FILE: the hot function and its line are there
 	grep -Eq ' str_spin +sprog$' "$1" || fail "$2: no str_spin row: $(cat "$1")"
-	grep -Eq " sprog\.c:$hot +str_spin " "$1" || fail "$2: no line sprog.c:$hot: $(cat "$1")"
+	grep -Eq "[ /]sprog\.c:$hot +str_spin " "$1" || fail "$2: no line sprog.c:$hot: $(cat "$1")"
 	! grep -q '^note: sprog' "$1" || fail "$2: a note although the debug file was found: $(cat "$1")"
 }
 # DIR/.build-id/xx/rest.debug
