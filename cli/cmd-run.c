@@ -474,7 +474,13 @@ static void forward(int sig, siginfo_t *si, void *uc)
 }
 
 /* Blocks the forwarded signals (the caller unblocks them once the child's
- * pid is known) and installs the handler; *old is the previous mask. */
+ * pid is known) and installs the handler; *old is the previous mask.
+ * Without SA_RESTART: a forwarded signal ends the wait it arrives in with
+ * EINTR, and every wait below tries again.  A runtime that runs handlers
+ * only when the call they arrived in returns (ThreadSanitizer's does, for
+ * waitid) would otherwise, the wait being restarted, forward nothing until
+ * the program had ended: SIGINT would never reach it, SIGTERM would hang
+ * pcprof and a program that waits for it (tests/cli-run/t-run-status.sh). */
 static void catch_signals(sigset_t *old)
 {
 	sigset_t blocked;
@@ -482,7 +488,7 @@ static void catch_signals(sigset_t *old)
 	for (size_t i = 0; i < NFWD; i++)
 		sigaddset(&blocked, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &blocked, old);
-	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO };
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < NFWD; i++)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
