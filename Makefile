@@ -152,10 +152,10 @@ $(B)/include.stamp: $(HEADERS)
 
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
-CLI_PKGS := libdw libelf zlib
+CLI_PKGS := libdw libelf zlib libdebuginfod
 CLI_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
 # libiberty: the C++/Rust demangler (static only on Debian; libiberty-dev)
-CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz) -liberty
+CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldebuginfod) -liberty
 
 ifneq ($(CLI_SRC),)
 cli: $(B)/pcprof
@@ -186,7 +186,7 @@ $(B)/install/cmd-run.o: cli/cmd-run.c $(B)/install/libdir.txt
 		-DPCPROF_LIBDIR=\"$(LIBDIR)\" -MMD -MP -c -o $@ $<
 
 $(B)/install/pcprof: $(B)/install/cmd-run.o $(filter-out $(B)/cli/cmd-run.o,$(CLI_OBJ))
-	$(CC) $(CFLAGS) -o $@ $^ $(CLI_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(CLI_LIBS) -lcapstone -lm
 
 install: $(if $(CLI_SRC),$(B)/install/pcprof)
 
@@ -198,8 +198,9 @@ $(B)/cli/html-flame.inc: cli/html-flame.js
 $(B)/cli/out-html.o: $(B)/cli/html-flame.inc
 $(B)/cli/out-html.o: CLI_CFLAGS += -I$(B)/cli
 
+# Capstone disassembles for `pcprof annotate --asm` (cmd-annotate.c only)
 $(B)/pcprof: $(CLI_OBJ)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) -lcapstone -lm
 
 # ---- tests -----------------------------------------------------------------
 # tests/<group>/t-*.c: one program per test, linked with the shared library.

@@ -30,7 +30,7 @@
 #define EXIT_FAILED 1
 #define EXIT_USAGE  2
 
-#define DEFAULT_HZ 100
+#define DEFAULT_HZ PCPROF_DEFAULT_HZ
 #define POLL_MS    200 /* the longest wait: a process that ended is seen within it */
 
 static volatile sig_atomic_t stop_sig;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "debuginfo.h"
 #include "model.h"
 #include "out.h"
 #include "util.h"
@@ -22,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pcprof export --format FORMAT [-o OUT] [OPTIONS] [FILE]\n"
 		   "\n"
-		   "Write the profile recorded in FILE (default pcprof.data) for another tool.\n"
+		   "Write the profile recorded in FILE (default pcprof.data, or an archive of\n"
+		   "pcprof archive) for another tool.\n"
 		   "\n"
 		   "Formats:\n");
 	for (size_t i = 0; i < NFORMATS; i++)
@@ -38,9 +40,10 @@ static void usage(FILE *f)
 		"      --function PAT   only functions matching PAT (fnmatch; the name as\n"
 		"                       shown or as in the binary)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		"      --no-inline      inlined code is the function it was inlined into\n"
+		"      --no-inline      inlined code is the function it was inlined "
+		"into\n"
 		"      --time FROM-TO   only samples of that period, in seconds since the run\n"
-		"                       started (1.5-3, 2- or -0.5)\n"
+		"                       started (1.5-3, 2- or -0.5)\n" DEBUGINFO_USAGE
 		"  -h, --help           this text\n"
 		"\n"
 		"See pcprof-export(1) and docs/formats.md.\n");
@@ -69,6 +72,7 @@ int cmd_export(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "time", required_argument, NULL, 'T' },
+		DEBUGINFO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -78,6 +82,8 @@ int cmd_export(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
+		if (debuginfo_option(c, optarg))
+			continue;
 		switch (c) {
 		case 'f':
 			fmtname = optarg;
@@ -127,6 +133,7 @@ int cmd_export(int argc, char **argv)
 	if (!out)
 		out = fmt->default_out;
 	fo.no_inline |= fmt->no_inline;
+	fo.no_threads = true; /* no format has a per-thread table */
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);

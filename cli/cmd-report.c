@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "debuginfo.h"
 #include "model.h"
 #include "util.h"
 #include "view.h"
@@ -26,16 +27,26 @@ enum {
 	V_TIMELINE = 64,
 };
 
-enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_TIME, OPT_TIMELINE };
+enum {
+	OPT_CALLERS = 256,
+	OPT_CALLEES,
+	OPT_NO_DEMANGLE,
+	OPT_NO_INLINE,
+	OPT_SOURCE_ROOT,
+	OPT_FULL_PATHS,
+	OPT_TIME,
+	OPT_TIMELINE
+};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pcprof report [OPTIONS] [FILE]\n"
 		"\n"
-		"Print the profile recorded in FILE (default pcprof.data): self and total\n"
-		"share, samples and seconds per function, with its module.  Self: samples\n"
-		"in the function itself; total: samples whose call stack holds it.\n"
+		"Print the profile recorded in FILE (default pcprof.data, or an archive of\n"
+		"pcprof archive): self and total share, samples and seconds per function,\n"
+		"with its module.  Self: samples in the function itself; total: samples\n"
+		"whose call stack holds it.\n"
 		"\n"
 		"Views (each adds a table; default --functions):\n"
 		"  -F, --functions      by function\n"
@@ -56,10 +67,15 @@ static void usage(FILE *f)
 		"                       started (1.5-3, 2- or -0.5)\n"
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
+		"  -v, --all            -P: every process, those without samples too\n"
+		"                       (default: counted on one line, unless -p)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
 		"      --no-inline      inlined code is the function it was inlined into\n"
 		"                       (default: a function of its own, marked [inline])\n"
-		"  -h, --help           this text\n"
+		"      --source-root DIR  --lines: source paths relative to DIR (default: to\n"
+		"                       the compilation directory, when under it)\n"
+		"      --full-paths     --lines: full source paths\n"
+		DEBUGINFO_USAGE "  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
 		"See pcprof-report(1).\n");
@@ -134,11 +150,15 @@ int cmd_report(int argc, char **argv)
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "timeline", no_argument, NULL, OPT_TIMELINE },
+		{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
+		{ "full-paths", no_argument, NULL, OPT_FULL_PATHS },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "function", required_argument, NULL, 'f' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'v' },
+		DEBUGINFO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -149,7 +169,9 @@ int cmd_report(int argc, char **argv)
 	struct tl_range period;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:vh", longopts, NULL)) != -1) {
+		if (debuginfo_option(c, optarg))
+			continue;
 		switch (c) {
 		case 't':
 			views |= V_TREE;
@@ -165,6 +187,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			fo.no_inline = true;
+			break;
+		case OPT_SOURCE_ROOT:
+			o.paths.source_root = optarg;
+			break;
+		case OPT_FULL_PATHS:
+			o.paths.full = true;
 			break;
 		case OPT_TIME:
 			fo.time = tl_parse_arg(optarg, &period);
@@ -208,6 +236,9 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			o.limit = parse_limit(optarg);
 			break;
+		case 'v':
+			o.all = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -223,14 +254,19 @@ int cmd_report(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!views && !callers && !callees)
 		views = V_FUNCTIONS;
+	fo.no_threads = !(views & V_THREADS);
+	if (fo.pid)
+		o.all = true; /* the processes asked for, with or without samples */
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);
 	header(f, file);
 	int missing = 0;
-	if (f->total == 0)
+	if (f->total == 0) {
 		printf("\nno samples\n");
-	else {
+		if (views & V_PROCESSES) /* what ran, and how it ended */
+			view_processes(f, &o);
+	} else {
 		if (views & V_FUNCTIONS)
 			view_functions(f, &o);
 		if (views & V_LINES)

@@ -79,7 +79,7 @@ extern char **environ;
 struct opts {
 	const char *out;
 	const char *from;   /* --from: convert the recordings kept there */
-	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
+	unsigned long hz;   /* 0: PROFIL_HZ (set in the environment) */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
 	bool stacks;   /* PCPROF_STACKS: a call stack with every sample */
@@ -109,7 +109,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -o, --output FILE   data file to write (default pcprof.data)\n"
 		"      --hz N          samples per CPU second per thread, 1..10000\n"
-		"                      (default: PROFIL_HZ, else the library's default)\n"
+		"                      (default: PROFIL_HZ, else %u)\n"
 		"      --engine NAME   thread-timer, perf, process-timer or auto (default)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
@@ -135,7 +135,7 @@ static void usage(FILE *f)
 		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
 		"found; 125 also when PROGRAM cannot be profiled (no --allow-unprofiled).\n"
 		"See pcprof-run(1).\n",
-		DEFAULT_SLOTS);
+		PCPROF_DEFAULT_HZ, DEFAULT_SLOTS);
 }
 
 static unsigned long number(const char *opt, const char *s, unsigned long lo, unsigned long hi)
@@ -265,6 +265,10 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		usage(stderr);
 		exit(EXIT_RUN_FAILED);
 	}
+	/* The user's PROFIL_HZ stays in force; else our default rate. */
+	const char *env_hz = getenv("PROFIL_HZ");
+	if (!o->hz && !(env_hz && *env_hz))
+		o->hz = PCPROF_DEFAULT_HZ;
 	*first = optind;
 }
 
@@ -481,7 +485,13 @@ static void forward(int sig, siginfo_t *si, void *uc)
 }
 
 /* Blocks the forwarded signals (the caller unblocks them once the child's
- * pid is known) and installs the handler; *old is the previous mask. */
+ * pid is known) and installs the handler; *old is the previous mask.
+ * Without SA_RESTART: a forwarded signal ends the wait it arrives in with
+ * EINTR, and every wait below tries again.  A runtime that runs handlers
+ * only when the call they arrived in returns (ThreadSanitizer's does, for
+ * waitid) would otherwise, the wait being restarted, forward nothing until
+ * the program had ended: SIGINT would never reach it, SIGTERM would hang
+ * pcprof and a program that waits for it (tests/cli-run/t-run-status.sh). */
 static void catch_signals(sigset_t *old)
 {
 	sigset_t blocked;
@@ -489,7 +499,7 @@ static void catch_signals(sigset_t *old)
 	for (size_t i = 0; i < NFWD; i++)
 		sigaddset(&blocked, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &blocked, old);
-	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO };
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < NFWD; i++)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
@@ -1220,7 +1230,7 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 		if (*end || hz < 1 || hz > 10000)
 			hz = 0;
 	}
-	ext->hz = hz ? (unsigned)hz : 100; /* the library's default */
+	ext->hz = hz ? (unsigned)hz : PCPROF_DEFAULT_HZ;
 	return true;
 }
 

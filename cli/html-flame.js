@@ -45,6 +45,8 @@
 	let icicle = false;
 	let byName = false;
 	let matched = new Set();
+	const byDiff = diffInit();
+	let diffShown = byDiff;
 
 	// colours: the module's (as in the rest of the page) or a hash of the name
 	function hash(s) {
@@ -54,6 +56,8 @@
 		return h >>> 0;
 	}
 	function colour(n) {
+		if (diffShown)
+			return diffColour(n);
 		const k = kind(n.fn);
 		if (k !== 0)
 			return GREY;
@@ -87,7 +91,7 @@
 		r.setAttribute('width', Math.max(w - 0.5, 0.1).toFixed(2));
 		r.setAttribute('height', String(ROW - 1));
 		r.setAttribute('fill', colour(n));
-		if (!byName && kind(n.fn) === 0) // neighbours of one module apart
+		if (!byName && !diffShown && kind(n.fn) === 0) // neighbours of one module apart
 			r.setAttribute('fill-opacity', (0.72 + (hash(name(n.fn)) % 29) / 100).toFixed(2));
 		g.appendChild(r);
 		const chars = Math.floor((w - 6) / 6.6);
@@ -299,7 +303,7 @@
 		b.textContent = name(n.fn);
 		tip.appendChild(b);
 		const lines = [modName(n.fn), n.total + ' samples, total ' + pct(n.total) + '%',
-			'self ' + n.self + ' samples, ' + pct(n.self) + '%'];
+			'self ' + n.self + ' samples, ' + pct(n.self) + '%'].concat(diffTip(n));
 		for (const l of lines) {
 			const d = document.createElement('div');
 			d.textContent = l;
@@ -334,6 +338,7 @@
 	});
 	el('fg-colour').addEventListener('change', (e) => {
 		byName = e.target.value === 'name';
+		diffShown = e.target.value === 'change';
 		draw();
 	});
 	const box = el('fg-search');
@@ -365,6 +370,44 @@
 		}
 		zoomTo(root);
 	});
+	// ---- a diff (pcprof diff --html): each frame's change since the base ----
+	// D.delta holds per node, in the order of D.nodes, the change of its
+	// total share (in % of all samples) and its standard error, null for
+	// an [other] node; D.dmax the largest change beyond noise.  Returns
+	// whether the page is a diff, and then colours by change from the start.
+	function diffInit() {
+		if (!Array.isArray(D.delta))
+			return false;
+		let i = 0;
+		(function walk(n) {
+			for (const k of n.kids) {
+				k.delta = D.delta[2 * i];
+				k.se = D.delta[2 * i + 1];
+				i++;
+				walk(k);
+			}
+		})(root);
+		const sel = el('fg-colour');
+		const o = document.createElement('option');
+		o.value = 'change';
+		o.textContent = 'by change';
+		sel.insertBefore(o, sel.firstChild);
+		sel.value = 'change';
+		return true;
+	}
+	const NOISE = '#c8c8ce';
+	function diffColour(n) {
+		if (kind(n.fn) !== 0 || n.delta == null || Math.abs(n.delta) <= 3 * n.se)
+			return kind(n.fn) === 0 ? NOISE : GREY;
+		const t = Math.min(1, Math.abs(n.delta) / (D.dmax || 1));
+		return 'hsl(' + (n.delta > 0 ? 0 : 215) + ',75%,' + (88 - 40 * t).toFixed(0) + '%)';
+	}
+	function diffTip(n) {
+		if (!byDiff || n.delta == null)
+			return [];
+		return ['change ' + (n.delta >= 0 ? '+' : '') + n.delta.toFixed(2) + '% \u00b1 ' +
+			n.se.toFixed(2) + (Math.abs(n.delta) > 3 * n.se ? '' : ' (within noise)')];
+	}
 	window.addEventListener('resize', draw);
 	if (el('tl-data'))
 		timeline(JSON.parse(el('tl-data').textContent));

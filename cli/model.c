@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
 #include "record-format.h"
 #include "util.h"
 
@@ -366,11 +367,13 @@ static uint32_t pc_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 	for (size_t k = 1; k < nfr && !f->opts.no_inline; k++) {
 		caller = new_pc(b, fmod, fn, addr, file, line, caller);
 		f->pcs[caller].inl_outer = true;
+		f->pcs[caller].comp_dir = si.comp_dir;
 		fn = inline_fn_of(b, fmod, &fr[k], addr);
 		file = fr[k].file;
 		line = fr[k].line;
 	}
 	uint32_t leaf = new_pc(b, fmod, fn, addr, file, line, caller);
+	f->pcs[leaf].comp_dir = si.comp_dir;
 	hmap_set(&b->pcmap, s, leaf);
 	*hide = hidden(f, &f->fns[fn]);
 	return leaf;
@@ -690,6 +693,7 @@ static void build_lines(struct model *f)
 			*l = (struct model_line){
 				.fn = p->fn, .file = p->file, .line = p->line, .addr = p->addr
 			};
+			l->comp_dir = p->comp_dir;
 		}
 		l->samples += p->samples;
 		l->seconds += p->seconds;
@@ -801,7 +805,8 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	add_totals(f, false);
 	build_lines(f);
 	add_totals(f, true);
-	build_threads(f);
+	if (!opts->no_threads)
+		build_threads(f);
 	return f;
 }
 
@@ -814,7 +819,7 @@ void model_notes(const struct model *f, FILE *out)
 struct model *model_open(const char *file, const struct model_opts *opts, struct pp_profile *prof)
 {
 	char err[512];
-	if (pp_read(file, prof, err, sizeof err) != 0)
+	if (archive_read_profile(file, prof, err, sizeof err) != 0)
 		die(1, "%s: %s", file, err);
 	struct tl_kept kept = { 0 };
 	if (opts->time && tl_restrict(prof, opts->time, &kept, err, sizeof err) < 0) {

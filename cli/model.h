@@ -39,6 +39,8 @@ struct model_opts {
 	const char *function; /* fnmatch pattern on the function label or symbol; NULL: all */
 	bool no_demangle;     /* labels are the symbols as the binary spells them */
 	bool no_inline;       /* inlined code is its caller's (no inline frames) */
+	bool no_threads;      /* threads stays empty: nothing will read it (its
+				 build is a tenth of an export of 10M records) */
 	const struct tl_range *time; /* model_open: only this period; NULL: all */
 };
 
@@ -89,6 +91,8 @@ struct model_pc {
 	double seconds;
 	uint32_t inl_caller; /* see above; MODEL_NO_PC: not inlined here */
 	bool inl_outer;      /* some other location's inl_caller: not innermost */
+
+	const char *comp_dir; /* DWARF compilation directory of file's unit, or NULL */
 };
 
 /* One source line (lines of a function kept apart per function). */
@@ -99,6 +103,8 @@ struct model_line {
 	uint64_t addr; /* lowest sampled address on it */
 	uint64_t samples, total;
 	double seconds;
+
+	const char *comp_dir; /* DWARF compilation directory of file's unit, or NULL */
 };
 
 struct model_proc {

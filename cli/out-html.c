@@ -445,6 +445,8 @@ struct ftree {
 	/* the timeline (tl_note): 1 + the JSON index of each node written,
 	 * and of each node's [other] child (index nnodes: the roots') */
 	uint32_t *tl_node, *tl_other, tl_count;
+	uint32_t *order; /* with a diff: the nodes written, preorder ([other]: UINT32_MAX) */
+	size_t norder;
 };
 
 static const struct ftree *sort_ft;
@@ -570,6 +572,8 @@ static void ftree_write(FILE *s, struct ftree *t, const uint32_t *list, size_t n
 			shown + (shown < nk));
 		tl_note(t, k, false);
 		*comma = true;
+		if (t->order)
+			t->order[t->norder++] = k;
 		ftree_write(s, t, kids, nk, comma);
 	}
 	if (rest) {
@@ -577,7 +581,179 @@ static void ftree_write(FILE *s, struct ftree *t, const uint32_t *list, size_t n
 		fprintf(s, "%s-1,%" PRIu64 ",%" PRIu64 ",0", *comma ? "," : "", rest, rest);
 		tl_note(t, list[big], true);
 		*comma = true;
+		if (t->order)
+			t->order[t->norder++] = UINT32_MAX;
 	}
+}
+
+/* ---- a diff's colours (pcprof diff --html, cmd-diff.c) ------------------------
+ *
+ * The page of NEW, each frame coloured by the change of its total share
+ * since BASE.  A frame is matched in BASE by its call path: the functions
+ * from the root to it, each by label and module name (as cmd-diff.c
+ * matches rows), hashed along the path; nodes of BASE whose paths hash
+ * alike hold disjoint samples (one node per depth per stack), so their
+ * totals add up.  "delta" holds, per node of "nodes" in order, the change
+ * in % of all samples and its standard error (the noise of two
+ * proportions, as in pcprof-diff(1)), null for an [other] node. */
+static struct {
+	const struct model *base;
+	const char *name;  /* BASE's file name */
+	uint64_t *h, *tot; /* BASE's path hashes, sorted, with their samples */
+	size_t n;
+	double max; /* largest |change| beyond noise, in % */
+} diff;
+
+static uint64_t fn_key_hash(const struct model *f, uint32_t fn, uint64_t h)
+{
+	const struct model_fn *x = &f->fns[fn];
+	const char *m = model_mod_name(f, x->mod);
+	h = hash_bytes(x->label, strlen(x->label) + 1, h);
+	h = hash_bytes(&x->inlined, 1, h);
+	return hash_bytes(m, strlen(m) + 1, h);
+}
+
+/* Per node of f, the hash of its path of functions (nodes: parents first). */
+static uint64_t *path_hashes(const struct model *f)
+{
+	uint64_t *h = xmalloc((f->nnodes + 1) * sizeof *h);
+	for (size_t i = 0; i < f->nnodes; i++) {
+		uint32_t p = f->nodes[i].parent;
+		h[i] = fn_key_hash(f, f->pcs[f->nodes[i].pc].fn,
+				   p == MODEL_NO_NODE ? HASH_INIT : h[p]);
+	}
+	return h;
+}
+
+static const uint64_t *sort_h;
+static int by_hash(const void *a, const void *b)
+{
+	uint64_t x = sort_h[*(const uint32_t *)a], y = sort_h[*(const uint32_t *)b];
+	return x < y ? -1 : x > y;
+}
+
+/* BASE's samples per path hash. */
+static void diff_base_paths(void)
+{
+	const struct model *b = diff.base;
+	size_t n = b->nnodes;
+	uint64_t *h = path_hashes(b), *tot = xcalloc(n + 1, sizeof *tot);
+	for (size_t i = 0; i < b->nhits; i++)
+		tot[b->hits[i].node] += b->hits[i].count;
+	for (size_t i = n; i-- > 0;)
+		if (b->nodes[i].parent != MODEL_NO_NODE)
+			tot[b->nodes[i].parent] += tot[i];
+	uint32_t *ix = xmalloc((n + 1) * sizeof *ix);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = (uint32_t)i;
+	sort_h = h;
+	qsort(ix, n, sizeof *ix, by_hash);
+	diff.h = xmalloc((n + 1) * sizeof *diff.h);
+	diff.tot = xmalloc((n + 1) * sizeof *diff.tot);
+	diff.n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (diff.n && diff.h[diff.n - 1] == h[ix[i]]) {
+			diff.tot[diff.n - 1] += tot[ix[i]];
+			continue;
+		}
+		diff.h[diff.n] = h[ix[i]];
+		diff.tot[diff.n++] = tot[ix[i]];
+	}
+	free(ix);
+	free(tot);
+	free(h);
+}
+
+static uint64_t diff_base_total(uint64_t h)
+{
+	size_t lo = 0, hi = diff.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (diff.h[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < diff.n && diff.h[lo] == h ? diff.tot[lo] : 0;
+}
+
+/* The change of node k's share since BASE (in %) and its standard error. */
+static void diff_node(const struct ftree *t, const uint64_t *h, uint32_t k, double *d, double *se)
+{
+	double n1 = (double)diff.base->total, n2 = (double)t->f->total;
+	double p1 = n1 > 0 ? (double)diff_base_total(h[k]) / n1 : 0;
+	double p2 = n2 > 0 ? (double)t->total[k] / n2 : 0;
+	*d = 100 * (p2 - p1);
+	*se = 100 * sqrt((n1 > 0 ? p1 * (1 - p1) / n1 : 0) + (n2 > 0 ? p2 * (1 - p2) / n2 : 0));
+}
+
+/* Before the page is written: BASE's paths, room for the written order,
+ * and the colour scale (the largest change beyond noise). */
+static void diff_prepare(struct ftree *t)
+{
+	const struct model *f = t->f;
+	diff_base_paths();
+	t->order = xmalloc((2 * f->nnodes + 2) * sizeof *t->order);
+	t->norder = 0;
+	uint64_t *h = path_hashes(f);
+	diff.max = 0;
+	for (size_t k = 0; k < f->nnodes; k++) {
+		double d, se;
+		if (t->canon[k] != k || !t->total[k])
+			continue;
+		diff_node(t, h, (uint32_t)k, &d, &se);
+		if (fabs(d) > 3 * se && fabs(d) > diff.max)
+			diff.max = fabs(d);
+	}
+	free(h);
+}
+
+static void diff_data(FILE *s, struct ftree *t)
+{
+	uint64_t *h = path_hashes(t->f);
+	fputs(",\n\"delta\":[", s);
+	for (size_t i = 0; i < t->norder; i++) {
+		double d, se;
+		if (t->order[i] == UINT32_MAX) {
+			fprintf(s, "%snull,null", i ? "," : "");
+			continue;
+		}
+		diff_node(t, h, t->order[i], &d, &se);
+		fprintf(s, "%s%.4f,%.4f", i ? "," : "", d, se);
+	}
+	fprintf(s, "],\n\"dmax\":%.4f", diff.max);
+	free(h);
+}
+
+/* What the colours mean, above the flame graph. */
+static void diff_legend(FILE *s)
+{
+	fputs("<section class=\"legend\" id=\"diff-legend\"><h2>Change since ", s);
+	out_html_str(s, diff.name);
+	fprintf(s, "</h2>\n<p class=\"hint\">Base: %" PRIu64 " samples of <span class=\"cmd\">",
+		diff.base->total);
+	out_html_str(s, diff.base->prof->command);
+	fprintf(s, "</span>.  Each frame of this profile is coloured by the change of its total "
+		   "share since the base: "
+		   "<span class=\"swatch\" style=\"background:hsl(215,75%%,48%%)\"></span>shrank "
+		   "<span class=\"swatch\" style=\"background:#c8c8ce\"></span>within noise (3 "
+		   "standard errors) "
+		   "<span class=\"swatch\" style=\"background:hsl(0,75%%,48%%)\"></span>grew; ");
+	if (diff.max > 0)
+		fprintf(s, "the deepest colour is a change of %.2f%% of all samples.", diff.max);
+	else
+		fputs("no frame changed beyond noise.", s);
+	fputs("  Frames gone since the base are not drawn: <code>pcprof diff</code> lists "
+	      "them.</p></section>\n",
+	      s);
+}
+
+static void diff_free(struct ftree *t)
+{
+	free(diff.h);
+	free(diff.tot);
+	free(t->order);
+	t->order = NULL;
 }
 
 static void flame_data(FILE *s, struct ftree *t, const uint32_t *rank)
@@ -613,7 +789,10 @@ static void flame_data(FILE *s, struct ftree *t, const uint32_t *rank)
 	fputs("],\n\"mcol\":[", s);
 	for (size_t i = 0; i < f->nmods; i++)
 		fprintf(s, "%s\"%s\"", i ? "," : "", mod_color(f, rank, (uint32_t)i));
-	fprintf(s, "],\n\"merge\":%g}", 100.0 / MERGE_DIV);
+	fputc(']', s);
+	if (diff.base)
+		diff_data(s, t);
+	fprintf(s, ",\n\"merge\":%g}", 100.0 / MERGE_DIV);
 }
 
 static const char flame_js[] =
@@ -799,7 +978,9 @@ static void timeline(FILE *s, struct ftree *t)
 	t->tl_other = xcalloc(f->nnodes + 1, sizeof *t->tl_other);
 	t->tl_count = 0;
 	bool comma = false;
+	size_t norder = t->norder; /* a diff's record of the nodes: the real write's */
 	ftree_write(null, t, t->roots, t->nroots, &comma);
+	t->norder = norder;
 	fclose(null);
 	uint32_t per = (last - first) / TL_SLOTS + 1, n = (last - first) / per + 1;
 	double w = (double)f->prof->bucket_ns / 1e9;
@@ -874,9 +1055,9 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 	      s);
 	out_html_str(s, f->prof->command);
 	fprintf(s,
-		"</title>\n<style>\n%s</style></head>\n<body>\n<header><h1>pcprof profile</h1>\n"
+		"</title>\n<style>\n%s</style></head>\n<body>\n<header><h1>pcprof %s</h1>\n"
 		"<p class=\"cmd\">",
-		style);
+		style, diff.base ? "diff" : "profile");
 	out_html_str(s, f->prof->command);
 	fputs("</p>\n", s);
 	facts(s, f);
@@ -885,6 +1066,10 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 		fputs("<p>No samples.</p>\n", s);
 	} else {
 		ftree_build(&tree, f);
+		if (diff.base) {
+			diff_prepare(&tree);
+			diff_legend(s);
+		}
 		timeline(s, &tree);
 		flame(s, &tree, rank);
 		fputs("<main class=\"grid\"><section class=\"pictures\">\n", s);
@@ -895,6 +1080,8 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 			heat_strip(s, f, mods[i], fns, nf, rank);
 		fputs("</section>\n<section class=\"table\">\n", s);
 		table(s, f, fns, nf, rank, tree.fnix);
+		if (diff.base)
+			diff_free(&tree);
 		ftree_free(&tree);
 		fputs("</section></main>\n", s);
 	}
@@ -924,3 +1111,13 @@ const struct out_format out_html = {
 	.default_out = "pcprof.html",
 	.write = write_html,
 };
+
+int out_html_diff(const struct model *base, const char *base_name, const struct model *f,
+		  const char *out, char *err, size_t errlen)
+{
+	diff.base = base;
+	diff.name = base_name;
+	int r = write_html(f, out, err, errlen);
+	diff.base = NULL;
+	return r;
+}

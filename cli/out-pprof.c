@@ -23,14 +23,17 @@
  * mapping at address 1 and 2, of functions named so.  A function's name
  * is what report prints; its system_name is the symbol as in the binary;
  * its filename and start_line say where it is defined (DW_AT_decl_file
- * and DW_AT_decl_line), for pprof -list.
+ * and DW_AT_decl_line, a relative name joined to its compilation
+ * directory when the file is there: srcpath.h), for pprof -list.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "gzpar.h"
 #include "out.h"
+#include "srcpath.h"
 #include "util.h"
 
 /* ---- protobuf wire format --------------------------------------------------- */
@@ -38,32 +41,21 @@
 struct pb {
 	uint8_t *p;
 	size_t n, cap;
-	z_stream *z; /* the whole profile only: compressed into f as it grows */
-	FILE *f;
+	struct gzpar *gz; /* the whole profile only: compressed as it grows */
 };
 
-/* Compress what b holds into b->f; mode Z_FINISH ends the stream. */
-static void pb_flush(struct pb *b, int mode)
-{
-	uint8_t chunk[1 << 16];
-	b->z->next_in = b->p;
-	b->z->avail_in = (uInt)b->n;
-	int zr;
-	do {
-		b->z->next_out = chunk;
-		b->z->avail_out = sizeof chunk;
-		zr = deflate(b->z, mode);
-		if (zr == Z_STREAM_ERROR)
-			die(2, "zlib: deflate failed");
-		fwrite(chunk, 1, sizeof chunk - b->z->avail_out, b->f);
-	} while (b->z->avail_out == 0 || (mode == Z_FINISH && zr != Z_STREAM_END));
-	b->n = 0;
-}
+/* The whole profile is handed to the compressor in chunks this big: each
+ * is one gzip member (gzpar.h). */
+#define PB_CHUNK (4u << 20)
 
 static void pb_raw(struct pb *b, const void *d, size_t n)
 {
-	if (b->z && b->n >= (1 << 20))
-		pb_flush(b, Z_NO_FLUSH);
+	if (b->gz && b->n >= PB_CHUNK) {
+		gzpar_put(b->gz, b->p, b->n);
+		b->p = xmalloc(PB_CHUNK + 4096);
+		b->n = 0;
+		b->cap = PB_CHUNK + 4096;
+	}
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 64;
 		b->p = xrealloc(b->p, b->cap);
@@ -202,7 +194,12 @@ static struct mapping *place_mappings(const struct model *f, uint32_t **by_id, s
 	for (size_t i = 0; i < n; i++) {
 		const struct model_mod *mod = &f->mods[order[i]];
 		struct mapping *x = &mp[order[i]];
-		x->bias = mod->bias;
+		/* the main module at its link-time addresses: go tool pprof's
+		 * own object reader (-disasm, -list without line data) looks
+		 * sample addresses up in the file's symbol table as they are,
+		 * without the mapping's offset, so a PIE's runtime addresses
+		 * would match no symbol there */
+		x->bias = i == 0 && first != MODEL_NO_MOD ? 0 : mod->bias;
 		x->start = mod->text_lo + x->bias;
 		x->limit = mod->text_hi + x->bias;
 		if (x->limit > top)
@@ -408,12 +405,14 @@ static void encode(const struct model *f, struct pb *out)
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, str(&t, fn->label));
 		pb_uint(&m, 3, str(&t, fn->name ? fn->name : fn->label));
-		pb_uint(&m, 4, str(&t, fn->file));
+		/* a relative name only -list from the build directory finds */
+		pb_uint(&m, 4, str(&t, srcpath_find(f, fn->mod, fn->start, fn->file)));
 		pb_uint(&m, 5, fn->line > 0 ? (uint64_t)fn->line : 0);
 		pb_msg(out, P_FUNCTION, &m);
 	}
 	free(mp);
 	free(by_id);
+	srcpath_free();
 
 	uint64_t comment = str(&t, f->prof->command);
 	uint64_t cpu = str(&t, "cpu"), ns = str(&t, "nanoseconds");
@@ -449,15 +448,11 @@ static int write_pprof(const struct model *f, const char *out, char *err, size_t
 	struct ofile *o = ofile_open(out, err, errlen);
 	if (!o)
 		return -1;
-	/* gzip: deflate with a gzip wrapper (windowBits 15 + 16) */
-	z_stream z = { 0 };
-	if (deflateInit2(&z, gzip_level(), Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		die(2, "zlib: cannot initialize deflate");
-	struct pb b = { .z = &z, .f = ofile_stream(o) };
+	struct pb b = { .gz = gzpar_open(ofile_stream(o), gzip_level(), 0) };
 	encode(f, &b);
-	pb_flush(&b, Z_FINISH);
-	deflateEnd(&z);
-	free(b.p);
+	gzpar_put(b.gz, b.p, b.n);
+	if (gzpar_close(b.gz) < 0)
+		die(2, "zlib: deflate failed");
 	return ofile_close(o, err, errlen);
 }
 

@@ -26,6 +26,12 @@ struct out_format {
 
 extern const struct out_format out_gmon, out_pprof, out_folded, out_speedscope, out_html;
 
+/* The HTML page of f with its flame graph coloured by the change of each
+ * frame's share since base (named base_name on the page): pcprof diff
+ * --html.  Returns 0, or -1 with err set. */
+int out_html_diff(const struct model *base, const char *base_name, const struct model *f,
+		  const char *out, char *err, size_t errlen);
+
 /* Every writer opens its files with ofile_open (file.h): the same rules
  * for -o everywhere. */
 

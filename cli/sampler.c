@@ -256,13 +256,20 @@ static bool describe_vdso(struct pp_module *m)
 	return ok;
 }
 
-/* A module's file, through /proc/PID/root first (another mount
- * namespace), then as named; -1 if neither opens. */
-static int open_module(const struct sampler *s, const char *path)
+/* A module's file: the very file mapped at [lo, hi) (/proc/PID/map_files,
+ * right even when the path now names a rebuilt file, but only for those
+ * allowed to open it), else through /proc/PID/root (another mount
+ * namespace), then as named; -1 if none opens.  hi 0: no mapping known. */
+static int open_module(const struct sampler *s, const char *path, uint64_t lo, uint64_t hi)
 {
 	char where[PATH_MAX + 64];
+	snprintf(where, sizeof where, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)s->pid, lo,
+		 hi);
+	int fd = hi ? open(where, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0)
+		return fd;
 	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
-	int fd = open(where, O_RDONLY | O_CLOEXEC);
+	fd = open(where, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
 
@@ -275,7 +282,7 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 	if (strcmp(path, "[vdso]") == 0) {
 		known = describe_vdso(&m);
 	} else if (path[0] == '/') {
-		int fd = open_module(s, path);
+		int fd = open_module(s, path, start, start + len);
 		if (fd >= 0) {
 			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 			known = describe(elf, &m);
@@ -418,7 +425,7 @@ static const struct code *code_of(struct sampler *s, uint32_t m)
 	c->failed = true;
 	if (path[0] != '/')
 		return c;
-	int fd = open_module(s, path);
+	int fd = open_module(s, path, 0, 0);
 	struct stat st;
 	if (fd < 0)
 		return c;
@@ -514,7 +521,7 @@ static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
 {
 	c->switchers_read = true;
 	const char *path = s->proc.modules[m].path;
-	int fd = path[0] == '/' ? open_module(s, path) : -1;
+	int fd = path[0] == '/' ? open_module(s, path, 0, 0) : -1;
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	bool symtab = false;
 	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {

@@ -21,8 +21,11 @@
  * then has function NULL but fn_start/fn_size set, so that callers can
  * group the pcs of one anonymous function into one row.
  *
- * debuginfod is never used: it would reach for the network, which neither
- * tests nor most users' report runs should do behind their back.
+ * Which files are read is cli/debuginfo.c's business: the module's file
+ * only if its build id is the recorded one, its debug file likewise, from
+ * an archive, --debug-dir, /usr/lib/debug or debuginfod.  libdwfl is kept
+ * from asking debuginfod itself (DEBUGINFOD_URLS is hidden from it), so
+ * that the search keeps our order and every file used has a name.
  */
 #include "symtab.h"
 
@@ -43,6 +46,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive.h"
+#include "debuginfo.h"
 #include "symtab-go.h"
 #include "util.h"
 
@@ -70,9 +75,12 @@ struct symfile {
 	enum sf_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	bool full;      /* a .symtab (local symbols) was found */
-	bool has_lines; /* DWARF line tables were found */
-	char *symfile;  /* the ELF file with the symbols gprof should read */
+	bool full;        /* a .symtab (local symbols) was found */
+	bool has_lines;   /* DWARF line tables were found */
+	char *symfile;    /* the ELF file with the symbols gprof should read */
+	char *elf_file;   /* the file reported, if one can open it again */
+	char *debug_file; /* the separate debug file used, likewise */
+	bool debug_only;  /* the module's file was not found: its debug file is reported */
 	struct fn *fns;
 	size_t nfns;
 	Dwarf_CFI *cfi;
@@ -85,6 +93,8 @@ struct symfile {
 	size_t nplt;
 	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
 	size_t nqnames, capqnames;
+	struct cu_subs *cus; /* units whose functions are indexed, by offset */
+	size_t ncus, capcus;
 	char *note;   /* one line, or NULL */
 	bool warning; /* note is a warning */
 	bool noted;   /* note already printed */
@@ -95,6 +105,23 @@ struct symfile {
 struct qname {
 	Dwarf_Off off; /* of the DIE + 1; 0: an empty slot */
 	char *name;
+};
+
+/* The functions of one compilation unit by address, built at the unit's
+ * first lookup (cu_subs_of).  Without it every pc's inline chain began
+ * with a scan of the unit's top-level DIEs, thousands in a large unit: a
+ * quarter of an export of 100,000 distinct pcs in libc went there (perf,
+ * bench/pprof-export.sh). */
+struct sub_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Addr reach; /* the highest hi of this range and all before it */
+	Dwarf_Die die;
+};
+
+struct cu_subs {
+	Dwarf_Off cu; /* offset of the unit's DIE */
+	struct sub_range *r;
+	size_t n;
 };
 
 struct symtab {
@@ -110,30 +137,43 @@ static size_t nslots, nfiles;
 
 static char *debuginfo_path = ":.debug:/usr/lib/debug";
 
+/*
+ * A module's separate debug file, by debuginfo.c's search; libdwfl's own
+ * (which checks the .gnu_debuglink CRC) only for a module without a build
+ * id, where a debug file cannot be matched otherwise.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct symfile *sf = *userdata;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (sf && (sf->build_id_len || n > 0)) {
+		const uint8_t *id = sf->build_id_len ? sf->build_id : bits;
+		uint32_t idlen = sf->build_id_len ? sf->build_id_len : (uint32_t)n;
+		char *where, *file;
+		int fd = debuginfo_open_debug(sf->path, id, idlen, debuglink_file, &where, &file);
+		if (fd < 0)
+			return -1;
+		*debuginfo_file_name = where;
+		free(sf->debug_file);
+		sf->debug_file = file;
+		return fd;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-	out[2 * n] = '\0';
-}
-
-static char *build_id_debug_path(const uint8_t *id, size_t n)
-{
-	char h[81];
-	if (n < 2)
-		return NULL;
-	hex(h, id, n);
-	char *p = xmalloc(strlen(h) + 40);
-	sprintf(p, "/usr/lib/debug/.build-id/%.2s/%s.debug", h, h + 2);
-	return p;
-}
+#define hex debuginfo_hex
 
 /*
  * The Debian package that owns path, from dpkg's file lists, or NULL.
@@ -189,33 +229,47 @@ static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
 	sf->warning = warning;
 }
 
-/* What would give this file a full symbol table, for the note. */
+static int current_build_id(struct symfile *sf, const unsigned char **bits);
+
+/* What would give this file a full symbol table, for the note: its
+ * debug file, by build id, from the package or a directory. */
 static void note_no_symtab(struct symfile *sf)
 {
 	const char *b = basename(sf->path);
 	char *pkg = debian_package(sf->path);
+	char idhex[81] = "", *nodebug;
+	const unsigned char *bits;
+	int n = current_build_id(sf, &bits);
+	if (n > 0)
+		hex(idhex, bits, (size_t)n);
+	if (asprintf(&nodebug, "no debug file for build id %s (looked in %s)",
+		     n > 0 ? idhex : "(none)", debuginfo_searched()) < 0)
+		die(2, "out of memory");
 	if (pkg && strcmp(pkg, "libc6") == 0)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym): internal functions "
-			 "show as %s+0xADDRESS; install libc6-dbg for full names",
-			 b, b);
+			 "show as %s+0xADDRESS; %s; install libc6-dbg or pass --debug-dir",
+			 b, b, nodebug);
 	else if (pkg)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym): internal functions "
-			 "show as %s+0xADDRESS; install its debug symbols (%s-dbgsym from "
-			 "the debian-debug archive, or a %s-dbg package if there is one)",
-			 b, b, pkg, pkg);
+			 "show as %s+0xADDRESS; %s; install its debug symbols (%s-dbgsym from "
+			 "the debian-debug archive, or a %s-dbg package if there is one) or "
+			 "pass --debug-dir",
+			 b, b, nodebug, pkg, pkg);
 	else if (sf->nfns > sf->nplt)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym, stripped): internal "
-			 "functions show as %s+0xADDRESS; profile an unstripped build, or "
-			 "install its -dbgsym/-dbg package",
-			 b, b);
+			 "functions show as %s+0xADDRESS; %s; install the -dbgsym package "
+			 "or pass --debug-dir (or profile an unstripped build)",
+			 b, b, nodebug);
 	else
 		set_note(sf, false,
-			 "%s has no symbols (stripped): functions show as %s+0xADDRESS; "
-			 "profile an unstripped build, or install its -dbgsym/-dbg package",
-			 b, b);
+			 "%s has no symbols (stripped): functions show as %s+0xADDRESS; %s; "
+			 "install the -dbgsym package or pass --debug-dir (or profile an "
+			 "unstripped build)",
+			 b, b, nodebug);
+	free(nodebug);
 	free(pkg);
 }
 
@@ -515,6 +569,9 @@ static bool report(struct symfile *sf, const char *file, int fd)
 		sf->dwfl = NULL;
 		return false;
 	}
+	void **userdata; /* for find_debuginfo */
+	dwfl_module_info(sf->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = sf;
 	return true;
 }
 
@@ -543,6 +600,11 @@ static int current_build_id(struct symfile *sf, const unsigned char **bits)
  */
 static bool report_vdso(struct symfile *sf)
 {
+	char *where; /* an archive's copy, packed where the recording was made */
+	int afd = archive_open_member(AR_MODULE, sf->path, sf->build_id, sf->build_id_len, &where);
+	free(where);
+	if (afd >= 0 && report(sf, "[vdso]", afd))
+		return true;
 	unsigned long ehdr = getauxval(AT_SYSINFO_EHDR);
 	if (!ehdr)
 		return false;
@@ -576,12 +638,29 @@ static bool report_vdso(struct symfile *sf)
 	return true;
 }
 
-/* Only regular files are opened: a recorded path may now name a FIFO or a
- * device, which could block the report forever or never end. */
-static bool regular_file(const char *path)
+/* Why the recorded file cannot be used, for the note: "file missing",
+ * "build id mismatch: recorded ID, file has ID". */
+static char *why_not(const struct symfile *sf, const struct di_miss *miss)
 {
+	char rec[81], now[81], *why;
+	hex(rec, sf->build_id, sf->build_id_len);
+	hex(now, miss->now, miss->now_len);
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+	int r;
+	if (miss->exists && miss->not_elf)
+		r = asprintf(&why, "not an ELF file");
+	else if (miss->exists)
+		r = asprintf(&why, "build id mismatch: recorded %s, file has %s", rec,
+			     miss->now_len ? now : "none");
+	else if (stat(sf->path, &st) == 0 && !S_ISREG(st.st_mode))
+		r = asprintf(&why, "not a regular file");
+	else if (stat(sf->path, &st) == 0)
+		r = asprintf(&why, "cannot read it: %s", strerror(EACCES));
+	else
+		r = asprintf(&why, "file missing");
+	if (r < 0)
+		die(2, "out of memory");
+	return why;
 }
 
 static void open_file(struct symfile *sf)
@@ -603,47 +682,56 @@ static void open_file(struct symfile *sf)
 		set_note(sf, true, "%s: not an absolute path; its functions show as %s+0xADDRESS",
 			 sf->path, sf->path);
 		return;
-	} else if (!regular_file(sf->path) || !report(sf, sf->path, -1)) {
-		/* gone or unreadable: a debug file by build-id still has the
-		 * symbols, at the same link-time addresses */
-		char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
-		if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
-			sf->symfile = dbg;
-			set_note(sf, false, "%s: gone; its symbols come from the debug file %s",
-				 sf->path, dbg);
+	} else {
+		struct di_miss miss;
+		char *where, *file;
+		int fd = debuginfo_open_module(sf->path, sf->build_id, sf->build_id_len, &where,
+					       &file, &miss);
+		if (fd >= 0 && report(sf, where, fd)) {
+			sf->elf_file = file;
+			/* found elsewhere than in an archive: say where */
+			if (file && strcmp(file, sf->path) != 0) {
+				char *why = why_not(sf, &miss);
+				set_note(sf, false, "%s: %s; using %s (same build id)", sf->path,
+					 why, where);
+				free(why);
+			}
+			free(where);
 		} else {
-			free(dbg);
-			sf->state = SF_MISSING;
-			struct stat st;
-			const char *why = stat(sf->path, &st) != 0 ? "not found"
-					  : !S_ISREG(st.st_mode)   ? "not a regular file"
-								   : "cannot read it as ELF";
-			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS", sf->path,
-				 why, *basename(sf->path) ? basename(sf->path) : sf->path);
-			return;
-		}
-	} else if (sf->build_id_len) {
-		const unsigned char *bits;
-		int n = current_build_id(sf, &bits);
-		if (n != (int)sf->build_id_len || memcmp(bits, sf->build_id, (size_t)n) != 0) {
-			char now[81] = "none";
-			if (n > 0)
-				hex(now, bits, (size_t)n);
-			unreport(sf);
-			char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
-			if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
-				sf->symfile = dbg;
-				set_note(sf, true,
-					 "%s changed since recording (build-id %s, now %s); "
-					 "using the debug file %s",
-					 sf->path, idhex, now, dbg);
+			free(where);
+			free(file);
+			/* no module file: a debug file by build id still has the
+			 * symbols, at the same link-time addresses */
+			char *why = why_not(sf, &miss);
+			fd = debuginfo_open_debug(sf->path, sf->build_id, sf->build_id_len, NULL,
+						  &where, &file);
+			if (fd >= 0 && report(sf, where, fd)) {
+				sf->elf_file = file;
+				sf->debug_only = true;
+				sf->symfile = file ? xstrdup(file) : NULL;
+				set_note(sf, false,
+					 "%s: %s; its symbols come from the debug file %s",
+					 sf->path, why, where);
+				free(where);
+				free(why);
 			} else {
-				free(dbg);
-				sf->state = SF_CHANGED;
-				set_note(sf, true,
-					 "%s changed since recording (build-id %s, now %s): "
-					 "its functions show as %s+0xADDRESS",
-					 sf->path, idhex, now, basename(sf->path));
+				free(where);
+				free(file);
+				sf->state = miss.exists ? SF_CHANGED : SF_MISSING;
+				const char *b = *basename(sf->path) ? basename(sf->path) : sf->path;
+				if (sf->build_id_len)
+					set_note(
+						sf, true,
+						"%s lost its symbols: %s; no file with build id %s "
+						"(looked in %s); its functions show as "
+						"%s+0xADDRESS",
+						sf->path, why, idhex, debuginfo_searched(), b);
+				else
+					set_note(sf, true,
+						 "%s lost its symbols: %s (no build id "
+						 "recorded); its functions show as %s+0xADDRESS",
+						 sf->path, why, b);
+				free(why);
 				return;
 			}
 		}
@@ -654,14 +742,12 @@ static void open_file(struct symfile *sf)
 	Dwarf_Addr bias;
 	sf->has_lines = dwfl_module_getdwarf(sf->mod, &bias) != NULL;
 	if (!sf->symfile) {
-		const char *mainfile = NULL, *debugfile = NULL;
-		dwfl_module_info(sf->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 		GElf_Addr b;
 		Elf *main_elf = dwfl_module_getelf(sf->mod, &b);
-		if (main_elf && elf_has_symtab(main_elf))
-			sf->symfile = xstrdup(sf->path);
-		else if (debugfile && sf->full)
-			sf->symfile = xstrdup(debugfile);
+		if (main_elf && elf_has_symtab(main_elf) && sf->elf_file)
+			sf->symfile = xstrdup(sf->elf_file);
+		else if (sf->debug_file && sf->full)
+			sf->symfile = xstrdup(sf->debug_file);
 	}
 	/* the vDSO has no .symtab, ever, and its .dynsym names all of it */
 	/* a stripped Go binary has its names in .gopclntab */
@@ -725,7 +811,9 @@ static struct symfile *get_file(struct symtab *st, uint32_t m)
 
 struct symtab *symtab_open(const struct pp_process *proc)
 {
-	/* Keep libdwfl from asking debuginfod servers (the network). */
+	/* Keep libdwfl from asking debuginfod servers on its own: debuginfo.c
+	 * asks, in its order (it read the variable first). */
+	debuginfo_searched();
 	unsetenv("DEBUGINFOD_URLS");
 	struct symtab *st = xcalloc(1, sizeof *st);
 	st->proc = proc;
@@ -971,6 +1059,7 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 		if (file && line > 0) {
 			out->file = file;
 			out->line = line;
+			out->comp_dir = dwfl_line_comp_dir(l);
 		}
 	}
 	return out->function != NULL;
@@ -1199,6 +1288,97 @@ static bool descend(Dwarf_Die *parent, Dwarf_Addr addr, struct chain *c, int dep
 	return false;
 }
 
+/* The subprograms under parent (through namespaces and modules, where
+ * Rust and Fortran put them), with every address range each covers. */
+static void collect_subs(Dwarf_Die *parent, struct cu_subs *u, size_t *cap, int depth)
+{
+	Dwarf_Die d;
+	if (depth > 64 || dwarf_child(parent, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			collect_subs(&d, u, cap, depth + 1);
+			continue;
+		}
+		if (tag != DW_TAG_subprogram)
+			continue;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0) {
+			/* an empty range, or one at 0: code the linker dropped */
+			if (lo >= hi || lo == 0)
+				continue;
+			if (u->n == *cap) {
+				*cap = *cap ? 2 * *cap : 64;
+				u->r = xrealloc(u->r, *cap * sizeof *u->r);
+			}
+			u->r[u->n++] = (struct sub_range){ .lo = lo, .hi = hi, .die = d };
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int sub_cmp(const void *a, const void *b)
+{
+	const struct sub_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* The index of unit cu (made on first use). */
+static const struct cu_subs *cu_subs_of(struct symfile *sf, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	size_t lo = 0, hi = sf->ncus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sf->cus[mid].cu < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < sf->ncus && sf->cus[lo].cu == off)
+		return &sf->cus[lo];
+	struct cu_subs u = { .cu = off };
+	size_t cap = 0;
+	collect_subs(cu, &u, &cap, 0);
+	if (u.n)
+		qsort(u.r, u.n, sizeof *u.r, sub_cmp);
+	for (size_t i = 0; i < u.n; i++)
+		u.r[i].reach = i && u.r[i - 1].reach > u.r[i].hi ? u.r[i - 1].reach : u.r[i].hi;
+	if (sf->ncus == sf->capcus) {
+		sf->capcus = sf->capcus ? 2 * sf->capcus : 16;
+		sf->cus = xrealloc(sf->cus, sf->capcus * sizeof *sf->cus);
+	}
+	memmove(&sf->cus[lo + 1], &sf->cus[lo], (sf->ncus - lo) * sizeof *sf->cus);
+	sf->cus[lo] = u;
+	sf->ncus++;
+	return &sf->cus[lo];
+}
+
+/* The subprogram of unit u at addr, into *out: the last range that starts
+ * at or before addr and still holds it (ranges may nest or overlap: the
+ * backward scan stops where no earlier range reaches addr). */
+static bool sub_at(const struct cu_subs *u, Dwarf_Addr addr, Dwarf_Die *out)
+{
+	size_t lo = 0, hi = u->n;
+	while (lo < hi) { /* the first range starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->r[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && u->r[i].reach > addr;) {
+		if (addr < u->r[i].hi) {
+			*out = u->r[i].die;
+			return true;
+		}
+	}
+	return false;
+}
+
 size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym_frame *v,
 		     size_t max)
 {
@@ -1214,8 +1394,11 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 	c->sf = sf;
 	c->n = 0;
 	c->full = false;
-	if (cu && !descend(cu, addr - bias, c, 0, false))
-		descend(cu, addr - bias, c, 0, true);
+	Dwarf_Die sub;
+	if (cu && sub_at(cu_subs_of(sf, cu), addr - bias, &sub)) {
+		push(c, &sub, false);
+		descend(&sub, addr - bias, c, 1, false);
+	}
 	size_t n = c->n;
 	if (n) {
 		/* each frame's position: the call of the next, the last's own line */
@@ -1247,6 +1430,28 @@ const char *symtab_symbol_file(struct symtab *st, uint32_t module)
 		return NULL;
 	struct symfile *sf = get_file(st, module);
 	return sf->state == SF_OK ? sf->symfile : NULL;
+}
+
+void symtab_module_files(struct symtab *st, uint32_t module, const char **elf, const char **debug)
+{
+	*elf = *debug = NULL;
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return;
+	struct symfile *sf = get_file(st, module);
+	sf->used = true;
+	if (sf->state != SF_OK)
+		return;
+	*elf = sf->debug_only ? NULL : sf->elf_file;
+	*debug = sf->debug_only ? sf->elf_file : sf->debug_file;
+}
+
+Elf *symtab_module_elf(struct symtab *st, uint32_t module)
+{
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return NULL;
+	struct symfile *sf = get_file(st, module);
+	GElf_Addr bias;
+	return sf->state == SF_OK && !sf->debug_only ? dwfl_module_getelf(sf->mod, &bias) : NULL;
 }
 
 void symtab_notes(struct symtab *st, FILE *f)
@@ -1287,8 +1492,13 @@ void symtab_close(struct symtab *st)
 		for (size_t i = 0; i < sf->capqnames; i++)
 			free(sf->qnames[i].name);
 		free(sf->qnames);
+		for (size_t i = 0; i < sf->ncus; i++)
+			free(sf->cus[i].r);
+		free(sf->cus);
 		free(sf->path);
 		free(sf->symfile);
+		free(sf->elf_file);
+		free(sf->debug_file);
 		free(sf->note);
 		free(sf);
 	}

@@ -65,6 +65,39 @@ void view_functions(const struct model *f, const struct view_opts *o)
 	free(ix);
 }
 
+/* The rest of file after dir and a '/', or NULL if file is not under
+ * dir ("/a/b" is not under "/a/bc"; trailing slashes of dir ignored). */
+static const char *under(const char *file, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return file[0] == '/' && file[1] ? file + 1 : NULL;
+	if (n == 0 || strncmp(file, dir, n) != 0 || file[n] != '/' || !file[n + 1])
+		return NULL;
+	return file + n + 1;
+}
+
+char *view_line_text(const struct view_paths *vp, const char *file, const char *comp_dir, int line)
+{
+	char *s, *full = NULL;
+	if (!file)
+		return xstrdup("??");
+	/* a relative name (as the compiler was given it) is the unit's */
+	if (file[0] != '/' && comp_dir && asprintf(&full, "%s/%s", comp_dir, file) < 0)
+		die(1, "out of memory");
+	const char *path = full ? full : file, *rel = NULL;
+	if (!vp->full && vp->source_root)
+		rel = under(path, vp->source_root);
+	else if (!vp->full && comp_dir)
+		rel = under(path, comp_dir);
+	if (asprintf(&s, "%s:%d", rel ? rel : path, line) < 0)
+		die(1, "out of memory");
+	free(full);
+	return s;
+}
+
 void view_lines(const struct model *f, const struct view_opts *o)
 {
 	size_t n;
@@ -73,16 +106,13 @@ void view_lines(const struct model *f, const struct view_opts *o)
 		n = o->limit;
 	int w = label_width(f, ix, n, true);
 	int lw = 12;
-	char buf[512];
+	char **text = xmalloc((n ? n : 1) * sizeof *text);
 	for (size_t i = 0; i < n; i++) {
 		const struct model_line *l = &f->lines[ix[i]];
-		int k = 2;
-		if (l->file) {
-			snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line);
-			k = text_width(buf);
-		}
+		text[i] = view_line_text(&o->paths, l->file, l->comp_dir, l->line);
+		int k = text_width(text[i]);
 		if (k > lw)
-			lw = k > 40 ? 40 : k;
+			lw = k > 60 ? 60 : k;
 	}
 	printf("\nFlat profile (source lines):\n\n");
 	printf(" self%%  total%%    samples   seconds  %-*s  %-*s  module\n", lw, "line", w,
@@ -90,19 +120,17 @@ void view_lines(const struct model *f, const struct view_opts *o)
 	for (size_t i = 0; i < n; i++) {
 		const struct model_line *l = &f->lines[ix[i]];
 		const struct model_fn *fn = &f->fns[l->fn];
-		if (l->file)
-			snprintf(buf, sizeof buf, "%s:%d", basename(l->file), l->line);
-		else
-			snprintf(buf, sizeof buf, "??");
 		printf("%6.2f  %6.2f  %9" PRIu64 "  %8.2f  ", view_pct(f, l->samples),
 		       view_pct(f, l->total), l->samples, l->seconds);
-		text_pad(stdout, buf, lw);
+		text_pad(stdout, text[i], lw);
+		free(text[i]);
 		fputs("  ", stdout);
 		view_fn_put(fn, w);
 		fputs("  ", stdout);
 		text_put(stdout, model_mod_name(f, fn->mod));
 		putchar('\n');
 	}
+	free(text);
 	free(ix);
 }
 

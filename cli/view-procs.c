@@ -51,6 +51,18 @@ void view_processes(const struct model *f, const struct view_opts *o)
 		sort_procs = f->procs;
 		qsort(ix, n, sizeof *ix, proc_order);
 	}
+	/* An exec-heavy run (a build, a shell script) has hundreds of
+	 * processes that ran too briefly for a sample: one line says how many,
+	 * unless asked for all (or for a pid: then they are all wanted). */
+	size_t idle = 0;
+	if (!o->all) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (f->procs[ix[i]].samples)
+				ix[k++] = ix[i];
+		idle = n - k;
+		n = k;
+	}
 	if (o->limit && n > o->limit)
 		n = o->limit;
 	printf("\nProcesses:\n\n");
@@ -70,6 +82,10 @@ void view_processes(const struct model *f, const struct view_opts *o)
 		text_put(stdout, p->cmdline[0] ? p->cmdline : p->exe);
 		putchar('\n');
 	}
+	if (idle)
+		printf("%zu process%s with no samples%s (--all lists %s)\n", idle,
+		       idle == 1 ? "" : "es", f->shown < f->total ? " shown" : "",
+		       idle == 1 ? "it" : "them");
 	free(ix);
 }
 

@@ -13,10 +13,24 @@
 
 #include "model.h"
 
+/* How --lines shows a source file (view_line_text). */
+struct view_paths {
+	const char *source_root; /* --source-root DIR, or NULL */
+	bool full;               /* --full-paths */
+};
+
 struct view_opts {
 	enum model_sort sort;
 	size_t limit; /* rows per table, children per tree node; 0: all */
+	struct view_paths paths;
+	bool all; /* -P: list processes without samples too (else one line) */
 };
+
+/* "path:line" of a source line as --lines shows it (a malloc'd string;
+ * "??" for an unknown file): the full path with vp->full; else relative
+ * to vp->source_root when given, else to comp_dir (the DWARF compilation
+ * directory), when the file is under it; else the full path. */
+char *view_line_text(const struct view_paths *vp, const char *file, const char *comp_dir, int line);
 
 static inline double view_pct(const struct model *f, uint64_t n)
 {

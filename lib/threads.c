@@ -592,12 +592,37 @@ void profil__threads_fork_child(void)
 
 /* ---- thread birth and death ---- */
 
+/* The calling thread's stack bounds, for the handler's bounded walk
+ * (sig/tslot.h).  glibc knows a created thread's stack from its
+ * descriptor, and the main thread's from /proc/self/maps (the mapping that
+ * holds it, as far down as RLIMIT_STACK lets it grow): either way it may
+ * allocate, so this runs only in normal context.  Unknown: 0, 0, and the
+ * handler then records no stack where it has no room for a fault. */
+static void stack_bounds_self(void)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+	uintptr_t l = 0, h = 0;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &lo, &size) == 0 && size) {
+			l = (uintptr_t)lo;
+			h = l + size;
+		}
+		pthread_attr_destroy(&a);
+	}
+	profil__tslot_stack_hi = 0; /* never a range half set */
+	profil__tslot_stack_lo = l;
+	profil__tslot_stack_hi = h;
+}
+
 /* Runs in every thread we created, before the caller's start routine. */
 static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t entry)
 {
 	sigset_t saved;
 	pid_t tid = profil__gettid();
 
+	stack_bounds_self();
 	profil__lock(&saved);
 	struct profil_thread *t = profil__tslot_find(tid);
 	const struct profil_engine *e = profil__running_engine();
@@ -725,4 +750,5 @@ bool profil__threads_creation_seen(void)
 void profil__threads_init(void)
 {
 	key_ok = pthread_key_create(&exit_key, thread_end) == 0;
+	stack_bounds_self(); /* the thread that loads us: usually the main one */
 }

@@ -15,6 +15,8 @@ struct profil_tslot_chunk *_Atomic profil__tslot_chunks;
 __thread struct profil_thread *profil__tslot_self __attribute__((tls_model("initial-exec")));
 __thread _Atomic unsigned long profil__tslot_early __attribute__((tls_model("initial-exec")));
 __thread bool profil__tslot_ended __attribute__((tls_model("initial-exec")));
+__thread uintptr_t profil__tslot_stack_lo __attribute__((tls_model("initial-exec")));
+__thread uintptr_t profil__tslot_stack_hi __attribute__((tls_model("initial-exec")));
 bool profil__tslot_user_time;
 
 struct profil_thread *profil__tslot_find(pid_t tid)

@@ -72,6 +72,15 @@ PROFIL_HIDDEN extern __thread _Atomic unsigned long profil__tslot_early
 	__attribute__((tls_model("initial-exec")));
 PROFIL_HIDDEN extern __thread bool profil__tslot_ended __attribute__((tls_model("initial-exec")));
 
+/* The calling thread's stack, [lo, hi), for a walk that must not fault
+ * (unwind.h, profil__unwind_bounded); 0, 0 where unknown: a thread that did
+ * not start through our start routine.  Set by threads.c in normal context
+ * (pthread_getattr_np), when the thread starts or the library does. */
+PROFIL_HIDDEN extern __thread uintptr_t profil__tslot_stack_lo
+	__attribute__((tls_model("initial-exec")));
+PROFIL_HIDDEN extern __thread uintptr_t profil__tslot_stack_hi
+	__attribute__((tls_model("initial-exec")));
+
 /* Tick schedules run on user time only (engine.h, user_only).  Set by
  * threads.c under the control lock while no engine runs. */
 PROFIL_HIDDEN extern bool profil__tslot_user_time;

@@ -411,6 +411,7 @@ void profil__unwind_enter(struct profil_uwalk *w)
 	w->set = atomic_load(&current);
 	w->nchecked = 0;
 	w->last = NULL;
+	w->tables_only = false;
 }
 
 void profil__unwind_leave(struct profil_uwalk *w)
@@ -496,7 +497,9 @@ static int copy_record(uintptr_t at, uint8_t *buf, uint32_t max, uint32_t *len)
 	return 0;
 }
 
-static int direct_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row)
+/* Not inlined: its buffers (about 1 KiB) are on the stack only while it
+ * runs, not in every walk's frame (a bounded walk has little room). */
+static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row)
 {
 	uint8_t h[12];
 	if (!hdr || profil__gcopy(h, (const void *)hdr, sizeof h) < 0 || h[0] != 1 ||
@@ -582,6 +585,8 @@ int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow 
 	if (!have_fo)
 		return PROFIL_UFOUND_NONE;
 	atomic_store_explicit(&stale, true, memory_order_relaxed);
+	if (w->tables_only)
+		return PROFIL_UFOUND_NONE;
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
 }
 

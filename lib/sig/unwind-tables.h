@@ -50,9 +50,12 @@ struct profil_uwalk {
 	const void *checked[PROFIL_UWALK_CHECKED];
 	unsigned nchecked;
 	const void *last; /* the module of the last row found, checked */
+	bool tables_only; /* no direct path: it reads the module's memory */
 };
 
-/* Begin and end a walk: tables read between them stay mapped.  AS-safe. */
+/* Begin and end a walk: tables read between them stay mapped.  A walk
+ * that may not read program memory outside its stack sets tables_only
+ * after enter.  AS-safe. */
 PROFIL_HIDDEN void profil__unwind_enter(struct profil_uwalk *w);
 PROFIL_HIDDEN void profil__unwind_leave(struct profil_uwalk *w);
 

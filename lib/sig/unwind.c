@@ -11,6 +11,11 @@
  * kernel's signal trampoline: then the walk continues in the context the
  * kernel saved, with its exact pc.  Anything else ends the walk with
  * PCPROF_FRAME_UNKNOWN.
+ *
+ * A bounded walk (profil__unwind_bounded) runs where a fault could not be
+ * survived: each load is checked against the stack range it was given
+ * before it is made, and the two steps that read other memory (the
+ * trampoline's code, a module's own .eh_frame) are left out.
  */
 #include "unwind.h"
 
@@ -27,6 +32,12 @@ struct frame {
 
 enum step { STEP_OK, STEP_END, STEP_UNKNOWN };
 
+/* What a walk may read: anything through the guard (lo == hi == 0), or
+ * only [lo, hi), without a fault possible. */
+struct reach {
+	uintptr_t lo, hi;
+};
+
 static void resolve(struct profil_uwalk *w, struct frame *f)
 {
 	f->found = profil__unwind_row(w, f->exact ? f->r.pc : f->r.pc - 1, &f->row);
@@ -39,8 +50,10 @@ static bool unknown(const struct frame *f)
 
 /* A frame with no rule may be the signal trampoline: the handler returned
  * to its start, or (an exact pc) the signal came while it ran. */
-static bool sigframe(const struct frame *f, struct frame *out)
+static bool sigframe(const struct reach *m, const struct frame *f, struct frame *out)
 {
+	if (m->hi)
+		return false;
 	if (profil__usigframe(f->r.pc, f->r.sp, &out->r) ||
 	    (f->exact && f->r.pc >= PROFIL_SIGTRAMP_IN &&
 	     profil__usigframe(f->r.pc - PROFIL_SIGTRAMP_IN, f->r.sp, &out->r))) {
@@ -50,9 +63,11 @@ static bool sigframe(const struct frame *f, struct frame *out)
 	return false;
 }
 
-static bool load(uintptr_t at, uintptr_t *out)
+static bool load(const struct reach *m, uintptr_t at, uintptr_t *out)
 {
 	uint64_t v;
+	if (m->hi && (at < m->lo || at > m->hi - 8))
+		return false;
 	if (profil__gload((const void *)at, 8, &v) < 0)
 		return false;
 	*out = (uintptr_t)v;
@@ -60,10 +75,10 @@ static bool load(uintptr_t at, uintptr_t *out)
 }
 
 /* The caller of f, into out (its registers; not resolved). */
-static enum step caller(const struct frame *f, struct frame *out)
+static enum step caller(const struct reach *m, const struct frame *f, struct frame *out)
 {
 	if (unknown(f))
-		return sigframe(f, out) ? STEP_OK : STEP_UNKNOWN;
+		return sigframe(m, f, out) ? STEP_OK : STEP_UNKNOWN;
 	const struct profil_urow *w = &f->row;
 	uintptr_t cfa;
 	switch (w->rule) {
@@ -87,7 +102,7 @@ static enum step caller(const struct frame *f, struct frame *out)
 		return STEP_UNKNOWN;
 	out->exact = false;
 	out->r.sp = cfa;
-	if (!load(cfa + (uintptr_t)(intptr_t)PROFIL_RA_AT, &out->r.pc))
+	if (!load(m, cfa + (uintptr_t)(intptr_t)PROFIL_RA_AT, &out->r.pc))
 		return STEP_UNKNOWN;
 	if (w->fp == PROFIL_FP_SAME) {
 		out->r.fp = f->r.fp;
@@ -95,12 +110,12 @@ static enum step caller(const struct frame *f, struct frame *out)
 	} else if (w->fp == PROFIL_FP_LOST) {
 		out->r.fp_ok = false;
 	} else {
-		out->r.fp_ok = load(cfa + (uintptr_t)(intptr_t)w->fp, &out->r.fp);
+		out->r.fp_ok = load(m, cfa + (uintptr_t)(intptr_t)w->fp, &out->r.fp);
 	}
 	return out->r.pc == 0 ? STEP_END : STEP_OK;
 }
 
-int profil__unwind(const void *uc, uintptr_t *pcs, int max)
+static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct reach *stack)
 {
 	if (max <= 0)
 		return 0;
@@ -111,23 +126,31 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 	profil__uregs_from_uc(uc, &f->r);
 	pcs[0] = f->r.pc;
 	int n = 1;
-	if (!PROFIL_UNWIND_ARCH) {
+	/* A bounded walk reads from the interrupted stack pointer up: the
+	 * part of the stack in use, mapped.  Off that stack (a coroutine's,
+	 * our own), it reads nothing. */
+	struct reach bounded = *stack, *m = &bounded;
+	bool off_stack = m->hi && (f->r.sp < m->lo || f->r.sp >= m->hi);
+	if (m->hi)
+		m->lo = f->r.sp;
+	if (!PROFIL_UNWIND_ARCH || off_stack) {
 		if (max > 1)
 			pcs[n++] = PCPROF_FRAME_UNKNOWN;
 		return n;
 	}
 	struct profil_uwalk walk;
 	profil__unwind_enter(&walk);
+	walk.tables_only = m->hi != 0;
 	resolve(&walk, f);
 	while (n < max) {
-		enum step s = caller(f, next);
+		enum step s = caller(m, f, next);
 		if (s == STEP_END)
 			break;
 		if (s == STEP_OK) {
 			resolve(&walk, next);
 			/* A return address to the trampoline: its frame is not
 			 * shown, the interrupted one is, exactly. */
-			if (!next->exact && unknown(next) && sigframe(next, next))
+			if (!next->exact && unknown(next) && sigframe(m, next, next))
 				resolve(&walk, next);
 			if (next->found == PROFIL_UFOUND_NONE)
 				s = STEP_UNKNOWN; /* not code we know: a bad frame */
@@ -147,4 +170,16 @@ int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 	}
 	profil__unwind_leave(&walk);
 	return n;
+}
+
+int profil__unwind(const void *uc, uintptr_t *pcs, int max)
+{
+	const struct reach any = { 0, 0 };
+	return unwind_walk(uc, pcs, max, &any);
+}
+
+int profil__unwind_bounded(const void *uc, uintptr_t *pcs, int max, uintptr_t lo, uintptr_t hi)
+{
+	const struct reach stack = { lo, hi > lo ? hi : lo + 1 };
+	return unwind_walk(uc, pcs, max, &stack);
 }

@@ -39,4 +39,15 @@
  * (1..max, 0 only if max is 0).  AS-safe. */
 PROFIL_HIDDEN int profil__unwind(const void *uc, uintptr_t *pcs, int max);
 
+/* The same walk for a handler with no room for the frame the kernel pushes
+ * when a guarded read faults (a small alternate signal stack): no read can
+ * fault.  [lo, hi) is the interrupted thread's stack; the walk reads only
+ * its part at and above the interrupted stack pointer, which is mapped,
+ * and checks each address before it reads.  It leaves out what would read
+ * other memory: signal frames (the trampoline's code) and code the tables
+ * lack (the module's own .eh_frame), which end the walk with
+ * PCPROF_FRAME_UNKNOWN; so does a stack pointer outside [lo, hi).  AS-safe. */
+PROFIL_HIDDEN int profil__unwind_bounded(const void *uc, uintptr_t *pcs, int max, uintptr_t lo,
+					 uintptr_t hi);
+
 #endif

@@ -19,9 +19,10 @@
 //   colour=KEY     choose colours by KEY (module or name), print the
 //                  number of distinct fills of the functions' frames
 //   icicle         press the flame/icicle button
+//   paint          print each frame's fill (a diff's colours)
 // Lines: "fr STEP DEPTH X WIDTH Y CLASSES NAME", "calls STEP TITLE",
 // "caller|callee STEP TOTAL% SAMPLES NAME", "match STEP TEXT", "tip STEP
-// TEXT", "fills STEP N", where every NAME, TITLE and TEXT is
+// TEXT", "fills STEP N", "paint STEP DEPTH FILL NAME", where every NAME, TITLE and TEXT is
 // encodeURIComponent'ed (no spaces); X, WIDTH and Y in CSS pixels.
 function flame(put, out) {
 	const fg = () => document.querySelector('svg.flamegraph');
@@ -107,6 +108,10 @@ function flame(put, out) {
 			const fills = new Set(frames().filter((g) => !/root|marker|other/.test(
 				g.getAttribute('class'))).map((g) => g.querySelector('rect').getAttribute('fill')));
 			out.push('fills ' + i + ' ' + fills.size);
+		} else if (op === 'paint') {
+			for (const g of frames())
+				out.push(['paint', i, g.dataset.depth, g.querySelector('rect').getAttribute(
+					'fill').replace(/ /g, ''), enc(g.dataset.name)].join(' '));
 		} else if (op === 'icicle') {
 			document.getElementById('fg-mode').click();
 		} else {

@@ -10,6 +10,8 @@
 #   try STATUS PATTERN CMD...   CMD exits STATUS, with one message on stderr
 #                (besides symbolization notes and warnings) matching PATTERN
 #                (grep -E); its output in $T/o, $T/e
+#   html_probe CHROMIUM PAGE STEPS   an HTML page driven in headless chromium
+#                by html-probe.js; what it found in $T/dom
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -56,5 +58,29 @@ table() {
 	awk -v h="$2" 'index($0, h) == 1 { on = 1; next }
 		on && NF == 0 { exit }
 		on { print }' "$1"
+}
+# html_probe CHROMIUM PAGE STEPS: headless CHROMIUM on a copy of the HTML
+# page PAGE with html-probe.js, which does STEPS (see there); its findings
+# in $T/dom.  A listener in <head> counts what the page's security policy
+# refused; no resource, violation or image is allowed.
+html_probe() {
+	chromium=$1
+	shift
+	{
+		sed 's|<head>|<head><script>window.probeViolations = []; document.addEventListener("securitypolicyviolation", (e) => probeViolations.push(e.blockedURI));</script>|' "$1"
+		printf '<script>\n'
+		cat tests/cli-report/html-probe.js
+		printf '</script>\n'
+	} >"$T/probe.html"
+	HOME="$T" timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu \
+		--hide-scrollbars --no-first-run --disable-extensions --window-size=1400,1000 \
+		--virtual-time-budget=2000 --dump-dom "file://$T/probe.html#$2" >"$T/dom" \
+		2>"$T/cerr" || fail "chromium exit $?: $(tail -5 "$T/cerr")"
+	grep -q '^probe flame 1' "$T/dom" || fail "no flame graph drawn: $(grep '^probe' "$T/dom")"
+	grep -E '^(missing|unknown-step) ' "$T/dom" && fail "probe steps failed"
+	for k in resources violations images; do
+		[ "$(awk -v k=$k '$1 == "probe" && $2 == k { print $3 }' "$T/dom")" = 0 ] ||
+			fail "probe $k: $(grep "^probe $k" "$T/dom")"
+	done
 }
 "$FIX" write "$T/fx.data" || fail "mkfixture write"

@@ -10,9 +10,9 @@
  *       for two processes.  The module table is this process's
  *       own (dl_iterate_phdr), so every address is real and symbolizable.
  *       --changed records a wrong build-id for libhot.so (a rebuilt
- *       library); --missing adds a module whose file does not exist, and
- *       libc under a path that does not exist (its build-id debug file
- *       still names it);
+ *       library); --rebuilt one for this program (t-merge.sh); --missing adds a module whose file
+ * does not exist, and libc under a path that does not exist (its build-id debug file still names
+ * it);
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each;
  *       --huge gives fix_hot 20000000 samples instead of 70000;
@@ -21,6 +21,11 @@
  *       with objdump);
  *       --multirow adds 300 samples at the entry of libcold.so's unnamed
  *       cold_lib_multi and 200 in its body, several unwind rows apart;
+ *       --twice NAME doubles the samples of the hits named NAME (a
+ *       function made twice as slow, for t-diff.sh); --noise SEED draws
+ *       the first process's samples again at random (multinomially, with
+ *       the fixture's counts as the expected values; SEED seeds it): a
+ *       second run of the same program;
  *       --hostile gives names that try to drive a terminal (see hostile()):
  *       escape sequences, BEL, newlines, invalid UTF-8 and a bidi override
  *       in thread names, command lines, the engine name and a module path
@@ -31,7 +36,9 @@
  *       samples in fix_hot, fix_warm and hot_lib_spin; for the scaling
  *       test (t-scale.sh) and bench/report-scale.  --distinct names each
  *       process's executable differently (a test suite's binaries; the
- *       files do not exist), so that there are N+2 modules.
+ *       files do not exist), so that there are N+2 modules.  --idle
+ *       leaves three processes of four without samples, ended by exec
+ *       (an exec-heavy shell script's; t-procs.sh).
  *   mkfixture samples FILE N
  *       Write a pcprof.data of one process with N sample records (distinct
  *       pc and thread pairs, one sample each): N/100 pcs spread over libc's
@@ -47,6 +54,9 @@
  *       markup with a script in it (t-export-html-flame.sh);
  *       --recursion adds 30 samples of main;fix_cold;fix_warm;fix_cold;
  *       fix_warm, whose edges fix_cold->fix_warm repeat.
+ *       --scale K multiplies every count by K, and --twice NAME doubles
+ *       the counts of the stacks whose leaf is NAME (the diff of
+ *       t-diff-html.sh).
  *   mkfixture tree FILE N
  *       Write a pcprof.data (format 2) of one process whose N frames form
  *       a random call tree (each frame's caller a uniformly chosen earlier
@@ -60,9 +70,10 @@
  *       two pcs --multirow samples, "name value", one per line.
  *   mkfixture pltspin SECONDS
  *       Burn SECONDS of CPU calling getpagesize through the PLT.
- *   mkfixture spin SECONDS
+ *   mkfixture spin SECONDS [--slow]
  *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
- *       (libhot.so), 10% in fix_warm; for `pcprof run`.
+ *       (libhot.so), 10% in fix_warm; for `pcprof run`.  --slow makes
+ *       fix_warm twice as slow (t-diff-run.sh).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -382,6 +393,33 @@ static void hostile(struct pp_profile *prof, struct hit *h, size_t *n)
 	h[(*n)++] = (struct hit){ "", 0x7f0000001100ull, 1, 10 };
 }
 
+static const char *twice_name;   /* --twice */
+static unsigned long noise_seed; /* --noise, 0: none */
+static uint64_t stk_scale = 1;   /* stacks --scale */
+
+/* Resample the counts of h[0..n) as the same number of draws from the
+ * distribution they describe (xorshift64*, seeded). */
+static void resample(struct hit *h, size_t n, unsigned long seed)
+{
+	uint64_t total = 0, x = seed * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t old[256];
+	for (size_t i = 0; i < n; i++) {
+		old[i] = h[i].count;
+		total += h[i].count;
+		h[i].count = 0;
+	}
+	for (uint64_t k = 0; k < total; k++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		uint64_t r = ((x * 0x2545f4914f6cdd1dull) >> 11) % total;
+		size_t i = 0;
+		while (r >= old[i])
+			r -= old[i++];
+		h[i].count++;
+	}
+}
+
 static int write_fixture(const char *file, int changed, int missing, int odd, int huge,
 			 const uint64_t *plt, size_t nplt, int multirow, int hostile_names)
 {
@@ -469,12 +507,17 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 		h[0].count = 20000000;
 	if (hostile_names)
 		hostile(&prof, h, &n);
+	for (size_t i = 0; twice_name && i < n; i++)
+		if (strcmp(h[i].name, twice_name) == 0)
+			h[i].count *= 2;
+	if (noise_seed)
+		resample(h, n, noise_seed);
 	set_samples(p, h, n);
 	for (size_t i = 0; i < p->nsamples; i++)
 		p->threads[p->samples[i].thread].ticks += p->samples[i].count;
 	if (changed)
 		for (size_t i = 0; i < p->nmodules; i++)
-			if (strstr(p->modules[i].path, "libhot.so"))
+			if (changed == 2 ? i == 0 : strstr(p->modules[i].path, "libhot.so") != NULL)
 				p->modules[i].build_id[0] ^= 0xff;
 
 	/* process 2: a child with libhot.so mapped elsewhere (ASLR) */
@@ -496,7 +539,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	set_samples(c, ch, 2);
 	if (changed)
 		for (size_t i = 0; i < c->nmodules; i++)
-			if (strstr(c->modules[i].path, "libhot.so"))
+			if (changed == 2 ? i == 0 : strstr(c->modules[i].path, "libhot.so") != NULL)
 				c->modules[i].build_id[0] ^= 0xff;
 
 	return save(file, &prof, &l);
@@ -504,6 +547,8 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 
 /* N processes like those of `pcprof run -- sh -c 'for ...; do prog; done'`:
  * every one maps the same few files, and most have their own pid. */
+static int many_idle; /* many --idle */
+
 static int write_many(const char *file, size_t nprocs, int distinct)
 {
 	struct modlist l = { 0 };
@@ -544,7 +589,9 @@ static int write_many(const char *file, size_t nprocs, int distinct)
 			{ "fix_warm", (uint64_t)(uintptr_t)fix_warm + 4, 1, 1 + i % 3 },
 			{ "hot_lib_spin", (uint64_t)(uintptr_t)hot_lib_spin + 4, 1, 2 },
 		};
-		set_samples(p, h, 3);
+		set_samples(p, h, many_idle && i % 4 ? 0 : 3);
+		if (many_idle && i % 4)
+			p->end = PP_END_EXEC;
 		for (size_t k = 0; k < p->nsamples; k++)
 			p->threads[p->samples[k].thread].ticks += p->samples[k].count;
 	}
@@ -722,10 +769,13 @@ static int write_stacks(const char *file, int hostile_fn, int recursion)
 		for (int d = 0; d < depth && k->framed; d++)
 			frame = stk_frame(p, stk_pc(k->fn[d], d == depth - 1), frame);
 		uint64_t pc = stk_pc(k->fn[depth - 1], 1);
-		p->samples[p->nsamples++] = (struct pp_sample){ pc, pp_find_module(p, pc, 0),
-								k->thread, k->count, frame, PP_NO_TIME };
-		p->threads[k->thread].ticks += k->count;
-		p->ticks += k->count;
+		uint64_t count = k->count * stk_scale *
+				 (twice_name && strcmp(k->fn[depth - 1], twice_name) == 0 ? 2 : 1);
+		p->samples[p->nsamples++] = (struct pp_sample){ pc,    pp_find_module(p, pc, 0),
+								k->thread, count,
+								frame, PP_NO_TIME };
+		p->threads[k->thread].ticks += count;
+		p->ticks += count;
 	}
 	p->signals = p->ticks;
 	p->cpu_ns = p->ticks * 1000000ull;
@@ -829,13 +879,13 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int spin(double seconds)
+static int spin(double seconds, int slow)
 {
 	double end = cpu_now() + seconds;
 	while (cpu_now() < end) {
 		fix_hot(7000000);
 		hot_lib_spin(1600000);
-		fix_warm(1000000);
+		fix_warm(slow ? 2000000 : 1000000);
 	}
 	fix_cold(1);
 	return 0;
@@ -868,6 +918,8 @@ int main(int argc, char **argv)
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
 				changed = 1;
+			else if (strcmp(argv[i], "--rebuilt") == 0)
+				changed = 2;
 			else if (strcmp(argv[i], "--missing") == 0)
 				missing = 1;
 			else if (strcmp(argv[i], "--odd") == 0)
@@ -880,13 +932,19 @@ int main(int argc, char **argv)
 				plt[nplt++] = strtoull(argv[++i], NULL, 16);
 			else if (strcmp(argv[i], "--hostile") == 0)
 				hostile_names = 1;
+			else if (strcmp(argv[i], "--twice") == 0 && i + 1 < argc)
+				twice_name = argv[++i];
+			else if (strcmp(argv[i], "--noise") == 0 && i + 1 < argc)
+				noise_seed = strtoul(argv[++i], NULL, 10);
 		}
 		return write_fixture(argv[2], changed, missing, odd, huge, plt, nplt, multirow,
 				     hostile_names);
 	}
-	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0)
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "many") == 0) {
+		many_idle = argc == 5 && strcmp(argv[4], "--idle") == 0;
 		return write_many(argv[2], strtoul(argv[3], NULL, 10),
 				  argc == 5 && strcmp(argv[4], "--distinct") == 0);
+	}
 	if (argc == 4 && strcmp(argv[1], "samples") == 0)
 		return write_samples(argv[2], strtoull(argv[3], NULL, 0));
 	if (argc >= 3 && strcmp(argv[1], "stacks") == 0) {
@@ -896,6 +954,10 @@ int main(int argc, char **argv)
 				hostile_fn = 1;
 			else if (strcmp(argv[i], "--recursion") == 0)
 				recursion = 1;
+			else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+				stk_scale = strtoull(argv[++i], NULL, 10);
+			else if (strcmp(argv[i], "--twice") == 0 && i + 1 < argc)
+				twice_name = argv[++i];
 			else
 				argc = 0; /* usage */
 		if (argc)
@@ -907,15 +969,15 @@ int main(int argc, char **argv)
 		return print_counts();
 	if (argc == 2 && strcmp(argv[1], "multi") == 0)
 		return print_multi();
-	if (argc == 3 && strcmp(argv[1], "spin") == 0)
-		return spin(atof(argv[2]));
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "spin") == 0)
+		return spin(atof(argv[2]), argc == 4 && strcmp(argv[3], "--slow") == 0);
 	if (argc == 3 && strcmp(argv[1], "pltspin") == 0)
 		return pltspin(atof(argv[2]));
 	fprintf(stderr, "usage: mkfixture write FILE [--changed] [--missing] [--odd] [--huge] "
-			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct] | "
+			"[--plt ADDR] [--multirow] [--hostile] | many FILE N [--distinct|--idle] | "
 			"samples FILE N | stacks FILE [--hostile] [--recursion] | tree FILE N | "
 			"counts | multi | "
-			"spin SECONDS "
+			"spin SECONDS [--slow] "
 			"| pltspin SECONDS\n");
 	return 2;
 }

@@ -29,25 +29,9 @@ done
 	fail "no flame graph data in the page"
 grep -Fq '<img' "$T/h.html" && fail "the hostile name is in the page as markup"
 
-# run PAGE STEPS: chromium on PAGE with the probe, its findings in $T/dom.
-# A listener in <head> counts what the page's security policy refused.
+# run PAGE STEPS: chromium on PAGE with the probe (lib.sh html_probe)
 run() {
-	{
-		sed 's|<head>|<head><script>window.probeViolations = []; document.addEventListener("securitypolicyviolation", (e) => probeViolations.push(e.blockedURI));</script>|' "$1"
-		printf '<script>\n'
-		cat tests/cli-report/html-probe.js
-		printf '</script>\n'
-	} >"$T/probe.html"
-	HOME="$T" timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu \
-		--hide-scrollbars --no-first-run --disable-extensions --window-size=1400,1000 \
-		--virtual-time-budget=2000 --dump-dom "file://$T/probe.html#$2" >"$T/dom" \
-		2>"$T/cerr" || fail "chromium exit $?: $(tail -5 "$T/cerr")"
-	grep -q '^probe flame 1' "$T/dom" || fail "no flame graph drawn: $(grep '^probe' "$T/dom")"
-	grep -E '^(missing|unknown-step) ' "$T/dom" && fail "probe steps failed"
-	for k in resources violations images; do
-		[ "$(awk -v k=$k '$1 == "probe" && $2 == k { print $3 }' "$T/dom")" = 0 ] ||
-			fail "probe $k: $(grep "^probe $k" "$T/dom")"
-	done
+	html_probe "$chromium" "$@"
 }
 # frames STEP: "depth name x width y classes" of that step's frames
 frames() {

@@ -56,4 +56,17 @@ flat hot_lib_spin 6s
 flat hot_lib_inner 5s
 flat fix_warm 3s
 ! grep -q ' fix_hot$' "$T/top" || fail "fix_hot (main thread) kept: $(cat "$T/top")"
+
+# A profile bigger than one chunk (4 MiB of protobuf) is written as several
+# gzip members, compressed in parallel (cli/gzpar.c); concatenated they are
+# one gzip file, which gzip and go tool pprof read whole: every sample.
+"$FIX" samples "$T/big.data" 150000 || fail "mkfixture samples"
+"$PCPROF" export --format pprof -o "$T/big.pb.gz" "$T/big.data" 2>"$T/err" ||
+	fail "big export exit $?: $(cat "$T/err")"
+gzip -t "$T/big.pb.gz" || fail "big export: gzip -t"
+members=$(od -An -v -tx1 "$T/big.pb.gz" | tr -s ' \n' ' ' | grep -o '1f 8b 08' | wc -l)
+[ "$members" -ge 2 ] || fail "big export: $members gzip member(s), want several"
+go tool pprof -top -sample_index=samples "$T/big.pb.gz" >"$T/top" 2>"$T/perr" ||
+	fail "pprof -top big: $(cat "$T/perr")"
+grep -q 'Total samples = 150000 *$' "$T/top" || fail "big export: $(sed -n 1,8p "$T/top")"
 exit 0

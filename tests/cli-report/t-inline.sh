@@ -38,8 +38,9 @@ awk -v t="$2" '$5 == "spin_step" { exit !($2 <= t) }' "$T/fn" ||
 	fail "churn's total below spin_step's: $(cat "$T/out")"
 grep -q 'spin_step \[inline\]' "$T/fn" || fail "no mark"
 
-# lines: spin_step's rows at its own lines, churn's at the call
-report -l
+# lines: spin_step's rows at its own lines, churn's at the call (paths
+# relative to --source-root)
+report -l --source-root "$ROOT/tests/cli-report/"
 table "$T/out" ' self%  total%' >"$T/ln"
 awk '$6 == "spin_step"' "$T/ln" >"$T/sl"
 [ -s "$T/sl" ] || fail "no line of spin_step: $(cat "$T/out")"
@@ -69,7 +70,7 @@ awk '/^Callees/ { on = 1 } on && $3 == "spin_step" && $4 == "[inline]"' "$T/out"
 	grep -q . || fail "spin_step is not a callee of churn: $(cat "$T/out")"
 
 # --no-inline: churn has spin_step's samples, at the line of the call
-report -F -l --no-inline
+report -F -l --no-inline --source-root "$ROOT/tests/cli-report"
 grep -q '\[inline\]' "$T/out" && fail "--no-inline has [inline] rows: $(cat "$T/out")"
 table "$T/out" ' self%  total%' >"$T/ni"
 awk -v n=$((churn_self + in_self)) '$5 == "churn" && $3 == n' "$T/ni" | grep -q . ||

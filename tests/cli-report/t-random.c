@@ -264,7 +264,8 @@ int main(void)
 				free(model_sorted_mods(f, (enum model_sort)by, &c));
 			}
 			/* every view of pcprof report, into /dev/null */
-			struct view_opts vo = { (enum model_sort)(rnd() % 5), rnd() % 3 };
+			struct view_opts vo = { .sort = (enum model_sort)(rnd() % 5),
+						.limit = rnd() % 3 };
 			view_functions(f, &vo);
 			view_lines(f, &vo);
 			view_modules(f, &vo);

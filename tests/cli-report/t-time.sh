@@ -108,7 +108,7 @@ try 1 "n.data: --time: no timeline: recorded with --no-timeline" \
 	"$PCPROF" report --time 0-1 "$T/n.data"
 "$PCPROF" report --timeline "$T/n.data" >"$T/r" || fail "--timeline without one"
 grep -q "^no timeline: recorded with --no-timeline" "$T/r" || fail "--timeline: $(cat "$T/r")"
-grep -q " 17 (0.17 s)" "$T/r" || fail "--no-timeline lost samples: $(cat "$T/r")"
+grep -q "^samples    17 (" "$T/r" || fail "--no-timeline lost samples: $(cat "$T/r")"
 for v in 1 2; do
 	MKFIXTURE_VERSION=$v "$FIX" write "$T/v$v.data" || fail "mkfixture version $v"
 	[ "$(od -An -tu4 -j8 -N4 "$T/v$v.data" | tr -d ' ')" = $v ] || fail "not a format $v file"

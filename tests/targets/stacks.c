@@ -12,6 +12,12 @@
  *          the least size the kernel needs plus 2 KiB, above an
  *          inaccessible page (SA_ONSTACK: the profiling signal's handler
  *          runs there)
+ *   altstack8k  main's path on an alternate signal stack of 8 KiB, the
+ *          size Rust's runtime gives every thread (SIGSTKSZ), which the
+ *          kernel's frame fills to less than the handler keeps for a walk
+ *          that may fault: the walk there is a bounded one
+ *   altthread8k  the same in a created thread: thread start -> mid ->
+ *          hot_leaf
  *   fill   no CPU time: through libprofil's test hook __profil_inject_stack
  *          (found with dlsym: pcprof preloads the library; run it with
  *          PROFIL_ENGINE=manual), one tick for each of 20 made-up stacks of
@@ -23,6 +29,7 @@
  * jump (a tail call would drop the caller from the stack).
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,12 +98,28 @@ static int fill(void)
 	return 0;
 }
 
-static int altstack(double seconds)
+static __thread unsigned char *alt_lo;
+static __thread size_t alt_size;
+
+/* How much of the calling thread's alternate stack was never written. */
+static void altstack_report(void)
+{
+	size_t i = 0;
+	while (i < alt_size && alt_lo[i] == 0xa5)
+		i++;
+	fprintf(stderr, "altstack: %zu of %zu bytes never written\n", i, alt_size);
+}
+
+/* An alternate signal stack of size bytes (0: the least the kernel needs
+ * plus 2 KiB) for the calling thread; 0, or 3 on failure. */
+static int use_altstack(size_t size)
 {
 	/* The kernel's own figure: glibc's MINSIGSTKSZ is sysconf(_SC_SIGSTKSZ)
 	 * under _GNU_SOURCE, a comfortable size, not the least. */
-	size_t size = getauxval(AT_MINSIGSTKSZ);
-	size = (size ? size : 2048) + 2048;
+	if (!size) {
+		size = getauxval(AT_MINSIGSTKSZ);
+		size = (size ? size : 2048) + 2048;
+	}
 	/* An inaccessible page right below it: a handler that overflows it
 	 * faults there (and, on the alternate stack, dies) instead of writing
 	 * over whatever lies below. */
@@ -107,19 +130,55 @@ static int altstack(double seconds)
 		perror("stacks altstack");
 		return 3;
 	}
+	/* Painted, so that the lowest byte a handler wrote shows how close
+	 * it came to the bottom (printed at exit: altstack_report). */
+	memset(m + page, 0xa5, size);
+	alt_lo = (unsigned char *)m + page;
+	alt_size = size;
 	stack_t ss = { .ss_sp = m + page, .ss_size = size, .ss_flags = 0 };
 	if (sigaltstack(&ss, NULL) < 0) {
 		perror("stacks altstack");
 		return 3;
 	}
-	mid(seconds);
 	return 0;
+}
+
+static int altstack(size_t size, double seconds)
+{
+	int r = use_altstack(size);
+	if (!r) {
+		mid(seconds);
+		altstack_report();
+	}
+	return r;
+}
+
+static double thread_seconds;
+
+static void *alt_thread(void *arg)
+{
+	(void)arg;
+	intptr_t r = altstack(8192, thread_seconds);
+	sink += 1;
+	return (void *)r;
+}
+
+static int altthread(double seconds)
+{
+	pthread_t t;
+	void *r;
+	thread_seconds = seconds;
+	if (pthread_create(&t, NULL, alt_thread, NULL) != 0 || pthread_join(t, &r) != 0) {
+		fprintf(stderr, "stacks altthread8k: no thread\n");
+		return 3;
+	}
+	return (int)(intptr_t)r;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: stacks main|deep|altstack|fill SECONDS\n");
+		fprintf(stderr, "usage: stacks main|deep|altstack|altstack8k|altthread8k|fill SECONDS\n");
 		return 2;
 	}
 	double seconds = atof(argv[2]);
@@ -128,7 +187,11 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[1], "deep") == 0)
 		deep(300, seconds);
 	else if (strcmp(argv[1], "altstack") == 0)
-		return altstack(seconds);
+		return altstack(0, seconds);
+	else if (strcmp(argv[1], "altstack8k") == 0)
+		return altstack(8192, seconds);
+	else if (strcmp(argv[1], "altthread8k") == 0)
+		return altthread(seconds);
 	else if (strcmp(argv[1], "fill") == 0)
 		return fill();
 	else

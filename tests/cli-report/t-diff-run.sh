@@ -1,0 +1,31 @@
+#!/bin/sh
+# pcprof diff on real recordings (pcprof run, 4000 Hz): two runs of the
+# same program (mkfixture spin: fix_hot ~72%, hot_lib_spin, fix_warm ~5.5%)
+# differ within sampling noise in at least 95% of rows (every row with
+# more than a handful of samples, here), and a run with fix_warm twice as
+# slow (spin --slow: ~5.5% -> ~10.5% of samples, about 10 standard errors
+# at 6000 samples a run) puts fix_warm at the top as grown.  If this fails
+# once on a loaded machine, rerun it alone (tests/README.md).
+. "$(dirname "$0")/lib.sh"
+for r in a b slow; do
+	arg=
+	[ $r = slow ] && arg=--slow
+	PROFIL_HZ=4000 "$PCPROF" run -q -o "$T/$r.data" "$FIX" spin 1.5 $arg >"$T/runout" 2>&1 ||
+		fail "pcprof run $r: $(cat "$T/runout")"
+done
+diff_() {
+	"$PCPROF" diff "$@" >"$T/d" 2>"$T/e" || fail "diff $*: $(cat "$T/e")"
+	table "$T/d" '   base     new' >"$T/rows"
+}
+diff_ "$T/a.data" "$T/b.data"
+rows=$(wc -l <"$T/rows")
+real=$(awk '$10 !~ /~/' "$T/rows" | wc -l)
+[ $((real * 20)) -le "$rows" ] || fail "$real of $rows rows beyond noise between two runs: $(cat "$T/d")"
+for f in fix_hot hot_lib_spin fix_warm; do
+	[ "$(awk -v f=$f '$11 == f { print $10 }' "$T/rows")" = "~" ] ||
+		fail "$f changed between two runs: $(cat "$T/d")"
+done
+diff_ "$T/a.data" "$T/slow.data"
+set -- $(head -1 "$T/rows")
+[ "${11} ${10}" = "fix_warm grew" ] || fail "twice as slow: $(cat "$T/d")"
+exit 0
