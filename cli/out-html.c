@@ -968,7 +968,8 @@ static void timeline(FILE *s, struct ftree *t)
 			last = tm > last ? tm : last;
 		}
 	}
-	if (!f->prof->bucket_ns || first > last)
+	/* A diff's colours are of the whole runs: no period to pick there. */
+	if (!f->prof->bucket_ns || first > last || diff.base)
 		return;
 	/* the flame graph's nodes as cli/html-flame.js will number them */
 	FILE *null = fopen("/dev/null", "w");
