@@ -22,7 +22,11 @@
  *     no module; a loop, a parent outside the table or a free node end the
  *     stack with [unknown]; a slot without a stack has no frame;
  *   - a version 2 recording (1904-byte header, 24-byte slots) reads as it
- *     did, without frames.
+ *     did, without frames;
+ *   - time: a slot's bucket becomes its sample's time (1 + bucket), moved
+ *     by the whole buckets between its image's origin and the run's
+ *     earliest, and so is the mark of a partial timeline; an image without
+ *     a timeline, or a version 3 one (32-byte slots), keeps no times.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -342,6 +346,73 @@ static void version2(void)
 	T_EQ(raw_read(path, &pr, &in, err, sizeof err), -1);
 }
 
+/* Three images of one run in their own directory: A at the run's origin,
+ * B 25 ms later (2 whole buckets), C without a timeline; every slot in
+ * bucket 3.  And the file of make() as version 3 wrote it. */
+static void timeline(void)
+{
+	char sub[300], path[400], err[256];
+	snprintf(sub, sizeof sub, "%s/tl", dir);
+	T_EQ(mkdir(sub, 0700), 0);
+	static struct file f;
+	const uint64_t t0 = 1000000000, w = PCPROF_RAW_BUCKET_NS;
+	for (int img = 0; img < 3; img++) {
+		make(&f);
+		f.h.pid = 5000 + img;
+		f.h.seq = 0;
+		f.h.tl_origin_ns = t0 + (img == 1 ? 25000000 : 0);
+		f.h.tl_bucket_ns = img == 2 ? 0 : w;
+		f.h.tl_lost_from = img == 0 ? 5 : img == 1 ? 1 : 0;
+		for (int i = 0; i < NSLOT; i++)
+			f.slot[i].bucket = 3;
+		snprintf(path, sizeof path, "%s/%d.0.raw", sub, 5000 + img);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		T_OK(fd >= 0);
+		T_EQ(write(fd, &f, sizeof f), (long long)sizeof f);
+		close(fd);
+	}
+	struct raw_set set;
+	T_EQ(raw_collect(sub, &set, err, sizeof err), 0);
+	T_EQ(set.n, 3);
+	T_EQ(set.bucket_ns, w);
+	for (size_t i = 0; i < set.n; i++) {
+		const struct pp_process *pr = &set.procs[i];
+		uint32_t want = pr->pid == 5000 ? 4 : pr->pid == 5001 ? 6 : PP_NO_TIME;
+		T_OK(pr->nsamples > 0);
+		for (size_t k = 0; k < pr->nsamples; k++)
+			T_EQ(pr->samples[k].time, want);
+		T_EQ(pr->tl_partial, pr->pid == 5000 ? 5 : pr->pid == 5001 ? 3 : 0);
+	}
+	for (size_t i = 0; i < set.n; i++)
+		pp_process_free(&set.procs[i]);
+	free(set.procs);
+	raw_set_free(&set);
+
+	/* version 3: 2104-byte header, 32-byte slots, buckets unknown */
+	make(&f);
+	f.h.version = 3;
+	f.h.header_size = PCPROF_RAW_V3_HEADER_SIZE;
+	size_t size = offsetof(struct file, slot) + NSLOT * PCPROF_RAW_V3_SLOT_SIZE;
+	f.h.file_size = size;
+	static char buf[sizeof f];
+	memset(buf, 0x66, sizeof buf); /* what version 4 fields would read */
+	memcpy(buf, &f.h, PCPROF_RAW_V3_HEADER_SIZE);
+	memcpy(buf + offsetof(struct file, mod), f.mod, sizeof f.mod + sizeof f.thr);
+	for (int i = 0; i < NSLOT; i++)
+		memcpy(buf + offsetof(struct file, slot) + (size_t)i * PCPROF_RAW_V3_SLOT_SIZE,
+		       &f.slot[i], PCPROF_RAW_V3_SLOT_SIZE);
+	save("4242.3.raw", buf, size, path, sizeof path);
+	struct pp_process pr;
+	struct raw_info in;
+	if (raw_read(path, &pr, &in, err, sizeof err) < 0)
+		T_FAIL("a version 3 recording: %s", err);
+	T_EQ(find(&pr, 0x401010, "/bin/prog", 4242)->count, 116);
+	T_EQ(in.tl_bucket_ns, 0);
+	for (size_t i = 0; i < pr.nsamples; i++)
+		T_EQ(pr.samples[i].time, PP_NO_TIME);
+	pp_process_free(&pr);
+}
+
 int main(void)
 {
 	T_OK(mkdtemp(dir));
@@ -495,6 +566,7 @@ int main(void)
 
 	stacks();
 	version2();
+	timeline();
 
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
