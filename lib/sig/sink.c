@@ -204,7 +204,11 @@ static uint32_t time_bucket(const struct profil_rec *r)
 	if (t)
 		since = t - 1;
 	else {
+		/* It cannot fail, but the owed ticks of an exiting thread are
+		 * recorded where the program's errno must survive. */
+		int saved = errno;
 		uint64_t now = profil__clock_ns(CLOCK_MONOTONIC);
+		errno = saved;
 		since = now > r->tl_origin ? now - r->tl_origin : 0;
 	}
 	uint64_t b = since / r->tl_bucket;
