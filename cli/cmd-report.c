@@ -68,8 +68,8 @@ static void usage(FILE *f)
 		"                       (default: a function of its own, marked [inline])\n"
 		"      --source-root DIR  --lines: source paths relative to DIR (default: to\n"
 		"                       the compilation directory, when under it)\n"
-		"      --full-paths     --lines: full source paths\n"
-		DEBUGINFO_USAGE "  -h, --help           this text\n"
+		"      --full-paths     --lines: full source paths\n" DEBUGINFO_USAGE
+		"  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
 		"See pcprof-report(1).\n");
