@@ -530,7 +530,9 @@ static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
 	}
 	struct go_func *go;
 	char *names;
-	size_t n = elf && !symtab ? symtab_go_functions(elf, &go, &names) : 0;
+	struct go_pcln *g = elf && !symtab ? symtab_go_open(elf) : NULL;
+	size_t n = g ? symtab_go_functions(g, &go, &names) : 0;
+	symtab_go_close(g);
 	for (size_t i = 0; i < n && c->nswitchers < 4; i++)
 		if (is_switcher(go[i].name))
 			memcpy(c->switcher[c->nswitchers++],

@@ -149,21 +149,11 @@ grep -q '^stack ' "$T/dump" && { head "$T/dump"; fail "--no-stacks recorded stac
 grep -q 'main;' "$T/ns.folded" && fail "--no-stacks: folded stacks have callers"
 
 # 3. pure Go, and its stripped build
-GO=$(command -v go) || { echo "SKIP: go is not installed (the C cases passed)"; exit 77; }
-mkdir -p "$T/gosrc" "$T/gocache"
-printf 'module split\n\ngo 1.13\n' >"$T/gosrc/go.mod"
-sed -n '/^cat >"$T\/gosrc\/main.go" <<.END.$/,/^END$/p' "$(dirname "$0")/t-run-external.sh" |
-	sed '1d;$d' >"$T/gosrc/main.go"
+command -v go >/dev/null || { echo "SKIP: go is not installed (the C cases passed)"; exit 77; }
+sed -n '/^go_source <<.END.$/,/^END$/p' "$(dirname "$0")/t-run-external.sh" | sed '1d;$d' | go_source
 grep -q 'func burnA' "$T/gosrc/main.go" || fail "no Go program found in t-run-external.sh"
-gobuild()
-{
-	(cd "$T/gosrc" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOCACHE="$T/gocache" GOPATH="$T/gopath" \
-		GOPROXY=off GOTOOLCHAIN=local "$GO" build "$@") >"$T/gobuild" 2>&1 ||
-		{ echo "SKIP: go build failed: $(head -n3 "$T/gobuild")"; exit 77; }
-}
-gobuild -o "$T/split-go" .
-gobuild -ldflags="-s -w" -o "$T/split-go-stripped" .
-chmod -R u+w "$T/gopath" 2>/dev/null
+go_build -o "$T/split-go" .
+go_build -ldflags="-s -w" -o "$T/split-go-stripped" .
 stack_case go main.main\;main.burnA main.main\;main.burnB -- "$T/split-go" 0.6
 readelf -S "$T/split-go-stripped" 2>/dev/null | grep -q '\.symtab' &&
 	fail "the stripped Go build has a .symtab"
