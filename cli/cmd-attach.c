@@ -59,7 +59,8 @@ static void usage(FILE *f)
 		"                         (default %d)\n"
 		"      --no-stacks        pcs only, no call stacks (default: stacks, by\n"
 		"                         frame pointers: see pcprof-attach(1))\n"
-		"  -q, --quiet            no summary line\n"
+		"  -q, --quiet            no messages (the line saying sampling is live,\n"
+		"                         the summary)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Needs perf events on PID: the same user (PID not set-user-ID) with\n"
@@ -155,6 +156,14 @@ int cmd_attach(int argc, char **argv)
 	struct sampler *s = sampler_open(pid, hz, stacks, true, err, sizeof err);
 	if (!s)
 		die(EXIT_FAILED, "%s", err);
+	if (!quiet) {
+		/* sampling is live: say so now, for a person and for scripts */
+		struct sampler_info in;
+		sampler_peek(s, &in);
+		fprintf(stderr, "%s: sampling process %d, %zu thread%s, attached in %.1f ms\n",
+			progname, (int)pid, in.events, in.events == 1 ? "" : "s",
+			(double)in.attach_ns * 1e-6);
+	}
 	uint64_t end = duration > 0 ? mono_ns() + (uint64_t)llround(duration * 1e9) : UINT64_MAX;
 	while (!stop_sig) {
 		uint64_t now = mono_ns();

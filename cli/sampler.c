@@ -1442,6 +1442,12 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 	return s;
 }
 
+void sampler_peek(const struct sampler *s, struct sampler_info *info)
+{
+	*info = s->info;
+	info->pages = s->pages;
+}
+
 int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask)
 {
 	struct pollfd *pfd = xcalloc(s->nbuf, sizeof *pfd);
@@ -1564,8 +1570,7 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 		(*out)[k] = s->tg[k]->proc;
 		memset(&s->tg[k]->proc, 0, sizeof s->tg[k]->proc);
 	}
-	*info = s->info;
-	info->pages = s->pages;
+	sampler_peek(s, info);
 	free_sampler(s);
 }
 

@@ -51,6 +51,10 @@ struct sampler_info {
 struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, char *err,
 			     size_t errlen);
 
+/* What the sampler has seen so far (attach_ns and events are final once
+ * sampler_open returned). */
+void sampler_peek(const struct sampler *s, struct sampler_info *info);
+
 /*
  * Wait up to timeout_ms for data (ppoll with sigmask, which may be NULL)
  * and read every buffer.  Returns 1 once the process has ended (or is a

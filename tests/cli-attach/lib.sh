@@ -90,6 +90,8 @@ attach_case()
 		fail "pcprof attach exited $rc: $(cat "$T/err")"
 	fi
 	cat "$T/err"
+	head -n1 "$T/err" | grep -q "^pcprof attach: sampling process $pid, [0-9]* threads\{0,1\}, attached in" ||
+		fail "no line saying sampling is live first"
 	for k in fd maps sig; do
 		cmp -s "$T/before.$k" "$T/after.$k" ||
 			{ diff "$T/before.$k" "$T/after.$k"; fail "the target's $k changed"; }
