@@ -51,6 +51,10 @@
  *    prologue, or on a ret) left its caller's return address at the stack
  *    pointer, where the walk does not look: it is taken from the stack
  *    copy when its call's target is the leaf's function entry.
+ * On x86-64 each sample also carries the user registers and 8 KiB of the
+ * stack: where the checked walk failed, or stopped without reaching the
+ * stack's outermost frame, unwind-dwarf.c walks that copy with the call-
+ * frame tables, and its walk is kept where it goes further.
  * The first link that fails ends the stack with [unknown]; a walk as long
  * as the kernel allows ends with [truncated].
  */
@@ -82,14 +86,20 @@
 #include "frames.h"
 #include "record-format.h"
 #include "symtab-go.h"
+#include "unwind-dwarf.h"
 #include "util.h"
 
-#define MAX_PAGES   16 /* data pages per buffer to start with (64 KiB) */
-#define STACK_PAGES 64 /* with stacks: a sample is up to 2 KiB, not 48 bytes */
-#define MAX_ROUNDS  64 /* passes over /proc/PID/task while opening */
+#define MAX_PAGES   16  /* data pages per buffer to start with (64 KiB) */
+#define STACK_PAGES 64  /* with stacks: a sample is up to 2 KiB, not 48 bytes */
+#define DWARF_PAGES 256 /* and with a stack copy, up to 10 KiB */
+#define MAX_ROUNDS  64  /* passes over /proc/PID/task while opening */
 #define RECORD_MAX  65536
 #define MAX_STACK   256   /* frames of a stack, as the preloaded library's */
 #define CALLEE_MAX  65536 /* a caller's call target to the pc it called, at most */
+#define DW_REGS     UNWIND_DWARF_NREGS
+#define DWARF_STACK 8192 /* bytes of user stack a sample copies for unwind-dwarf.c */
+/* perf's x86 registers: ax bx cx dx si di bp sp ip (bits 0-8), r8-r15 (16-23) */
+#define PERF_DW_MASK 0xff01ffull
 
 /* One event per thread found and CPU; its samples and those of the
  * threads it is inherited by go to the CPU's buffer. */
@@ -157,6 +167,10 @@ struct target {
 	struct code *code;      /* parallel to proc.modules */
 	struct frame_index fi;
 
+	struct unwind_dwarf *dw; /* NULL until a sample needs it */
+	size_t dw_nmods;         /* its modules when dw last saw them */
+	uint32_t dw_epoch;
+
 	uint64_t exited_ns; /* CPU time of its threads that ended (READ records) */
 	bool ended;         /* its EXIT record was read */
 };
@@ -176,6 +190,7 @@ struct sampler {
 	size_t ntg, tgcap;
 
 	bool stacks;
+	bool dwarf;         /* stacks with registers and a stack copy (x86-64) */
 	unsigned max_stack; /* sample_max_stack */
 
 	/* Samples outside every module known when read: the buffer holding
@@ -663,8 +678,49 @@ static uint64_t leaf_return(struct target *s, uint64_t ip, uint32_t m, uint64_t 
  * entries, leaf first, PERF_CONTEXT_* markers among them) and the two
  * stack words (stack: 0, 1 or 2 of them).
  */
+/* A sample's user registers (perf's order, PERF_DW_MASK; NULL: none) and
+ * its stack copy. */
+struct sample_regs {
+	const uint64_t *regs;
+	const uint8_t *stack;
+	size_t len;
+};
+
+/*
+ * Where the frame-pointer walk failed: the call-frame tables' walk of the
+ * stack copy, into ret[0..MAX_STACK), if it goes further than good frames;
+ * returns how many frames (0: not further), *complete if it reached the
+ * stack's end.
+ */
+static size_t dwarf_walk(struct target *s, const struct sample_regs *sr, uint64_t *ret, size_t good,
+			 bool *complete)
+{
+	static const int dw_of[DW_REGS] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
+	};
+	if (!sr->regs || !sr->stack)
+		return 0;
+	if (!s->dw)
+		s->dw = unwind_dwarf_new(s->pid);
+	if (s->dw_nmods != s->proc.nmodules || s->dw_epoch != s->epoch) {
+		unwind_dwarf_modules_changed(s->dw);
+		s->dw_nmods = s->proc.nmodules;
+		s->dw_epoch = s->epoch;
+	}
+	uint64_t regs[DW_REGS], got[MAX_STACK];
+	for (int i = 0; i < DW_REGS; i++)
+		regs[dw_of[i]] = sr->regs[i];
+	size_t n =
+		unwind_dwarf(s->dw, &s->proc, regs, sr->stack, sr->len, got, MAX_STACK, complete);
+	if (n <= good)
+		return 0;
+	memcpy(ret, got, n * sizeof *got);
+	return n;
+}
+
 static uint32_t sample_frame(struct target *s, uint64_t ip, uint32_t m, const uint64_t *chain,
-			     size_t nchain, const uint64_t *stack, size_t nstack)
+			     size_t nchain, const uint64_t *stack, size_t nstack,
+			     const struct sample_regs *sr)
 {
 	uint64_t ret[MAX_STACK + 1];
 	size_t n = 0, nuser = 0;
@@ -701,8 +757,21 @@ static uint32_t sample_frame(struct target *s, uint64_t ip, uint32_t m, const ui
 		pc = ret[good] - 1;
 		pm = rm;
 	}
+	/* A failed link, or no walk at all.  A walk that passed the checks
+	 * may still have stopped early (at a frame pointer that was not
+	 * one): the tables' walk replaces it where it goes further, and
+	 * where the frame-pointer walk failed, if it gets further than the
+	 * links that held. */
+	bool lost = good < n || nuser == 0, complete = false;
+	uint64_t dret[MAX_STACK];
+	size_t dn = dwarf_walk(s, sr, dret, good, &complete);
+	if (dn && (lost || complete)) {
+		memcpy(ret, dret, dn * sizeof *dret);
+		good = n = dn;
+		lost = !complete;
+	}
 	uint32_t parent = PP_NO_FRAME;
-	if (good < n || nuser == 0) /* a failed link, or no walk at all */
+	if (lost)
 		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE, parent);
 	else if (nchain >= s->max_stack)
 		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE,
@@ -853,9 +922,11 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 	tg->proc.threads[t].ticks++;
 	tg->proc.ticks++;
 	if (s->stacks) {
-		/* callchain: nr, ips[nr]; stack_user: size, data[size], dyn_size */
-		uint64_t nr = 0, size = 0, dyn = 0, words[2] = { 0, 0 };
-		uint64_t chain[MAX_STACK + 8];
+		/* callchain: nr, ips[nr]; regs_user: abi, regs[DW_REGS] (none
+		 * if abi is 0); stack_user: size, data[size], dyn_size */
+		uint64_t nr = 0, size = 0, dyn = 0, words[2] = { 0, 0 }, abi = 0;
+		uint64_t chain[MAX_STACK + 8], regs[DW_REGS];
+		const uint8_t *copy = NULL;
 		if ((size_t)(end - p) >= 8) {
 			memcpy(&nr, p, 8);
 			p += 8;
@@ -866,16 +937,28 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 			p += nr * 8;
 			nr = keep;
 		}
+		if (s->dwarf && (size_t)(end - p) >= 8) {
+			memcpy(&abi, p, 8);
+			p += 8;
+			if (abi && (size_t)(end - p) >= sizeof regs) {
+				memcpy(regs, p, sizeof regs);
+				p += sizeof regs;
+			} else {
+				abi = 0;
+			}
+		}
 		if ((size_t)(end - p) >= 8) {
 			memcpy(&size, p, 8);
 			if (size <= (uint64_t)(end - p) - 8 &&
 			    (uint64_t)(end - p) - 8 - size >= 8) {
 				memcpy(&dyn, p + 8 + size, 8);
 				memcpy(words, p + 8, (dyn < size ? dyn : size) >= 16 ? 16 : 0);
+				copy = p + 8;
 			}
 		}
 		size_t nw = (dyn < size ? dyn : size) >= 16 ? 2 : 0;
-		frame = sample_frame(tg, v.ip, m, chain, (size_t)nr, words, nw);
+		struct sample_regs sr = { abi ? regs : NULL, copy, dyn < size ? dyn : size };
+		frame = sample_frame(tg, v.ip, m, chain, (size_t)nr, words, nw, &sr);
 	}
 	add_sample(tg, v.ip, m, t, frame);
 }
@@ -1123,11 +1206,24 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
 		a.exclude_callchain_kernel = 1;
 		a.sample_max_stack = (uint16_t)s->max_stack;
-		a.sample_stack_user = 16; /* the leaf's return address (leaf_return) */
+		/* the leaf's return address (leaf_return), and with the
+		 * registers the stack the call-frame tables unwind */
+		a.sample_stack_user = s->dwarf ? DWARF_STACK : 16;
+		if (s->dwarf) {
+			a.sample_type |= PERF_SAMPLE_REGS_USER;
+			a.sample_regs_user = PERF_DW_MASK;
+		}
 	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
 		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		if (fd < 0 && s->dwarf && s->nev == 0 &&
+		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
+			/* no user registers or no room for the stack copy: the
+			 * frame-pointer walks alone */
+			s->dwarf = false;
+			return open_thread(s, tid, err, errlen);
+		}
 		if (fd < 0 && s->stacks && s->nev == 0 &&
 		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
 			/* A kernel without callchain limits or user stack
@@ -1359,6 +1455,7 @@ static void free_sampler(struct sampler *s)
 	for (size_t k = 0; k < s->ntg; k++) {
 		struct target *t = s->tg[k];
 		frame_index_free(&t->fi, &t->proc);
+		unwind_dwarf_free(t->dw);
 		pp_process_free(&t->proc);
 		free(t->code);
 		free(t->thr);
@@ -1387,8 +1484,11 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 	s->hz = hz;
 	s->pagesize = (size_t)sysconf(_SC_PAGESIZE);
 	s->stacks = stacks;
+#ifdef __x86_64__
+	s->dwarf = stacks;
+#endif
 	s->follow = follow;
-	s->pages = stacks ? STACK_PAGES : MAX_PAGES;
+	s->pages = s->dwarf ? DWARF_PAGES : stacks ? STACK_PAGES : MAX_PAGES;
 	/* The kernel refuses a sample_max_stack above its own limit. */
 	int limit = read_int_file("/proc/sys/kernel/perf_event_max_stack", 127);
 	s->max_stack = limit < 1 ? 1 : limit > MAX_STACK ? MAX_STACK : (unsigned)limit;

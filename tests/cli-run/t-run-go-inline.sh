@@ -1,7 +1,8 @@
 #!/bin/sh
 # Go inline frames from .gopclntab: in a pure Go program, burn calls stepA
 # twice as often as stepB, both inlined into it, each with mix inlined into
-# it in turn.  The profile must show burn;stepA;mix and burn;stepB;mix with
+# it in turn.  The profile must show burn;stepA;mix and burn;stepB;mix (with
+# what interrupts them above: Go's asynchronous preemption) with
 # a 2:1 split, stepA and mix marked [inline], as well in a build stripped
 # of its symbols and DWARF (-ldflags=-s -w), where .gopclntab is all there
 # is, as in a plain one (where libdw finds no unit for Go's addresses).
@@ -72,9 +73,9 @@ for prog in inline inline-s; do
 	"$PCPROF" export -f folded -o "$T/folded" "$T/p.data" || fail "$prog: export"
 	"$PCPROF" report "$T/p.data" >"$T/report" || fail "$prog: report"
 	awk -v c="$(echo "$(cat "$T/c1") - $(cat "$T/c0")" | bc)" -v hz=$HZ -v name=$prog '
-		/;main\.burn;main\.stepA;main\.mix / { a += $NF }
-		/;main\.burn;main\.stepB;main\.mix / { b += $NF }
-		/main\.(stepA|stepB|mix)/ && !/;main\.burn;main\.step[AB];main\.mix / { bad = bad $0 "\n" }
+		/;main\.burn;main\.stepA;main\.mix( |;)/ { a += $NF }
+		/;main\.burn;main\.stepB;main\.mix( |;)/ { b += $NF }
+		/main\.(stepA|stepB|mix)/ && !/;main\.burn;main\.step[AB];main\.mix( |;)/ { bad = bad $0 "\n" }
 		{ all += $NF }
 		END {
 			n = a + b; want = n * 2 / 3; sd = sqrt(n * 2 / 9)
