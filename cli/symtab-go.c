@@ -36,8 +36,9 @@
  * (in 1.18-1.19 its word 38, in 1.20 and later 40), found by its first two
  * words, the table's address and that of the function names.  A position-
  * independent binary leaves them to relocations: no inline tree there.
- * Go 1.18's funcdata were pointers, not offsets; its moduledata has no
- * gofunc, and the word read then is no address in the file: no inline tree.
+ * Only Go 1.19 was at hand to test (1.18 shares its magic; 1.20's layout
+ * is read from the facts above): a gofunc word that is no address in the
+ * file, or a tree that does not lead back to the function, gives no chain.
  *
  * Every offset is checked against the section's size.
  */
