@@ -192,7 +192,12 @@ static struct mapping *place_mappings(const struct model *f, uint32_t **by_id, s
 	for (size_t i = 0; i < n; i++) {
 		const struct model_mod *mod = &f->mods[order[i]];
 		struct mapping *x = &mp[order[i]];
-		x->bias = mod->bias;
+		/* the main module at its link-time addresses: go tool pprof's
+		 * own object reader (-disasm, -list without line data) looks
+		 * sample addresses up in the file's symbol table as they are,
+		 * without the mapping's offset, so a PIE's runtime addresses
+		 * would match no symbol there */
+		x->bias = i == 0 && first != MODEL_NO_MOD ? 0 : mod->bias;
 		x->start = mod->text_lo + x->bias;
 		x->limit = mod->text_hi + x->bias;
 		if (x->limit > top)
