@@ -60,8 +60,10 @@ set -- $(row_of mycrate::spin) $(row_of mycrate::inner::spin)
 [ $# = 6 ] || fail "-top -cum: no mycrate::spin or mycrate::inner::spin: $(cat "$T/cum")"
 [ "$rmain" -lt "$rgrid" ] && [ "$rmain" -lt "$1" ] && [ "$rmain" -lt "$4" ] ||
 	fail "-top -cum: main (row $rmain) not above its callees: $(cat "$T/cum")"
-[ "$cmain" -ge $((cgrid + $3 + $6)) ] ||
-	fail "-top -cum: main's cum $cmain < its callees' $cgrid + $3 + $6: $(cat "$T/cum")"
+# (a sample whose stack could not be walked up to main is not in main's
+# cum: seen once in 500; 2% of the callees' samples allowed for that)
+[ $((100 * cmain)) -ge $((98 * (cgrid + $3 + $6))) ] ||
+	fail "-top -cum: main's cum $cmain < 98% of its callees' $cgrid + $3 + $6: $(cat "$T/cum")"
 
 web_start "$T/c.pb.gz"
 web_get top "$T/w.top"
