@@ -81,7 +81,7 @@ grep -qF 'geo::Grid\u003clong\u003e::sum(int)' "$T/w.flame" || fail "-http $flam
 web_get 'source?f=^main$' "$T/w.src"
 lcall=$(grep -n 'sink = sink + g.sum(2000000);' tests/cli-report/cxxtarget.cpp | cut -d: -f1)
 grep -qF 'cxxtarget.cpp' "$T/w.src" &&
-	grep -Eq "<span class=line> *$lcall</span> <span class=livesrc> +\\. +[0-9.]+m?s " "$T/w.src" ||
+	grep -Eq "<span class=line> *$lcall</span> <span class=livesrc> +(\\.|[0-9.]+m?s) +[0-9.]+m?s " "$T/w.src" ||
 	fail "-http source: main's line $lcall without sum's samples: $(head -c 600 "$T/w.src")"
 # disassembly finds functions by the binary's (mangled) symbols
 lbody=$(grep -n 'acc = acc \* 3 + i;' tests/cli-report/cxxtarget.cpp | cut -d: -f1)

@@ -201,7 +201,7 @@ pp -list 'main\.burnA$' "$T/cgo.pb.gz"
 grep -q "^ROUTINE =* main\.burnA in $T/cgosrc/main\.go\$" "$T/pp" ||
 	fail "cgo -list main.burnA: not main.go: $(cat "$T/pp")"
 la=$(grep -n '^func burnA' "$T/cgosrc/main.go" | cut -d: -f1)
-grep -Eq "^ +\. +$a +$la:" "$T/pp" || fail "cgo -list main.burnA: line $la without cum $a: $(cat "$T/pp")"
+grep -Eq "^ +([0-9]+|\.) +$a +$la:" "$T/pp" || fail "cgo -list main.burnA: line $la without cum $a: $(cat "$T/pp")"
 pp -disasm 'burnc' "$T/cgo.pb.gz"
 awk '/^ROUTINE =* burnc$/ { on = 1; next } /^ROUTINE/ { on = 0 } on' "$T/pp" >"$T/dis"
 [ "$(disasm_sum "$T/dis")" = "$c" ] ||
