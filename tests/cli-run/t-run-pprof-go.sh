@@ -4,9 +4,10 @@
 # t-run-external.sh (main.burnA 2/3 and main.burnB 1/3 of the time, one
 # loop each) and the cgo program of t-run-external-stacks.sh (the C
 # function burnc under both).  Checked with the real pprof:
-#   -top -cum     main.main above the hot functions, its cum holding theirs,
+#   -top -cum     main.main above the hot functions, its cum holding theirs
+#                 (98% at least),
 #                 the 2:1 split within 5 sd of the binomial count;
-#   -list         main.burnA's own source file, every sample of it on the
+#   -list         main.burnA's own source file, 90% of its samples at least on the
 #                 lines of its loop (at their line numbers in main.go);
 #                 burnc's C lines in the cgo program;
 #   -disasm       instructions of main.burnA (pprof reads the binary named
