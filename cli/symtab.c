@@ -1012,6 +1012,17 @@ static const struct extent *find_fde(struct symfile *sf, uint64_t addr)
 	return lo > 0 && addr < sf->fdes[lo - 1].end ? &sf->fdes[lo - 1] : NULL;
 }
 
+/* The line row of addr, only from a unit whose ranges hold addr: libdwfl
+ * gives an address outside every .debug_aranges entry to the unit listed
+ * below it, so the Go code of a cgo program (Go's units have no aranges,
+ * gcc's do) came out at the last line of some C file. */
+static Dwfl_Line *unit_line(struct symfile *sf, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
+	return cu && dwarf_haspc(cu, addr - bias) > 0 ? dwfl_module_getsrc(sf->mod, addr) : NULL;
+}
+
 bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out)
 {
 	*out = (struct sym_info){ .module = "[unknown]" };
@@ -1053,7 +1064,7 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 		}
 	}
 	if (sf->has_lines) {
-		Dwfl_Line *l = dwfl_module_getsrc(sf->mod, addr);
+		Dwfl_Line *l = unit_line(sf, addr);
 		int line = 0;
 		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
 		if (file && line > 0) {
