@@ -2,8 +2,9 @@
 # pcprof(1) and the page of every command pcprof --help lists: mandoc lint
 # clean at warning level; every long option a command's --help lists is
 # documented in its page, and every long option the page's SYNOPSIS or
-# option list (.It, .Op) gives is in --help; pcprof(1)'s SYNOPSIS and SEE
-# ALSO name every command and page; and every export format is described.
+# option list (.It, .Op) gives is in --help; pcprof(1)'s SYNOPSIS names
+# every command, and every page's SEE ALSO every other page; and every
+# export format is described.
 . "$(dirname "$0")/lib.sh"
 command -v mandoc >/dev/null || skip "mandoc not installed"
 mandoc -T lint -W warning man/pcprof.1 >"$T/lint" 2>&1 || fail "mandoc lint man/pcprof.1: $(cat "$T/lint")"
@@ -21,6 +22,11 @@ for c in $cmds; do
 		fail "pcprof(1) SEE ALSO lacks pcprof-$c(1)"
 	mandoc -T lint -W warning "$page" >"$T/lint" 2>&1 || fail "mandoc lint $page: $(cat "$T/lint")"
 	mandoc -T ascii "$page" | col -bx >"$T/page" 2>/dev/null || fail "mandoc cannot render $page"
+	sed -n '/^SEE ALSO/,/^[A-Z]/p' "$T/page" >"$T/see"
+	grep -q "pcprof(1)" "$T/see" || fail "$page SEE ALSO lacks pcprof(1)"
+	for d in $cmds; do
+		[ "$d" = "$c" ] || grep -q "pcprof-$d(1)" "$T/see" || fail "$page SEE ALSO lacks pcprof-$d(1)"
+	done
 	"$PCPROF" $c --help >"$T/help" || fail "$c --help"
 	for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u); do
 		grep -q -- "$opt" "$T/page" || fail "$page does not document $opt"
