@@ -47,8 +47,8 @@ static void usage(FILE *f)
 		"                       is set; the default), always or never\n"
 		"  -p, --pid PID        only the process(es) with this pid\n"
 		"  -m, --module PAT     only samples in modules matching PAT (fnmatch)\n"
-		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		DEBUGINFO_USAGE "  -h, --help           this text\n"
+		"      --no-demangle    C++ and Rust names as in the binary "
+		"(mangled)\n" DEBUGINFO_USAGE "  -h, --help           this text\n"
 		"\n"
 		"fn%%: share of the function's samples; all%%: of all samples.  Lines of code\n"
 		"inlined into the function are shown in their own source files.\n"
@@ -101,8 +101,7 @@ struct code {
  * --debug-dir copy, an archive's or debuginfod's, each only with the
  * recorded build id), so that --asm never shows another build's code.
  * 0, or -1 after a message. */
-static int read_code(const struct model *f, uint32_t mod, uint64_t lo, uint64_t hi,
-		     struct code *c)
+static int read_code(const struct model *f, uint32_t mod, uint64_t lo, uint64_t hi, struct code *c)
 {
 	const struct model_mod *mm = &f->mods[mod];
 	uint32_t pi, m;

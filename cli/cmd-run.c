@@ -114,12 +114,14 @@ static void usage(FILE *f)
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
 		"      --slots N       most pc table entries per process (default %lu)\n"
-		"      --no-stacks     record pcs only, no call stacks (default: stacks)\n"
+		"      --stacks        record each sample's call stack (default)\n"
+		"      --no-stacks     record pcs only, no call stacks\n"
 		"      --no-timeline   no time buckets (default: every sample's 10 ms\n"
 		"                      of the run, to report on a period)\n"
 		"      --mode MODE     preload: libprofil preloaded into the program;\n"
 		"                      external: pcprof samples it from outside with perf\n"
-		"                      events (PROGRAM's process only, not its children);\n"
+		"                      events (with the processes it forks unless\n"
+		"                      --no-follow);\n"
 		"                      auto (default): preload, but external for what\n"
 		"                      preloading cannot reach (static executables, Go\n"
 		"                      binaries, set-user-ID/set-group-ID programs)\n"
@@ -550,28 +552,6 @@ struct run {
 	size_t nreaped, capreaped;
 };
 
-/* CPU time of a zombie (all its threads, all its images; not its
- * children's), in clock ticks from /proc/PID/stat; 0 if unknown. */
-static uint64_t zombie_cpu_ns(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
-	const char *p = strrchr(buf, ')');
-	unsigned long long ut, st;
-	long hz = sysconf(_SC_CLK_TCK);
-	if (!p || hz <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return 0;
-	return (ut + st) * (1000000000ull / (unsigned long long)hz);
-}
-
 /* Reap one ended child (blocking unless flags has WNOHANG): first look at
  * it with WNOWAIT for its CPU time, which a process that was killed never
  * wrote into its recording.  Returns its pid, 0 if none has ended (WNOHANG),
@@ -585,7 +565,7 @@ static pid_t reap(struct run *r, int flags)
 	pid_t pid = si.si_pid;
 	if (pid == 0)
 		return 0;
-	uint64_t cpu = zombie_cpu_ns(pid);
+	uint64_t cpu = proc_cpu_ns(pid);
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -722,13 +702,7 @@ static void apply_statuses(struct raw_set *set, const struct run *r)
 		if (last == set->n || set->procs[last].end == PP_END_EXEC)
 			continue;
 		struct pp_process *pr = &set->procs[last];
-		if (WIFEXITED(w->status)) {
-			pr->end = PP_END_EXIT;
-			pr->exit_status = WEXITSTATUS(w->status);
-		} else if (WIFSIGNALED(w->status)) {
-			pr->end = PP_END_SIGNAL;
-			pr->exit_status = WTERMSIG(w->status);
-		}
+		sampler_set_end(pr, w->status);
 		const struct raw_info *in = &set->info[last];
 		if (in->raw_end == PCPROF_END_RUNNING && w->cpu_ns > in->cpu_start_ns &&
 		    w->cpu_ns - in->cpu_start_ns > pr->cpu_ns)
@@ -1139,9 +1113,11 @@ struct external {
 	unsigned hz;
 	bool allow_unprofiled;
 	bool stacks;
+	bool follow;
 	bool timeline;
 	struct sampler *s;
-	struct pp_process proc;
+	struct pp_process *procs;
+	size_t nprocs;
 	struct sampler_info info;
 };
 
@@ -1152,7 +1128,7 @@ static void external_begin(struct external *ext, pid_t pid, const int gate[2])
 {
 	char err[512];
 	close(gate[0]);
-	ext->s = sampler_open(pid, ext->hz, ext->stacks, err, sizeof err);
+	ext->s = sampler_open(pid, ext->hz, ext->stacks, ext->follow, err, sizeof err);
 	if (ext->s)
 		sampler_timeline(ext->s, ext->timeline);
 	/* Refused on pcprof's own child: what refuses pcprof itself is the
@@ -1206,6 +1182,7 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 	*ext = (struct external){ .prog = prog[0],
 				  .allow_unprofiled = o->allow_unprofiled,
 				  .stacks = o->stacks,
+				  .follow = o->follow,
 				  .timeline = o->timeline };
 	ext->obstacle = preload_obstacle(prog[0], obstacle, sizeof obstacle);
 	if (ext->obstacle)
@@ -1234,8 +1211,21 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 	return true;
 }
 
-/* The program as pcprof's child, sampled until it ends; its own process
- * only (the children it forks are counted, not followed). */
+/* How the processes pcprof reaped ended (the program, and its orphans,
+ * pcprof being their subreaper), where the sampler could not tell. */
+static void apply_statuses_ext(struct external *ext, const struct run *r)
+{
+	for (size_t i = 0; i < r->nreaped; i++)
+		for (size_t k = 0; k < ext->nprocs; k++) {
+			struct pp_process *pr = &ext->procs[k];
+			const struct reaped *w = &r->reaped[i];
+			if (pr->pid == w->pid && pr->end == PP_END_UNKNOWN)
+				sampler_set_end(pr, w->status);
+		}
+}
+
+/* The program as pcprof's child, sampled until it ends, with the processes
+ * it forks meanwhile unless --no-follow (then they are counted only). */
 static _Noreturn void run_external(const struct opts *o, char **prog, struct external *ext)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -1246,7 +1236,7 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 	if (profiled) {
 		while (!sampler_poll(ext->s, POLL_MS, NULL))
 			;
-		sampler_finish(ext->s, &ext->proc, &ext->info);
+		sampler_finish(ext->s, &ext->procs, &ext->nprocs, &ext->info);
 		ext->s = NULL;
 		/* the exec pcprof's child made to become the program */
 		if (ext->info.execs)
@@ -1257,26 +1247,20 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 		warnx_("%s ran unprofiled: no data file written", prog[0]);
 		exit_like(r.status);
 	}
-	struct pp_process *pr = &ext->proc;
-	if (WIFEXITED(r.status)) {
-		pr->end = PP_END_EXIT;
-		pr->exit_status = WEXITSTATUS(r.status);
-	} else if (WIFSIGNALED(r.status)) {
-		pr->end = PP_END_SIGNAL;
-		pr->exit_status = WTERMSIG(r.status);
-	}
+	struct pp_process *pr = &ext->procs[0];
+	apply_statuses_ext(ext, &r);
+	sampler_set_end(pr, r.status);
 	struct pp_profile p = { .command = join_command(prog),
 				.start_ns = t0,
 				.end_ns = now_ns(),
 				.bucket_ns = ext->timeline ? SAMPLER_BUCKET_NS : 0,
-				.nprocs = 1,
-				.procs = xmalloc(sizeof *pr) };
-	p.procs[0] = *pr;
+				.nprocs = ext->nprocs,
+				.procs = ext->procs };
 	char err[512];
 	if (pp_write(o->out, &p, err, sizeof err) < 0)
 		die(EXIT_RUN_FAILED, "%s: %s", o->out, err);
 	if (!o->quiet)
-		sampler_summary(&p.procs[0], &ext->info, ext->why, 0, o->out);
+		sampler_summary(p.procs, p.nprocs, &ext->info, ext->why, 0, o->out);
 	pp_free(&p);
 	exit_like(r.status);
 }

@@ -88,8 +88,9 @@ struct symfile {
 	struct extent *fdes; /* .eh_frame's function extents, sorted */
 	size_t nfdes;
 	bool fdes_tried;
-	char **plt_names; /* "memcpy@plt" names of the PLT stubs in fns */
-	char *go_names;   /* names of the .gopclntab functions in fns */
+	char **plt_names;   /* "memcpy@plt" names of the PLT stubs in fns */
+	char *go_names;     /* names of the .gopclntab functions in fns */
+	struct go_pcln *go; /* a Go binary's .gopclntab, for its inline chains */
 	size_t nplt;
 	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
 	size_t nqnames, capqnames;
@@ -533,9 +534,8 @@ static void load_functions(struct symfile *sf)
 	load_plt(sf, &cap);
 	GElf_Addr bias;
 	struct go_func *go;
-	size_t ngo = sf->full ? 0
-			      : symtab_go_functions(dwfl_module_getelf(sf->mod, &bias), &go,
-						    &sf->go_names);
+	sf->go = symtab_go_open(dwfl_module_getelf(sf->mod, &bias));
+	size_t ngo = sf->full || !sf->go ? 0 : symtab_go_functions(sf->go, &go, &sf->go_names);
 	if (ngo) { /* a Go binary without its symbol table (-ldflags=-s) */
 		sf->fns = xrealloc(sf->fns, (sf->nfns + ngo) * sizeof *sf->fns);
 		for (size_t i = 0; i < ngo; i++)
@@ -1012,6 +1012,17 @@ static const struct extent *find_fde(struct symfile *sf, uint64_t addr)
 	return lo > 0 && addr < sf->fdes[lo - 1].end ? &sf->fdes[lo - 1] : NULL;
 }
 
+/* The line row of addr, only from a unit whose ranges hold addr: libdwfl
+ * gives an address outside every .debug_aranges entry to the unit listed
+ * below it, so the Go code of a cgo program (Go's units have no aranges,
+ * gcc's do) came out at the last line of some C file. */
+static Dwfl_Line *unit_line(struct symfile *sf, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
+	return cu && dwarf_haspc(cu, addr - bias) > 0 ? dwfl_module_getsrc(sf->mod, addr) : NULL;
+}
+
 bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out)
 {
 	*out = (struct sym_info){ .module = "[unknown]" };
@@ -1053,13 +1064,21 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 		}
 	}
 	if (sf->has_lines) {
-		Dwfl_Line *l = dwfl_module_getsrc(sf->mod, addr);
+		Dwfl_Line *l = unit_line(sf, addr);
 		int line = 0;
 		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
 		if (file && line > 0) {
 			out->file = file;
 			out->line = line;
 			out->comp_dir = dwfl_line_comp_dir(l);
+		}
+	}
+	if (!out->file && sf->go) { /* a Go binary's own line table */
+		struct go_frame g[SYM_MAX_FRAMES];
+		size_t n = symtab_go_frames(sf->go, addr, g, SYM_MAX_FRAMES);
+		if (n && g[n - 1].file && g[n - 1].line > 0) {
+			out->file = g[n - 1].file;
+			out->line = g[n - 1].line;
 		}
 	}
 	return out->function != NULL;
@@ -1379,6 +1398,21 @@ static bool sub_at(const struct cu_subs *u, Dwarf_Addr addr, Dwarf_Die *out)
 	return false;
 }
 
+/* A Go binary's chain from its .gopclntab, where DWARF has none: stripped,
+ * or libdw finds no unit for the address (Go writes no .debug_aranges). */
+static size_t go_frames(struct symfile *sf, uint64_t addr, struct sym_frame *v, size_t max)
+{
+	struct go_frame g[SYM_MAX_FRAMES];
+	size_t n = sf->go ? symtab_go_frames(sf->go, addr, g,
+					     max < SYM_MAX_FRAMES ? max : SYM_MAX_FRAMES)
+			  : 0;
+	for (size_t k = 0; k < n; k++)
+		v[k] = (struct sym_frame){ .function = g[k].function,
+					   .file = g[k].file,
+					   .line = g[k].line };
+	return n;
+}
+
 size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym_frame *v,
 		     size_t max)
 {
@@ -1386,8 +1420,10 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 		return 0;
 	struct symfile *sf = get_file(st, module);
 	uint64_t addr = pc - st->proc->modules[module].bias;
-	if (sf->state != SF_OK || !sf->has_lines)
+	if (sf->state != SF_OK)
 		return 0;
+	if (!sf->has_lines)
+		return go_frames(sf, addr, v, max);
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
 	struct chain *c = xmalloc(sizeof *c);
@@ -1421,7 +1457,7 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 		n -= skip;
 	}
 	free(c);
-	return n;
+	return n ? n : go_frames(sf, addr, v, max);
 }
 
 const char *symtab_symbol_file(struct symtab *st, uint32_t module)
@@ -1488,6 +1524,7 @@ void symtab_close(struct symtab *st)
 			free(sf->plt_names[i]);
 		free(sf->plt_names);
 		free(sf->go_names);
+		symtab_go_close(sf->go);
 		free(sf->fdes);
 		for (size_t i = 0; i < sf->capqnames; i++)
 			free(sf->qnames[i].name);
