@@ -20,6 +20,7 @@
 //                  number of distinct fills of the functions' frames
 //   icicle         press the flame/icicle button
 //   paint          print each frame's fill (a diff's colours)
+//   source         print the source view (see source() below)
 // Lines: "fr STEP DEPTH X WIDTH Y CLASSES NAME", "calls STEP TITLE",
 // "caller|callee STEP TOTAL% SAMPLES NAME", "match STEP TEXT", "tip STEP
 // TEXT", "fills STEP N", "paint STEP DEPTH FILL NAME", where every NAME, TITLE and TEXT is
@@ -112,12 +113,42 @@ function flame(put, out) {
 			for (const g of frames())
 				out.push(['paint', i, g.dataset.depth, g.querySelector('rect').getAttribute(
 					'fill').replace(/ /g, ''), enc(g.dataset.name)].join(' '));
+		} else if (op === 'source') {
+			source(i, out);
 		} else if (op === 'icicle') {
 			document.getElementById('fg-mode').click();
 		} else {
 			out.push('unknown-step ' + i + ' ' + enc(st));
 		}
 	});
+}
+
+// The source view (html-annotate.js), step "source": "srctitle STEP
+// TITLE" ("-" when closed), "srcwhy STEP TEXT", per file "srcfile STEP
+// PATH", per row "src STEP LINE SAMPLES FN% ALL% CLASS TEXT" (empty cells
+// and classes as "-"; a cold stretch is LINE "…").
+function source(step, out) {
+	const box = document.getElementById('ann');
+	const enc = encodeURIComponent;
+	const h = box && box.querySelector('h3');
+	out.push('srctitle ' + step + ' ' + (!box || box.hidden || !h ? '-' : enc(h.textContent)));
+	if (!box || box.hidden)
+		return;
+	for (const p of box.querySelectorAll('p.why'))
+		out.push('srcwhy ' + step + ' ' + enc(p.textContent));
+	for (const tr of box.querySelectorAll('table tbody tr')) {
+		if (tr.className === 'file') {
+			out.push('srcfile ' + step + ' ' + enc(tr.textContent));
+			continue;
+		}
+		const c = [...tr.cells].map((td) => td.textContent);
+		if (c.length < 5) {
+			out.push('srcnote ' + step + ' ' + enc(c.join(' ')));
+			continue;
+		}
+		out.push(['src', step, c[3] || '-', c[0] || '-', c[1] || '-', c[2] || '-',
+			tr.className || '-', enc(c[4])].join(' '));
+	}
 }
 
 (function () {
