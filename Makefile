@@ -320,6 +320,7 @@ $(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cl
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer) -o $@ $< $(CLI_LIB_SRC) \
 		$(CLI_LIBS) -lm
 $(CLI_REPORT)/t-random: $(B)/cli/html-annotate.inc
+$(CLI_REPORT)/t-random: CLI_LIBS += -lcapstone
 
 tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
 

@@ -114,6 +114,27 @@ void ann_source_free(struct ann_src *s);
 void ann_file_walk(const struct ann_file *fl, int context,
 		   void (*each)(void *ctx, int line, uint64_t n, const char *text), void *ctx);
 
+/* One instruction of a function (annotate-asm.c). */
+struct ann_insn {
+	uint64_t addr; /* link-time */
+	uint64_t samples;
+	const char *mnemonic, *ops; /* valid during the call */
+	const char *file;           /* its source line, if not the previous instruction's: */
+	int line;                   /* file NULL if the same, or none */
+};
+/* The instructions of link-time [lo, hi) of a's module with a's samples
+ * (hi 0: the function's end is unknown: up to its last sampled address),
+ * read from the module's file (the recorded one: build id) and
+ * disassembled with Capstone: each(ctx, NULL) once the code is read, then
+ * each(ctx, insn) per instruction.  0, or -1 with a message in err. */
+int ann_disasm(const struct ann_fn *a, uint64_t lo, uint64_t hi,
+	       void (*each)(void *ctx, const struct ann_insn *in), void *ctx, char *err,
+	       size_t errlen);
+
+/* The code of a function of its own to disassemble: link-time [lo, hi)
+ * (hi 0: its end is unknown), and the samples of a outside it. */
+void ann_extent(const struct ann_fn *a, uint64_t *lo, uint64_t *hi, uint64_t *outside);
+
 /* The source listing of a: per line, its samples and shares, sampled lines
  * with st->context lines around them, long cold stretches as "...". */
 void view_annotate_source(const struct ann_fn *a, const struct ann_style *st);

@@ -64,33 +64,31 @@
 			shown = fn;
 			return;
 		}
-		const t = add(box, 'table', undefined, 'source');
-		const head = t.createTHead().insertRow();
-		for (const c of ['samples', 'fn%', 'all%', 'line', 'source'])
-			add(head, 'th', c);
-		const body = t.createTBody();
-		const row = (cls, cells) => {
-			const tr = body.insertRow();
-			if (cls)
-				tr.className = cls;
-			cells.forEach((c, i) => {
-				const td = tr.insertCell();
-				td.textContent = c;
-				td.className = i < 4 ? 'n' : 'text';
-			});
-			return tr;
-		};
-		const counts = (n) => n ? [String(n), pct(n, a.s), pct(n, D.total)] : ['', '', ''];
-		for (const f of a.files) {
-			const th = add(body.insertRow(), 'th', f.p);
-			th.parentNode.className = 'file';
-			th.colSpan = 5;
-			if (f.miss) {
-				const td = body.insertRow().insertCell();
-				td.colSpan = 5;
-				td.className = 'note';
-				td.textContent = '(source file not found: its lines are shown without their text)';
+		if (a.asm || a.asmwhy) { // the tabs: source lines, instructions
+			const tabs = add(box, 'div', undefined, 'tabs');
+			tabs.setAttribute('role', 'tablist');
+			for (const [k, label] of [['source', 'source lines'], ['asm', 'instructions']]) {
+				const b = add(tabs, 'button', label, 'tab');
+				b.type = 'button';
+				b.dataset.tab = k;
+				b.setAttribute('role', 'tab');
+				b.setAttribute('aria-selected', String(k === 'source'));
+				b.addEventListener('click', () => {
+					for (const o of tabs.children)
+						o.setAttribute('aria-selected', String(o === b));
+					el('ann-source').hidden = k !== 'source';
+					el('ann-asm').hidden = k !== 'asm';
+				});
 			}
+		}
+		instructions(a);
+		const { body, row, counts } = listing(box, 'source', 'line', a);
+		body.parentNode.id = 'ann-source';
+		for (const f of a.files) {
+			fileRow(body, f.p);
+			if (f.miss)
+				row('note', ['', '', '', '',
+					'(source file not found: its lines are shown without their text)']);
 			for (const r of f.r) {
 				if (!r[0]) {
 					row('gap', ['', '', '', '\u2026', '']);
@@ -105,12 +103,70 @@
 			const tr = row('', counts(a.nol).concat(['?\u003f', a.nomod ?
 				'(outside every mapped file: no lines, no instructions)' :
 				'(no line information: the module has no DWARF lines here, stripped or ' +
-				'built without -g; pcprof annotate --asm shows its instructions)']));
+				'built without -g; see its instructions)']));
 			tr.dataset.line = 'none';
 		}
 		box.hidden = false;
 		box.scrollTop = 0;
 		shown = fn;
+	}
+
+	// A table of a's rows under parent, with the columns samples, fn%,
+	// all%, KEY, and the text; row(class, cells) adds one, counts(n) gives
+	// its first three cells.
+	function listing(parent, cls, key, a) {
+		const t = add(parent, 'table', undefined, cls);
+		const head = t.createTHead().insertRow();
+		for (const c of ['samples', 'fn%', 'all%', key, cls === 'asm' ? 'instruction' : 'source'])
+			add(head, 'th', c);
+		const body = t.createTBody();
+		const row = (rc, cells) => {
+			const tr = body.insertRow();
+			if (rc)
+				tr.className = rc;
+			cells.forEach((c, i) => {
+				const td = tr.insertCell();
+				td.textContent = c;
+				td.className = i < 4 ? 'n' : 'text';
+			});
+			return tr;
+		};
+		const counts = (n) => n ? [String(n), pct(n, a.s), pct(n, D.total)] : ['', '', ''];
+		return { body, row, counts };
+	}
+	function fileRow(body, text) {
+		const th = add(body.insertRow(), 'th', text);
+		th.parentNode.className = 'file';
+		th.colSpan = 5;
+	}
+
+	// the instructions (as `pcprof annotate --asm` prints them), hidden
+	// until their tab is chosen
+	function instructions(a) {
+		const holder = add(box, 'div', undefined, 'asm');
+		holder.id = 'ann-asm';
+		holder.hidden = true;
+		if (!a.asm) {
+			add(holder, 'p', a.asmwhy ? 'No instructions: ' + a.asmwhy + '.' : '', 'why');
+			return;
+		}
+		const { body, row, counts } = listing(holder, 'asm', 'address', a);
+		for (const r of a.asm) {
+			if (r[0] === 0) {
+				row('gap', ['', '', '', '\u2026', '']);
+			} else if (r[0] === 1) {
+				fileRow(body, r[1] + (r.length > 2 ? '  ' + r[2] : ''));
+			} else {
+				const tr = row(r[1] && r[1] * 10 >= a.s ? 'hot' : '', counts(r[1]).concat(
+					[r[0] + ':', r[2]]));
+				tr.dataset.addr = r[0];
+			}
+		}
+		if (a.asmout)
+			row('', counts(a.asmout).concat(['', '(at addresses outside the function\u2019s extent)']));
+		if (a.asmend)
+			row('', ['', '', '', '', '(the function\u2019s end is unknown: shown up to its last ' +
+				'sampled instruction)']);
 	}
 
 	function pick(e) {

@@ -25,6 +25,8 @@
 #define ANN_SHARE   200 /* 0.5% */
 #define ANN_CONTEXT 3
 #define ANN_TEXT    240
+#define ASM_CONTEXT 3
+#define ASM_MAX     500 /* instructions shown per function */
 #define ANN_BUDGET  (4u << 20)
 
 static const char ann_js[] =
@@ -44,7 +46,9 @@ static const char ann_style[] =
 	".ann td.text{width:100%;tab-size:8}\n"
 	".ann tr.file th{text-align:left;padding:.5rem .4rem .1rem;word-break:break-all}\n"
 	".ann tr.gap td{color:#868e96}\n"
-	".ann tr.hot td{background:rgba(224,49,49,.28);font-weight:bold}\n";
+	".ann tr.hot td{background:rgba(224,49,49,.28);font-weight:bold}\n"
+	".ann .tabs{margin:.2rem 0 .5rem}\n"
+	".ann .tab[aria-selected=true]{font-weight:bold;text-decoration:underline}\n";
 
 struct ann_json {
 	FILE *s;
@@ -81,6 +85,155 @@ static void json_row(void *ctx, int line, uint64_t n, const char *text)
 	fputc(']', j->s);
 }
 
+/* ---- instructions ---------------------------------------------------------- */
+
+struct insn {
+	uint64_t addr, samples;
+	char *text;
+	const char *file; /* its source line (srcpath's) */
+	int line;
+};
+
+struct asm_list {
+	struct insn *in;
+	size_t n, cap;
+	const char *file;
+	int line;
+};
+
+static void keep_insn(void *ctx, const struct ann_insn *in)
+{
+	struct asm_list *l = ctx;
+	if (!in)
+		return;
+	if (in->file) {
+		l->file = in->file;
+		l->line = in->line;
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->in = xrealloc(l->in, l->cap * sizeof *l->in);
+	}
+	char buf[256];
+	if (*in->ops)
+		snprintf(buf, sizeof buf, "%-7s %s", in->mnemonic, in->ops);
+	else
+		snprintf(buf, sizeof buf, "%s", in->mnemonic);
+	l->in[l->n++] = (struct insn){ in->addr, in->samples, xstrdup(buf), l->file, l->line };
+}
+
+static void asm_rows(FILE *s, const struct asm_list *l, const bool *shown, uint64_t out,
+		     bool open_end);
+
+/* Mark the instructions within c of a sampled one; how many. */
+static size_t asm_mark(const struct asm_list *l, bool *shown, size_t c)
+{
+	memset(shown, 0, l->n * sizeof *shown);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->in[i].samples)
+			for (size_t j = i > c ? i - c : 0; j < l->n && j <= i + c; j++)
+				shown[j] = true;
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += shown[i];
+	return n;
+}
+
+/* "asm": the instructions of a function of its own, ASM_CONTEXT around
+ * each sampled one (cold stretches of more than two as [0]), each run's
+ * source line before it as [1, "file:line", "text"], and its samples
+ * outside its extent; "asmwhy" when there are none. */
+static void asm_json(FILE *s, const struct ann_fn *a)
+{
+	const struct model_fn *fn = &a->f->fns[a->fn];
+	if (fn->mod == MODEL_NO_MOD) {
+		fputs(",\"asmwhy\":\"outside every mapped file: no instructions\"", s);
+		return;
+	}
+	if (fn->inlined) {
+		fputs(",\"asmwhy\":\"an inlined function: its instructions are those of the "
+		      "functions it was inlined into (pcprof annotate --asm shows them)\"",
+		      s);
+		return;
+	}
+	uint64_t lo, hi, out;
+	ann_extent(a, &lo, &hi, &out);
+	struct asm_list l = { 0 };
+	char err[4096];
+	if (ann_disasm(a, lo, hi, keep_insn, &l, err, sizeof err) < 0) {
+		char *t = text_dup(err);
+		fputs(",\"asmwhy\":\"", s);
+		out_json_html_str(s, t);
+		fputc('"', s);
+		free(t);
+		return;
+	}
+	/* ASM_CONTEXT instructions around each sampled one, or only the
+	 * sampled ones if that is too many */
+	bool *shown = xcalloc(l.n + 1, sizeof *shown);
+	size_t nshown = asm_mark(&l, shown, ASM_CONTEXT);
+	if (nshown > ASM_MAX)
+		nshown = asm_mark(&l, shown, 0);
+	if (nshown > ASM_MAX)
+		fprintf(s,
+			",\"asmwhy\":\"%zu instructions with samples, more than this page shows "
+			"(%d): pcprof annotate --asm shows them\"",
+			nshown, ASM_MAX);
+	else
+		asm_rows(s, &l, shown, out, hi == 0);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.in[i].text);
+	free(l.in);
+	free(shown);
+}
+
+static void asm_rows(FILE *s, const struct asm_list *lp, const bool *shown, uint64_t out,
+		     bool open_end)
+{
+	const struct asm_list l = *lp;
+	fprintf(s, ",\"asmout\":%" PRIu64 ",\"asmend\":%d,\"asm\":[", out, open_end);
+	const char *pfile = NULL;
+	int pline = 0;
+	bool comma = false;
+	for (size_t i = 0; i < l.n;) {
+		size_t end = i;
+		while (end < l.n && !shown[end])
+			end++;
+		if (end - i > 2) {
+			fputs(comma ? ",[0]" : "[0]", s);
+			comma = true;
+			i = end;
+			continue;
+		}
+		const struct insn *in = &l.in[i];
+		if (in->file && (in->line != pline || !pfile || strcmp(in->file, pfile) != 0)) {
+			char *w = text_dup(basename(in->file));
+			fputs(comma ? ",[1,\"" : "[1,\"", s);
+			out_json_html_str(s, w);
+			fprintf(s, ":%d\"", in->line);
+			free(w);
+			char *t = ann_source_dup(in->file, in->line, true);
+			if (t) {
+				fputs(",\"", s);
+				out_json_html_str(s, t);
+				fputc('"', s);
+				free(t);
+			}
+			fputc(']', s);
+			comma = true;
+			pfile = in->file;
+			pline = in->line;
+		}
+		fprintf(s, "%s[\"%" PRIx64 "\",%" PRIu64 ",\"", comma ? "," : "", in->addr,
+			in->samples);
+		out_json_html_str(s, in->text);
+		fputs("\"]", s);
+		comma = true;
+		i++;
+	}
+	fputc(']', s);
+}
+
 /* Function fn's listing as a JSON object. */
 static void fn_json(FILE *s, const struct ann_index *x, uint32_t fn)
 {
@@ -106,7 +259,9 @@ static void fn_json(FILE *s, const struct ann_index *x, uint32_t fn)
 		ann_file_walk(fl, ANN_CONTEXT, json_row, &j);
 		fputs("]}", s);
 	}
-	fputs("]}", s);
+	fputc(']', s);
+	asm_json(s, &a);
+	fputc('}', s);
 	ann_source_free(&src);
 	ann_free(&a);
 }

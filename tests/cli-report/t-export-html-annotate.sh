@@ -9,7 +9,9 @@
 # cold stretches as one row), the HOT, WARM and STEP rows highlighted,
 # STEP under annstep.h; the directory's name and the markup line are shown
 # as text and nothing runs or loads; Esc closes it; the inlined mix_step
-# has its own listing.  On a big profile (mkfixture tree: 200000 frames
+# has its own listing.  The instructions tab shows the sampled
+# instructions with `pcprof annotate --asm`'s counts, 3 around each and a
+# cold stretch as one row.  On a big profile (mkfixture tree: 200000 frames
 # over libc) the page stays under 20 MB, the function with most samples
 # has its counted lines (said to be without their text: libc's sources
 # are not here) or its samples without line information, and one outside
@@ -101,6 +103,30 @@ case $(title 7) in "Source%20of%20mix_step%20%5Binline%5D%20(hann)%3A%20100%20sa
 *) fail "mix_step title: $(title 7)" ;; esac
 listing 7 | grep -q "^$STEPL 100 100.00 10.00$" || fail "mix_step's STEP row: $(listing 7)"
 
+# its instructions: hidden until their tab is chosen, then the sampled
+# ones with the counts and shares of `pcprof annotate --asm`, 3
+# instructions around each, the source line above each run
+"$PCPROF" annotate --asm -i "$T/a.data" hot_loop >"$T/asm" 2>"$T/e" || fail "annotate --asm: $(cat "$T/e")"
+awk '$1 ~ /^[0-9]+$/ && $4 ~ /^[0-9a-f]+:$/ { sub(/:$/, "", $4); print $4, $1, $2, $3 }' "$T/asm" >"$T/wasm"
+[ "$(wc -l <"$T/wasm")" = 3 ] || fail "annotate --asm: not 3 sampled instructions: $(cat "$T/asm")"
+html_probe "$chromium" "$T/a.html" 'row=hot_loop&source&asmtab&source'
+grep -q '^asmtab 1 0$' "$T/dom" || fail "instructions shown before their tab: $(grep '^asmtab' "$T/dom")"
+grep -q '^asmtab 3 1$' "$T/dom" || fail "the tab does not show the instructions: $(grep '^asmtab' "$T/dom")"
+awk '$1 == "asm" && $2 == 3 && $4 != "-" { sub(/:$/, "", $3); print $3, $4, $5, $6 }' "$T/dom" >"$T/got"
+diff "$T/wasm" "$T/got" >"$T/diff" || fail "sampled instructions differ from annotate --asm: $(cat "$T/diff")"
+# the instructions shown: those within 3 of a sampled one (in the order
+# annotate --asm lists them), a longer cold stretch as one "…" row
+awk '$1 ~ /^[0-9a-f]+:$/ { a[n++] = $1 } $4 ~ /^[0-9a-f]+:$/ { hot[n] = 1; a[n++] = $4 }
+	END { for (i = 0; i < n; i++) for (j = i - 3; j <= i + 3; j++) if (hot[j]) show[i] = 1
+		for (i = 0; i < n;) { e = i; while (e < n && !show[e]) e++
+			if (e - i > 2) { print "\342\200\246"; i = e; continue }
+			print a[i++] } }' "$T/asm" >"$T/wshown"
+awk '$1 == "asm" && $2 == 3 { print $3 }' "$T/dom" >"$T/got"
+diff "$T/wshown" "$T/got" >"$T/diff" || fail "not the instructions shown: $(cat "$T/diff")"
+awk '$1 == "asm" && $2 == 3 && $7 == "hot"' "$T/dom" | grep -q . || fail "no hot instruction"
+grep -q "^asmfile 3 anntarget.c%3A$HOTL%20%20x%20%3D" "$T/dom" ||
+	fail "no source line above the HOT instruction: $(grep '^asmfile 3' "$T/dom")"
+
 # the same from a click on the frame, and with the Enter key
 html_probe "$chromium" "$T/a.html" "click=hot_loop@$depth&source&esc&enter=hot_loop@$depth&source"
 listing 1 >"$T/got"
@@ -128,7 +154,7 @@ top=$(awk '$1 == "probe" && $2 == "table_first" { print $3 }' "$T/dom")
 html_probe "$chromium" "$T/big.html" "click=$name@$depth&source&esc&row=$top&source"
 grep -q '^srcwhy 1 Its%20listing%20is%20not%20in%20this%20page%3A%20only%20the%2050%20functions' "$T/dom" ||
 	fail "$name (outside the top): $(grep '^src' "$T/dom")"
-grep -Eq '^srcnote 4 \(source%20file%20not%20found|^src 4 .*no%20line%20information' "$T/dom" ||
+grep -Eq '^src 4 - - - - note \(source%20file%20not%20found|^src 4 .*no%20line%20information' "$T/dom" ||
 	fail "$top: neither a missing source file nor no line information: $(grep '^src' "$T/dom")"
 awk '$1 == "src" && $2 == 4 && $4 != "-"' "$T/dom" | grep -q . || fail "$top: no counted row: $(grep '^src' "$T/dom")"
 exit 0
