@@ -152,10 +152,10 @@ $(B)/include.stamp: $(HEADERS)
 
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
-CLI_PKGS := libdw libelf zlib
+CLI_PKGS := libdw libelf zlib libdebuginfod
 CLI_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(CLI_PKGS) 2>/dev/null)
 # libiberty: the C++/Rust demangler (static only on Debian; libiberty-dev)
-CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz) -liberty
+CLI_LIBS = $(shell pkg-config --libs $(CLI_PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldebuginfod) -liberty
 
 ifneq ($(CLI_SRC),)
 cli: $(B)/pcprof

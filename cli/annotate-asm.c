@@ -1,20 +1,19 @@
 /*
  * annotate-asm.c - a function's instructions with their samples, for
  * `pcprof annotate --asm` (cmd-annotate.c prints them) and the HTML
- * page's source view (out-html-annotate.c): its code read from its
- * module's file on disk (which must be the recorded one: build id) and
- * disassembled with Capstone (Debian's libcapstone), with the source line
- * of each run of instructions.
+ * page's source view (out-html-annotate.c): its code read from the ELF
+ * image symbolization uses (the recorded build id only) and disassembled
+ * with Capstone (Debian's libcapstone), with the source line of each run
+ * of instructions.
  */
 #include <capstone/capstone.h>
-#include <elfutils/libdwelf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "annotate.h"
@@ -47,39 +46,37 @@ struct code {
 	int machine; /* e_machine */
 };
 
-/* The bytes of link-time [lo, hi) of module mm from its file, which must
- * be the recorded one (build id).  0, or -1 after a message. */
-static int read_code(const struct model_mod *mm, uint64_t lo, uint64_t hi, struct code *c,
+/* The bytes of link-time [lo, hi) of the model's module mod, from the ELF
+ * image symbolization uses (symtab_module_elf: the recorded file, a
+ * --debug-dir copy, an archive's or debuginfod's, each only with the
+ * recorded build id), so that --asm never shows another build's code.
+ * 0, or -1 after a message. */
+static int read_code(const struct model *f, uint32_t mod, uint64_t lo, uint64_t hi, struct code *c,
 		     char *err, size_t errlen)
 {
-	int fd = open(mm->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen,
-			 "%s: %s (--asm reads the instructions from the module's file)", mm->path,
-			 strerror(errno));
+	const struct model_mod *mm = &f->mods[mod];
+	uint32_t pi, m;
+	Elf *e = proc_module(f, mod, &pi, &m) ? symtab_module_elf(f->st[pi], m) : NULL;
+	if (!e) {
+		struct stat sb;
+		if (stat(mm->path, &sb) < 0)
+			snprintf(err, errlen,
+				 "%s: %s (--asm reads the instructions from a file with the "
+				 "recorded build id: see --debug-dir, pcprof archive)",
+				 mm->path, strerror(errno));
+		else
+			snprintf(err, errlen,
+				 "%s: not the file that was profiled: its build id differs from "
+				 "the recorded one (rebuilt or replaced), and no other file has it "
+				 "(see --debug-dir; pcprof archive keeps the modules with a "
+				 "recording)",
+				 mm->path);
 		return -1;
 	}
-	int rc = -1;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	GElf_Ehdr eh;
-	if (!e || !gelf_getehdr(e, &eh)) {
+	if (!gelf_getehdr(e, &eh)) {
 		snprintf(err, errlen, "%s: not an ELF file", mm->path);
-		goto out;
-	}
-	if (mm->build_id_len) {
-		const void *id;
-		ssize_t n = dwelf_elf_gnu_build_id(e, &id);
-		if (n != (ssize_t)mm->build_id_len || memcmp(id, mm->build_id, (size_t)n) != 0) {
-			snprintf(
-				err, errlen,
-				"%s: not the file that was profiled (its build id differs from the "
-				"recorded one): it was rebuilt or replaced, so its instructions "
-				"are "
-				"not the ones sampled",
-				mm->path);
-			goto out;
-		}
+		return -1;
 	}
 	size_t np = 0;
 	elf_getphdrnum(e, &np);
@@ -91,25 +88,20 @@ static int read_code(const struct model_mod *mm, uint64_t lo, uint64_t hi, struc
 		if (hi > ph.p_vaddr + ph.p_filesz)
 			hi = ph.p_vaddr + ph.p_filesz;
 		c->len = (size_t)(hi - lo);
-		c->bytes = xmalloc(c->len ? c->len : 1);
 		c->machine = eh.e_machine;
-		ssize_t got = pread(fd, c->bytes, c->len, (off_t)(ph.p_offset + (lo - ph.p_vaddr)));
-		if (got < 0 || (size_t)got != c->len) {
+		Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)(ph.p_offset + (lo - ph.p_vaddr)),
+						   c->len, ELF_T_BYTE);
+		if (!d || d->d_size != c->len) {
 			snprintf(err, errlen, "%s: cannot read its code at 0x%" PRIx64, mm->path,
 				 lo);
-			free(c->bytes);
-			c->bytes = NULL;
-			goto out;
+			return -1;
 		}
-		rc = 0;
-		goto out;
+		c->bytes = xmalloc(c->len ? c->len : 1);
+		memcpy(c->bytes, d->d_buf, c->len);
+		return 0;
 	}
 	snprintf(err, errlen, "%s: address 0x%" PRIx64 " is in none of its segments", mm->path, lo);
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return rc;
+	return -1;
 }
 
 static bool cs_arch_of(int machine, cs_arch *arch, cs_mode *mode)
@@ -160,7 +152,7 @@ int ann_disasm(const struct ann_fn *a, uint64_t lo, uint64_t hi,
 	if (open_end)
 		hi = last + 16; /* the longest x86 instruction is 15 bytes */
 	struct code c = { 0 };
-	if (read_code(mm, lo, hi, &c, err, errlen) < 0)
+	if (read_code(f, f->fns[a->fn].mod, lo, hi, &c, err, errlen) < 0)
 		return -1;
 	cs_arch arch;
 	cs_mode mode;

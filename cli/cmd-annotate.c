@@ -17,6 +17,7 @@
 
 #include "annotate.h"
 #include "cmd.h"
+#include "debuginfo.h"
 #include "srcpath.h"
 #include "util.h"
 #include "view.h"
@@ -41,8 +42,8 @@ static void usage(FILE *f)
 		"                       is set; the default), always or never\n"
 		"  -p, --pid PID        only the process(es) with this pid\n"
 		"  -m, --module PAT     only samples in modules matching PAT (fnmatch)\n"
-		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		"  -h, --help           this text\n"
+		"      --no-demangle    C++ and Rust names as in the binary "
+		"(mangled)\n" DEBUGINFO_USAGE "  -h, --help           this text\n"
 		"\n"
 		"fn%%: share of the function's samples; all%%: of all samples.  Lines of code\n"
 		"inlined into the function are shown in their own source files.\n"
@@ -182,6 +183,7 @@ int cmd_annotate(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		DEBUGINFO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -193,6 +195,8 @@ int cmd_annotate(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:an:C:p:m:h", longopts, NULL)) != -1) {
+		if (debuginfo_option(c, optarg))
+			continue;
 		switch (c) {
 		case 'i':
 			file = optarg;

@@ -30,7 +30,7 @@
 #define EXIT_FAILED 1
 #define EXIT_USAGE  2
 
-#define DEFAULT_HZ 100
+#define DEFAULT_HZ PCPROF_DEFAULT_HZ
 #define POLL_MS    200 /* the longest wait: a process that ended is seen within it */
 
 static volatile sig_atomic_t stop_sig;
@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"usage: pcprof attach [options] PID\n"
 		"\n"
 		"Profile the running process PID, all its threads (those it creates while\n"
-		"attached included), from outside with perf events: nothing is injected\n"
+		"attached included) and the processes it forks while attached, from\n"
+		"outside with perf events: nothing is injected\n"
 		"and the process is neither stopped nor changed.  Sampling ends when the\n"
 		"duration is over, when pcprof gets SIGINT (Ctrl-C), SIGTERM or SIGHUP, or\n"
 		"when the process ends; then the data file is written.\n"
@@ -58,7 +59,8 @@ static void usage(FILE *f)
 		"                         (default %d)\n"
 		"      --no-stacks        pcs only, no call stacks (default: stacks, by\n"
 		"                         frame pointers: see pcprof-attach(1))\n"
-		"  -q, --quiet            no summary line\n"
+		"  -q, --quiet            no messages (the line saying sampling is live,\n"
+		"                         the summary)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Needs perf events on PID: the same user (PID not set-user-ID) with\n"
@@ -151,9 +153,17 @@ int cmd_attach(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	char err[512];
-	struct sampler *s = sampler_open(pid, hz, stacks, err, sizeof err);
+	struct sampler *s = sampler_open(pid, hz, stacks, true, err, sizeof err);
 	if (!s)
 		die(EXIT_FAILED, "%s", err);
+	if (!quiet) {
+		/* sampling is live: say so now, for a person and for scripts */
+		struct sampler_info in;
+		sampler_peek(s, &in);
+		fprintf(stderr, "%s: sampling process %d, %zu thread%s, attached in %.1f ms\n",
+			progname, (int)pid, in.events, in.events == 1 ? "" : "s",
+			(double)in.attach_ns * 1e-6);
+	}
 	uint64_t end = duration > 0 ? mono_ns() + (uint64_t)llround(duration * 1e9) : UINT64_MAX;
 	while (!stop_sig) {
 		uint64_t now = mono_ns();
@@ -164,23 +174,23 @@ int cmd_attach(int argc, char **argv)
 			break;
 	}
 
-	struct pp_process proc;
+	struct pp_process *procs;
+	size_t nprocs;
 	struct sampler_info info;
-	sampler_finish(s, &proc, &info);
+	sampler_finish(s, &procs, &nprocs, &info);
 	char cmd[64];
 	snprintf(cmd, sizeof cmd, "pcprof attach %d", (int)pid);
 	struct pp_profile p = {
 		.command = xstrdup(cmd),
-		.start_ns = proc.start_ns,
-		.end_ns = proc.end_ns,
-		.nprocs = 1,
-		.procs = xmalloc(sizeof proc),
+		.start_ns = procs[0].start_ns,
+		.end_ns = procs[0].end_ns,
+		.nprocs = nprocs,
+		.procs = procs,
 	};
-	p.procs[0] = proc;
 	if (pp_write(out, &p, err, sizeof err) < 0)
 		die(EXIT_FAILED, "%s: %s", out, err);
 	if (!quiet)
-		sampler_summary(&p.procs[0], &info, "external", 1, out);
+		sampler_summary(p.procs, p.nprocs, &info, "external", 1, out);
 	pp_free(&p);
 	return 0;
 }

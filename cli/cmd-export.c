@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "debuginfo.h"
 #include "model.h"
 #include "out.h"
 #include "util.h"
@@ -22,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pcprof export --format FORMAT [-o OUT] [OPTIONS] [FILE]\n"
 		   "\n"
-		   "Write the profile recorded in FILE (default pcprof.data) for another tool.\n"
+		   "Write the profile recorded in FILE (default pcprof.data, or an archive of\n"
+		   "pcprof archive) for another tool.\n"
 		   "\n"
 		   "Formats:\n");
 	for (size_t i = 0; i < NFORMATS; i++)
@@ -38,8 +40,8 @@ static void usage(FILE *f)
 		"      --function PAT   only functions matching PAT (fnmatch; the name as\n"
 		"                       shown or as in the binary)\n"
 		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		"      --no-inline      inlined code is the function it was inlined into\n"
-		"  -h, --help           this text\n"
+		"      --no-inline      inlined code is the function it was inlined "
+		"into\n" DEBUGINFO_USAGE "  -h, --help           this text\n"
 		"\n"
 		"See pcprof-export(1) and docs/formats.md.\n");
 }
@@ -66,6 +68,7 @@ int cmd_export(int argc, char **argv)
 		{ "function", required_argument, NULL, 'F' },
 		{ "no-demangle", no_argument, NULL, 'D' },
 		{ "no-inline", no_argument, NULL, 'I' },
+		DEBUGINFO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +77,8 @@ int cmd_export(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
+		if (debuginfo_option(c, optarg))
+			continue;
 		switch (c) {
 		case 'f':
 			fmtname = optarg;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "debuginfo.h"
 #include "model.h"
 #include "util.h"
 #include "view.h"
@@ -39,9 +40,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pcprof report [OPTIONS] [FILE]\n"
 		"\n"
-		"Print the profile recorded in FILE (default pcprof.data): self and total\n"
-		"share, samples and seconds per function, with its module.  Self: samples\n"
-		"in the function itself; total: samples whose call stack holds it.\n"
+		"Print the profile recorded in FILE (default pcprof.data, or an archive of\n"
+		"pcprof archive): self and total share, samples and seconds per function,\n"
+		"with its module.  Self: samples in the function itself; total: samples\n"
+		"whose call stack holds it.\n"
 		"\n"
 		"Views (each adds a table; default --functions):\n"
 		"  -F, --functions      by function\n"
@@ -66,7 +68,7 @@ static void usage(FILE *f)
 		"                       (default: a function of its own, marked [inline])\n"
 		"      --source-root DIR  --lines: source paths relative to DIR (default: to\n"
 		"                       the compilation directory, when under it)\n"
-		"      --full-paths     --lines: full source paths\n"
+		"      --full-paths     --lines: full source paths\n" DEBUGINFO_USAGE
 		"  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
@@ -146,6 +148,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'v' },
+		DEBUGINFO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -156,6 +159,8 @@ int cmd_report(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:vh", longopts, NULL)) != -1) {
+		if (debuginfo_option(c, optarg))
+			continue;
 		switch (c) {
 		case 't':
 			views |= V_TREE;

@@ -79,7 +79,7 @@ extern char **environ;
 struct opts {
 	const char *out;
 	const char *from;   /* --from: convert the recordings kept there */
-	unsigned long hz;   /* 0: PROFIL_HZ or the library's default */
+	unsigned long hz;   /* 0: PROFIL_HZ (set in the environment) */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
 	bool stacks; /* PCPROF_STACKS: a call stack with every sample */
@@ -108,7 +108,7 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -o, --output FILE   data file to write (default pcprof.data)\n"
 		"      --hz N          samples per CPU second per thread, 1..10000\n"
-		"                      (default: PROFIL_HZ, else the library's default)\n"
+		"                      (default: PROFIL_HZ, else %u)\n"
 		"      --engine NAME   thread-timer, perf, process-timer or auto (default)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
@@ -116,7 +116,8 @@ static void usage(FILE *f)
 		"      --no-stacks     record pcs only, no call stacks (default: stacks)\n"
 		"      --mode MODE     preload: libprofil preloaded into the program;\n"
 		"                      external: pcprof samples it from outside with perf\n"
-		"                      events (PROGRAM's process only, not its children);\n"
+		"                      events (with the processes it forks unless\n"
+		"                      --no-follow);\n"
 		"                      auto (default): preload, but external for what\n"
 		"                      preloading cannot reach (static executables, Go\n"
 		"                      binaries, set-user-ID/set-group-ID programs)\n"
@@ -132,7 +133,7 @@ static void usage(FILE *f)
 		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
 		"found; 125 also when PROGRAM cannot be profiled (no --allow-unprofiled).\n"
 		"See pcprof-run(1).\n",
-		DEFAULT_SLOTS);
+		PCPROF_DEFAULT_HZ, DEFAULT_SLOTS);
 }
 
 static unsigned long number(const char *opt, const char *s, unsigned long lo, unsigned long hi)
@@ -255,6 +256,10 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		usage(stderr);
 		exit(EXIT_RUN_FAILED);
 	}
+	/* The user's PROFIL_HZ stays in force; else our default rate. */
+	const char *env_hz = getenv("PROFIL_HZ");
+	if (!o->hz && !(env_hz && *env_hz))
+		o->hz = PCPROF_DEFAULT_HZ;
 	*first = optind;
 }
 
@@ -470,7 +475,13 @@ static void forward(int sig, siginfo_t *si, void *uc)
 }
 
 /* Blocks the forwarded signals (the caller unblocks them once the child's
- * pid is known) and installs the handler; *old is the previous mask. */
+ * pid is known) and installs the handler; *old is the previous mask.
+ * Without SA_RESTART: a forwarded signal ends the wait it arrives in with
+ * EINTR, and every wait below tries again.  A runtime that runs handlers
+ * only when the call they arrived in returns (ThreadSanitizer's does, for
+ * waitid) would otherwise, the wait being restarted, forward nothing until
+ * the program had ended: SIGINT would never reach it, SIGTERM would hang
+ * pcprof and a program that waits for it (tests/cli-run/t-run-status.sh). */
 static void catch_signals(sigset_t *old)
 {
 	sigset_t blocked;
@@ -478,7 +489,7 @@ static void catch_signals(sigset_t *old)
 	for (size_t i = 0; i < NFWD; i++)
 		sigaddset(&blocked, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &blocked, old);
-	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO };
 	sigfillset(&sa.sa_mask);
 	for (size_t i = 0; i < NFWD; i++)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
@@ -529,28 +540,6 @@ struct run {
 	size_t nreaped, capreaped;
 };
 
-/* CPU time of a zombie (all its threads, all its images; not its
- * children's), in clock ticks from /proc/PID/stat; 0 if unknown. */
-static uint64_t zombie_cpu_ns(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
-	const char *p = strrchr(buf, ')');
-	unsigned long long ut, st;
-	long hz = sysconf(_SC_CLK_TCK);
-	if (!p || hz <= 0 ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return 0;
-	return (ut + st) * (1000000000ull / (unsigned long long)hz);
-}
-
 /* Reap one ended child (blocking unless flags has WNOHANG): first look at
  * it with WNOWAIT for its CPU time, which a process that was killed never
  * wrote into its recording.  Returns its pid, 0 if none has ended (WNOHANG),
@@ -564,7 +553,7 @@ static pid_t reap(struct run *r, int flags)
 	pid_t pid = si.si_pid;
 	if (pid == 0)
 		return 0;
-	uint64_t cpu = zombie_cpu_ns(pid);
+	uint64_t cpu = proc_cpu_ns(pid);
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -701,13 +690,7 @@ static void apply_statuses(struct raw_set *set, const struct run *r)
 		if (last == set->n || set->procs[last].end == PP_END_EXEC)
 			continue;
 		struct pp_process *pr = &set->procs[last];
-		if (WIFEXITED(w->status)) {
-			pr->end = PP_END_EXIT;
-			pr->exit_status = WEXITSTATUS(w->status);
-		} else if (WIFSIGNALED(w->status)) {
-			pr->end = PP_END_SIGNAL;
-			pr->exit_status = WTERMSIG(w->status);
-		}
+		sampler_set_end(pr, w->status);
 		const struct raw_info *in = &set->info[last];
 		if (in->raw_end == PCPROF_END_RUNNING && w->cpu_ns > in->cpu_start_ns &&
 		    w->cpu_ns - in->cpu_start_ns > pr->cpu_ns)
@@ -1107,8 +1090,10 @@ struct external {
 	unsigned hz;
 	bool allow_unprofiled;
 	bool stacks;
+	bool follow;
 	struct sampler *s;
-	struct pp_process proc;
+	struct pp_process *procs;
+	size_t nprocs;
 	struct sampler_info info;
 };
 
@@ -1119,7 +1104,7 @@ static void external_begin(struct external *ext, pid_t pid, const int gate[2])
 {
 	char err[512];
 	close(gate[0]);
-	ext->s = sampler_open(pid, ext->hz, ext->stacks, err, sizeof err);
+	ext->s = sampler_open(pid, ext->hz, ext->stacks, ext->follow, err, sizeof err);
 	/* Refused on pcprof's own child: what refuses pcprof itself is the
 	 * plainer reason (a policy rather than a permission on the child). */
 	char self[512];
@@ -1170,7 +1155,8 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 	char obstacle[96];
 	*ext = (struct external){ .prog = prog[0],
 				  .allow_unprofiled = o->allow_unprofiled,
-				  .stacks = o->stacks };
+				  .stacks = o->stacks,
+				  .follow = o->follow };
 	ext->obstacle = preload_obstacle(prog[0], obstacle, sizeof obstacle);
 	if (ext->obstacle)
 		ext->obstacle = xstrdup(obstacle);
@@ -1194,12 +1180,25 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 		if (*end || hz < 1 || hz > 10000)
 			hz = 0;
 	}
-	ext->hz = hz ? (unsigned)hz : 100; /* the library's default */
+	ext->hz = hz ? (unsigned)hz : PCPROF_DEFAULT_HZ;
 	return true;
 }
 
-/* The program as pcprof's child, sampled until it ends; its own process
- * only (the children it forks are counted, not followed). */
+/* How the processes pcprof reaped ended (the program, and its orphans,
+ * pcprof being their subreaper), where the sampler could not tell. */
+static void apply_statuses_ext(struct external *ext, const struct run *r)
+{
+	for (size_t i = 0; i < r->nreaped; i++)
+		for (size_t k = 0; k < ext->nprocs; k++) {
+			struct pp_process *pr = &ext->procs[k];
+			const struct reaped *w = &r->reaped[i];
+			if (pr->pid == w->pid && pr->end == PP_END_UNKNOWN)
+				sampler_set_end(pr, w->status);
+		}
+}
+
+/* The program as pcprof's child, sampled until it ends, with the processes
+ * it forks meanwhile unless --no-follow (then they are counted only). */
 static _Noreturn void run_external(const struct opts *o, char **prog, struct external *ext)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -1210,7 +1209,7 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 	if (profiled) {
 		while (!sampler_poll(ext->s, POLL_MS, NULL))
 			;
-		sampler_finish(ext->s, &ext->proc, &ext->info);
+		sampler_finish(ext->s, &ext->procs, &ext->nprocs, &ext->info);
 		ext->s = NULL;
 		/* the exec pcprof's child made to become the program */
 		if (ext->info.execs)
@@ -1221,25 +1220,19 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 		warnx_("%s ran unprofiled: no data file written", prog[0]);
 		exit_like(r.status);
 	}
-	struct pp_process *pr = &ext->proc;
-	if (WIFEXITED(r.status)) {
-		pr->end = PP_END_EXIT;
-		pr->exit_status = WEXITSTATUS(r.status);
-	} else if (WIFSIGNALED(r.status)) {
-		pr->end = PP_END_SIGNAL;
-		pr->exit_status = WTERMSIG(r.status);
-	}
+	struct pp_process *pr = &ext->procs[0];
+	apply_statuses_ext(ext, &r);
+	sampler_set_end(pr, r.status);
 	struct pp_profile p = { .command = join_command(prog),
 				.start_ns = t0,
 				.end_ns = now_ns(),
-				.nprocs = 1,
-				.procs = xmalloc(sizeof *pr) };
-	p.procs[0] = *pr;
+				.nprocs = ext->nprocs,
+				.procs = ext->procs };
 	char err[512];
 	if (pp_write(o->out, &p, err, sizeof err) < 0)
 		die(EXIT_RUN_FAILED, "%s: %s", o->out, err);
 	if (!o->quiet)
-		sampler_summary(&p.procs[0], &ext->info, ext->why, 0, o->out);
+		sampler_summary(p.procs, p.nprocs, &ext->info, ext->why, 0, o->out);
 	pp_free(&p);
 	exit_like(r.status);
 }

@@ -16,7 +16,7 @@
 #include "util.h"
 
 #define MAX_WORKERS 4
-#define QUEUE (2 * MAX_WORKERS)
+#define QUEUE       (2 * MAX_WORKERS)
 
 enum { J_QUEUED, J_RUNNING, J_DONE };
 

@@ -24,6 +24,8 @@ static const struct command {
 	  1 },
 	{ "diff", "compare two recordings: what changed, beyond sampling noise", cmd_diff, 1 },
 	{ "merge", "combine recordings into one data file", cmd_merge, 1 },
+	{ "archive", "pack a recording with its modules and debug files, by build id", cmd_archive,
+	  1 },
 };
 
 static void usage(FILE *f)
@@ -31,7 +33,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pcprof [--version] [--help] COMMAND [ARGS]\n\n");
 	fprintf(f, "Commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-9s  %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'pcprof COMMAND --help' describes a command; see also pcprof(1).\n");
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
 #include "record-format.h"
 #include "util.h"
 
@@ -813,7 +814,7 @@ void model_notes(const struct model *f, FILE *out)
 struct model *model_open(const char *file, const struct model_opts *opts, struct pp_profile *prof)
 {
 	char err[512];
-	if (pp_read(file, prof, err, sizeof err) != 0)
+	if (archive_read_profile(file, prof, err, sizeof err) != 0)
 		die(1, "%s: %s", file, err);
 	struct model *f = model_build(prof, opts, err, sizeof err);
 	if (!f) {

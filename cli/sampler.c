@@ -15,6 +15,13 @@
  * therefore belongs to the first buffer its samples came from; its samples
  * in any other buffer are counted as duplicates and dropped.
  *
+ * The inherited events follow the processes the target forks as well, and
+ * theirs: each is a process of its own (struct target), starting with its
+ * parent's modules at the fork (a FORK record whose pid is its tid), then
+ * its own MMAP2 and COMM-exec records; its end is its EXIT record.  Their
+ * CPU times come from the READ records an inherited event leaves when its
+ * thread ends (inherit_stat; split_cpu says the rest).
+ *
  * User space only (exclude_kernel): perf_event_paranoid 2, the common
  * default, allows nothing else to a user without CAP_PERFMON, and the
  * preloaded library samples user pcs too, so the two modes agree.  A tick
@@ -44,6 +51,10 @@
  *    prologue, or on a ret) left its caller's return address at the stack
  *    pointer, where the walk does not look: it is taken from the stack
  *    copy when its call's target is the leaf's function entry.
+ * On x86-64 each sample also carries the user registers and 8 KiB of the
+ * stack: where the checked walk failed, or stopped without reaching the
+ * stack's outermost frame, unwind-dwarf.c walks that copy with the call-
+ * frame tables, and its walk is kept where it goes further.
  * The first link that fails ends the stack with [unknown]; a walk as long
  * as the kernel allows ends with [truncated].
  */
@@ -67,6 +78,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,14 +86,20 @@
 #include "frames.h"
 #include "record-format.h"
 #include "symtab-go.h"
+#include "unwind-dwarf.h"
 #include "util.h"
 
-#define MAX_PAGES   16 /* data pages per buffer to start with (64 KiB) */
-#define STACK_PAGES 64 /* with stacks: a sample is up to 2 KiB, not 48 bytes */
-#define MAX_ROUNDS  64 /* passes over /proc/PID/task while opening */
+#define MAX_PAGES   16  /* data pages per buffer to start with (64 KiB) */
+#define STACK_PAGES 64  /* with stacks: a sample is up to 2 KiB, not 48 bytes */
+#define DWARF_PAGES 256 /* and with a stack copy, up to 10 KiB */
+#define MAX_ROUNDS  64  /* passes over /proc/PID/task while opening */
 #define RECORD_MAX  65536
 #define MAX_STACK   256   /* frames of a stack, as the preloaded library's */
 #define CALLEE_MAX  65536 /* a caller's call target to the pc it called, at most */
+#define DW_REGS     UNWIND_DWARF_NREGS
+#define DWARF_STACK 8192 /* bytes of user stack a sample copies for unwind-dwarf.c */
+/* perf's x86 registers: ax bx cx dx si di bp sp ip (bits 0-8), r8-r15 (16-23) */
+#define PERF_DW_MASK 0xff01ffull
 
 /* One event per thread found and CPU; its samples and those of the
  * threads it is inherited by go to the CPU's buffer. */
@@ -125,17 +143,17 @@ struct thr {
 	int32_t tid;
 	int32_t root; /* thread whose events this one's samples come from; 0: none yet */
 	bool covered; /* has an event: opened directly, or inherited (FORK record) */
+	bool direct;  /* its events were opened directly (not inherited) */
+	bool exited;  /* its EXIT record was read */
+	bool read;    /* a READ record gave its CPU time as it ended */
 };
 
-struct sampler {
+/* One process sampled: the target, or a process it forked while sampled
+ * (the events are inherited across fork too). */
+struct target {
 	pid_t pid;
-	unsigned hz;
-	size_t pagesize, pages;
-	struct event *ev; /* in the order opened, so by increasing id */
-	size_t nev, evcap;
-	struct buffer *buf;
-	size_t nbuf;
-	uint64_t closed_ns; /* counts of events already closed */
+	size_t pagesize;
+	unsigned max_stack; /* sample_max_stack */
 
 	struct thr *thr; /* parallel to proc.threads */
 	size_t thrcap;
@@ -146,11 +164,34 @@ struct sampler {
 	uint32_t epoch;
 	size_t modcap;
 	struct pp_process proc; /* modules and threads grow here */
+	struct code *code;      /* parallel to proc.modules */
+	struct frame_index fi;
+
+	struct unwind_dwarf *dw; /* NULL until a sample needs it */
+	size_t dw_nmods;         /* its modules when dw last saw them */
+	uint32_t dw_epoch;
+
+	uint64_t exited_ns; /* CPU time of its threads that ended (READ records) */
+	bool ended;         /* its EXIT record was read */
+};
+
+struct sampler {
+	pid_t pid;
+	unsigned hz;
+	bool follow; /* follow the processes it forks */
+	size_t pagesize, pages;
+	struct event *ev; /* in the order opened, so by increasing id */
+	size_t nev, evcap;
+	struct buffer *buf;
+	size_t nbuf;
+	uint64_t closed_ns; /* counts of events already closed */
+
+	struct target **tg; /* the target first, then the processes it forked */
+	size_t ntg, tgcap;
 
 	bool stacks;
+	bool dwarf;         /* stacks with registers and a stack copy (x86-64) */
 	unsigned max_stack; /* sample_max_stack */
-	struct code *code;  /* parallel to proc.modules */
-	struct frame_index fi;
 
 	/* Samples outside every module known when read: the buffer holding
 	 * the mapping's record (another CPU's) may not have been read yet, so
@@ -178,7 +219,7 @@ static uint64_t clock_ns(clockid_t c)
 
 /* ---- threads ---- */
 
-static uint32_t thread_of(struct sampler *s, int32_t tid)
+static uint32_t thread_of(struct target *s, int32_t tid)
 {
 	struct pp_process *pr = &s->proc;
 	for (size_t i = pr->nthreads; i-- > 0;)
@@ -253,17 +294,24 @@ static bool describe_vdso(struct pp_module *m)
 	return ok;
 }
 
-/* A module's file, through /proc/PID/root first (another mount
- * namespace), then as named; -1 if neither opens. */
-static int open_module(const struct sampler *s, const char *path)
+/* A module's file: the very file mapped at [lo, hi) (/proc/PID/map_files,
+ * right even when the path now names a rebuilt file, but only for those
+ * allowed to open it), else through /proc/PID/root (another mount
+ * namespace), then as named; -1 if none opens.  hi 0: no mapping known. */
+static int open_module(const struct target *s, const char *path, uint64_t lo, uint64_t hi)
 {
 	char where[PATH_MAX + 64];
+	snprintf(where, sizeof where, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)s->pid, lo,
+		 hi);
+	int fd = hi ? open(where, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0)
+		return fd;
 	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
-	int fd = open(where, O_RDONLY | O_CLOEXEC);
+	fd = open(where, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
 
-static void add_module(struct sampler *s, const char *path, uint64_t start, uint64_t len,
+static void add_module(struct target *s, const char *path, uint64_t start, uint64_t len,
 		       uint64_t pgoff)
 {
 	struct pp_process *pr = &s->proc;
@@ -272,7 +320,7 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 	if (strcmp(path, "[vdso]") == 0) {
 		known = describe_vdso(&m);
 	} else if (path[0] == '/') {
-		int fd = open_module(s, path);
+		int fd = open_module(s, path, start, start + len);
 		if (fd >= 0) {
 			Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 			known = describe(elf, &m);
@@ -331,7 +379,7 @@ static void add_module(struct sampler *s, const char *path, uint64_t start, uint
 }
 
 /* Every executable file mapping now in the process. */
-static void read_maps(struct sampler *s)
+static void read_maps(struct target *s)
 {
 	char path[64], line[PATH_MAX + 128];
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
@@ -351,7 +399,7 @@ static void read_maps(struct sampler *s)
 	fclose(f);
 }
 
-static uint32_t module_at(const struct sampler *s, uint64_t pc)
+static uint32_t module_at(const struct target *s, uint64_t pc)
 {
 	const struct pp_process *pr = &s->proc;
 	for (size_t i = pr->nmodules; i-- > 0;)
@@ -369,7 +417,7 @@ static size_t hash(uint64_t pc, uint32_t thread, uint32_t frame)
 	return (size_t)(h >> 17);
 }
 
-static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t thread,
+static void add_sample(struct target *s, uint64_t pc, uint32_t module, uint32_t thread,
 		       uint32_t frame)
 {
 	if (2 * (s->tabn + 1) > s->tabcap) {
@@ -403,7 +451,7 @@ static void add_sample(struct sampler *s, uint64_t pc, uint32_t module, uint32_t
 /* ---- stacks ---- */
 
 /* Map module m's file for its code (once; through /proc/PID/root first). */
-static const struct code *code_of(struct sampler *s, uint32_t m)
+static const struct code *code_of(struct target *s, uint32_t m)
 {
 	struct code *c = &s->code[m];
 	const char *path = s->proc.modules[m].path;
@@ -412,7 +460,7 @@ static const struct code *code_of(struct sampler *s, uint32_t m)
 	c->failed = true;
 	if (path[0] != '/')
 		return c;
-	int fd = open_module(s, path);
+	int fd = open_module(s, path, 0, 0);
 	struct stat st;
 	if (fd < 0)
 		return c;
@@ -429,7 +477,7 @@ static const struct code *code_of(struct sampler *s, uint32_t m)
 }
 
 /* n bytes of code at runtime address pc of module m, from its file. */
-static bool read_code(struct sampler *s, uint32_t m, uint64_t pc, uint8_t *buf, size_t n)
+static bool read_code(struct target *s, uint32_t m, uint64_t pc, uint8_t *buf, size_t n)
 {
 	if (m == PP_NO_MODULE)
 		return false;
@@ -466,7 +514,7 @@ static unsigned call_len(uint8_t modrm, uint8_t sib)
  * Whether ret, in module m, is a return address: it follows a call.  *to
  * is the target of a direct call, 0 for an indirect one.
  */
-static bool after_call(struct sampler *s, uint32_t m, uint64_t ret, uint64_t *to)
+static bool after_call(struct target *s, uint32_t m, uint64_t ret, uint64_t *to)
 {
 	uint8_t b[8]; /* ret - 7 .. ret */
 	*to = 0;
@@ -488,7 +536,7 @@ static bool after_call(struct sampler *s, uint32_t m, uint64_t ret, uint64_t *to
 /* Whether ret is where Go starts every goroutine's stack: its runtime
  * makes the goroutine's function return into runtime.goexit past a NOP,
  * before a call (of goexit1), not after one. */
-static bool goroutine_root(struct sampler *s, uint32_t m, uint64_t ret)
+static bool goroutine_root(struct target *s, uint32_t m, uint64_t ret)
 {
 	uint8_t b[2];
 	return read_code(s, m, ret - 1, b, 2) && b[0] == 0x90 && b[1] == 0xe8;
@@ -504,11 +552,11 @@ static bool is_switcher(const char *name)
 
 /* Find Go's stack switchers in module m's symbol table, else in its
  * .gopclntab (a stripped Go binary). */
-static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
+static void read_switchers(struct target *s, uint32_t m, struct code *c)
 {
 	c->switchers_read = true;
 	const char *path = s->proc.modules[m].path;
-	int fd = path[0] == '/' ? open_module(s, path) : -1;
+	int fd = path[0] == '/' ? open_module(s, path, 0, 0) : -1;
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	bool symtab = false;
 	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
@@ -530,7 +578,9 @@ static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
 	}
 	struct go_func *go;
 	char *names;
-	size_t n = elf && !symtab ? symtab_go_functions(elf, &go, &names) : 0;
+	struct go_pcln *g = elf && !symtab ? symtab_go_open(elf) : NULL;
+	size_t n = g ? symtab_go_functions(g, &go, &names) : 0;
+	symtab_go_close(g);
 	for (size_t i = 0; i < n && c->nswitchers < 4; i++)
 		if (is_switcher(go[i].name))
 			memcpy(c->switcher[c->nswitchers++],
@@ -551,7 +601,7 @@ static void read_switchers(struct sampler *s, uint32_t m, struct code *c)
  * the walk's next link is their caller's caller, which the check of
  * calls_toward would refuse.  The caller is lost, the rest is right.
  */
-static bool in_switcher(struct sampler *s, uint32_t m, uint64_t pc)
+static bool in_switcher(struct target *s, uint32_t m, uint64_t pc)
 {
 	if (m == PP_NO_MODULE)
 		return false;
@@ -579,7 +629,7 @@ static bool calls_toward(uint64_t to, uint32_t to_mod, uint32_t pc_mod, uint64_t
  * `first` then belongs to its caller's caller, so its call leads to the
  * caller (where sp0 returns), not to the leaf.
  */
-static bool walk_skipped_caller(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0,
+static bool walk_skipped_caller(struct target *s, uint64_t ip, uint32_t m, uint64_t sp0,
 				uint64_t first)
 {
 	uint64_t to;
@@ -598,7 +648,7 @@ static bool walk_skipped_caller(struct sampler *s, uint64_t ip, uint32_t m, uint
  * sp1 are the stack's two first words, first the walk's first return
  * address (0: none).
  */
-static uint64_t leaf_return(struct sampler *s, uint64_t ip, uint32_t m, uint64_t sp0, uint64_t sp1,
+static uint64_t leaf_return(struct target *s, uint64_t ip, uint32_t m, uint64_t sp0, uint64_t sp1,
 			    uint64_t first)
 {
 	uint8_t op;
@@ -635,8 +685,49 @@ static uint64_t leaf_return(struct sampler *s, uint64_t ip, uint32_t m, uint64_t
  * entries, leaf first, PERF_CONTEXT_* markers among them) and the two
  * stack words (stack: 0, 1 or 2 of them).
  */
-static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const uint64_t *chain,
-			     size_t nchain, const uint64_t *stack, size_t nstack)
+/* A sample's user registers (perf's order, PERF_DW_MASK; NULL: none) and
+ * its stack copy. */
+struct sample_regs {
+	const uint64_t *regs;
+	const uint8_t *stack;
+	size_t len;
+};
+
+/*
+ * Where the frame-pointer walk failed: the call-frame tables' walk of the
+ * stack copy, into ret[0..MAX_STACK), if it goes further than good frames;
+ * returns how many frames (0: not further), *complete if it reached the
+ * stack's end.
+ */
+static size_t dwarf_walk(struct target *s, const struct sample_regs *sr, uint64_t *ret, size_t good,
+			 bool *complete)
+{
+	static const int dw_of[DW_REGS] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 16, 8, 9, 10, 11, 12, 13, 14, 15
+	};
+	if (!sr->regs || !sr->stack)
+		return 0;
+	if (!s->dw)
+		s->dw = unwind_dwarf_new(s->pid);
+	if (s->dw_nmods != s->proc.nmodules || s->dw_epoch != s->epoch) {
+		unwind_dwarf_modules_changed(s->dw);
+		s->dw_nmods = s->proc.nmodules;
+		s->dw_epoch = s->epoch;
+	}
+	uint64_t regs[DW_REGS], got[MAX_STACK];
+	for (int i = 0; i < DW_REGS; i++)
+		regs[dw_of[i]] = sr->regs[i];
+	size_t n =
+		unwind_dwarf(s->dw, &s->proc, regs, sr->stack, sr->len, got, MAX_STACK, complete);
+	if (n <= good)
+		return 0;
+	memcpy(ret, got, n * sizeof *got);
+	return n;
+}
+
+static uint32_t sample_frame(struct target *s, uint64_t ip, uint32_t m, const uint64_t *chain,
+			     size_t nchain, const uint64_t *stack, size_t nstack,
+			     const struct sample_regs *sr)
 {
 	uint64_t ret[MAX_STACK + 1];
 	size_t n = 0, nuser = 0;
@@ -673,8 +764,21 @@ static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const u
 		pc = ret[good] - 1;
 		pm = rm;
 	}
+	/* A failed link, or no walk at all.  A walk that passed the checks
+	 * may still have stopped early (at a frame pointer that was not
+	 * one): the tables' walk replaces it where it goes further, and
+	 * where the frame-pointer walk failed, if it gets further than the
+	 * links that held. */
+	bool lost = good < n || nuser == 0, complete = false;
+	uint64_t dret[MAX_STACK];
+	size_t dn = dwarf_walk(s, sr, dret, good, &complete);
+	if (dn && (lost || complete)) {
+		memcpy(ret, dret, dn * sizeof *dret);
+		good = n = dn;
+		lost = !complete;
+	}
 	uint32_t parent = PP_NO_FRAME;
-	if (good < n || nuser == 0) /* a failed link, or no walk at all */
+	if (lost)
 		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_UNKNOWN, PP_NO_MODULE, parent);
 	else if (nchain >= s->max_stack)
 		parent = frame_intern(&s->fi, &s->proc, PCPROF_FRAME_TRUNCATED, PP_NO_MODULE,
@@ -684,6 +788,89 @@ static uint32_t sample_frame(struct sampler *s, uint64_t ip, uint32_t m, const u
 		parent = frame_intern(&s->fi, &s->proc, pc, module_at(s, pc), parent);
 	}
 	return frame_intern(&s->fi, &s->proc, ip, m, parent);
+}
+
+void sampler_set_end(struct pp_process *pr, int status)
+{
+	if (WIFEXITED(status)) {
+		pr->end = PP_END_EXIT;
+		pr->exit_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		pr->end = PP_END_SIGNAL;
+		pr->exit_status = WTERMSIG(status);
+	}
+}
+
+/* ---- processes ---- */
+
+static char proc_state(pid_t pid, int *exit_code, int32_t *ppid);
+static void read_identity(struct target *s, const char *comm);
+
+static struct target *target_of(const struct sampler *s, pid_t pid)
+{
+	for (size_t i = s->ntg; i-- > 0;)
+		if (s->tg[i]->pid == pid)
+			return s->tg[i];
+	return NULL;
+}
+
+static struct target *new_target(struct sampler *s, pid_t pid)
+{
+	if (s->ntg == s->tgcap) {
+		s->tgcap = s->tgcap ? 2 * s->tgcap : 8;
+		s->tg = xrealloc(s->tg, s->tgcap * sizeof *s->tg);
+	}
+	struct target *t = xcalloc(1, sizeof *t);
+	t->pid = pid;
+	t->pagesize = s->pagesize;
+	t->max_stack = s->max_stack;
+	t->proc.pid = pid;
+	t->proc.exit_status = -1;
+	s->tg[s->ntg++] = t;
+	return t;
+}
+
+/*
+ * Process pid, just forked by parent: a copy of its address space, so its
+ * modules are the parent's live ones; its identity is the parent's until
+ * it execs.  Its only thread is the one that forked.
+ */
+static void forked(struct sampler *s, const struct target *parent, pid_t pid)
+{
+	struct target *t = new_target(s, pid);
+	struct pp_process *pr = &t->proc;
+	pr->ppid = parent->pid;
+	pr->start_ns = clock_ns(CLOCK_REALTIME);
+	pr->exe = xstrdup(parent->proc.exe ? parent->proc.exe : "");
+	pr->cmdline = xstrdup(parent->proc.cmdline ? parent->proc.cmdline : "");
+	for (size_t i = 0; i < parent->proc.nmodules; i++) {
+		const struct pp_module *m = &parent->proc.modules[i];
+		if (m->epoch_unloaded)
+			continue;
+		if (pr->nmodules == t->modcap) {
+			t->modcap = t->modcap ? 2 * t->modcap : 32;
+			pr->modules = xrealloc(pr->modules, t->modcap * sizeof *pr->modules);
+			t->code = xrealloc(t->code, t->modcap * sizeof *t->code);
+		}
+		t->code[pr->nmodules] = (struct code){ .map = NULL };
+		pr->modules[pr->nmodules] = *m;
+		pr->modules[pr->nmodules].path = xstrdup(m->path);
+		pr->modules[pr->nmodules].epoch_loaded = 0;
+		pr->nmodules++;
+	}
+	uint32_t k = thread_of(t, (int32_t)pid);
+	t->thr[k].covered = true;
+	s->info.children++;
+}
+
+/* A followed process that has ended: how, if it is a zombie yet. */
+static void process_ended(struct target *t)
+{
+	int code;
+	t->ended = true;
+	t->proc.end_ns = clock_ns(CLOCK_REALTIME);
+	if (proc_state(t->pid, &code, NULL) == 'Z' && code >= 0)
+		sampler_set_end(&t->proc, code);
 }
 
 /* ---- records ---- */
@@ -716,11 +903,12 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 		return;
 	memcpy(&v, p, sizeof v);
 	p += sizeof v;
-	if ((pid_t)v.pid != s->pid) {
+	struct target *tg = target_of(s, (pid_t)v.pid);
+	if (!tg) {
 		s->info.child_samples++;
 		return;
 	}
-	uint32_t m = module_at(s, v.ip), frame = PP_NO_FRAME;
+	uint32_t m = module_at(tg, v.ip), frame = PP_NO_FRAME;
 	if (m == PP_NO_MODULE && !s->again) {
 		if (s->npending + len > s->pendcap) {
 			s->pendcap = 2 * (s->npending + len);
@@ -730,20 +918,22 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 		s->npending += len;
 		return;
 	}
-	uint32_t t = thread_of(s, (int32_t)v.tid);
+	uint32_t t = thread_of(tg, (int32_t)v.tid);
 	int32_t root = root_of(s, v.id);
-	if (!s->thr[t].root)
-		s->thr[t].root = root;
-	else if (root && s->thr[t].root != root) {
+	if (!tg->thr[t].root)
+		tg->thr[t].root = root;
+	else if (root && tg->thr[t].root != root) {
 		s->info.duplicates++;
 		return;
 	}
-	s->proc.threads[t].ticks++;
-	s->proc.ticks++;
+	tg->proc.threads[t].ticks++;
+	tg->proc.ticks++;
 	if (s->stacks) {
-		/* callchain: nr, ips[nr]; stack_user: size, data[size], dyn_size */
-		uint64_t nr = 0, size = 0, dyn = 0, words[2] = { 0, 0 };
-		uint64_t chain[MAX_STACK + 8];
+		/* callchain: nr, ips[nr]; regs_user: abi, regs[DW_REGS] (none
+		 * if abi is 0); stack_user: size, data[size], dyn_size */
+		uint64_t nr = 0, size = 0, dyn = 0, words[2] = { 0, 0 }, abi = 0;
+		uint64_t chain[MAX_STACK + 8], regs[DW_REGS];
+		const uint8_t *copy = NULL;
 		if ((size_t)(end - p) >= 8) {
 			memcpy(&nr, p, 8);
 			p += 8;
@@ -754,21 +944,31 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 			p += nr * 8;
 			nr = keep;
 		}
+		if (s->dwarf && (size_t)(end - p) >= 8) {
+			memcpy(&abi, p, 8);
+			p += 8;
+			if (abi && (size_t)(end - p) >= sizeof regs) {
+				memcpy(regs, p, sizeof regs);
+				p += sizeof regs;
+			} else {
+				abi = 0;
+			}
+		}
 		if ((size_t)(end - p) >= 8) {
 			memcpy(&size, p, 8);
 			if (size <= (uint64_t)(end - p) - 8 &&
 			    (uint64_t)(end - p) - 8 - size >= 8) {
 				memcpy(&dyn, p + 8 + size, 8);
 				memcpy(words, p + 8, (dyn < size ? dyn : size) >= 16 ? 16 : 0);
+				copy = p + 8;
 			}
 		}
 		size_t nw = (dyn < size ? dyn : size) >= 16 ? 2 : 0;
-		frame = sample_frame(s, v.ip, m, chain, (size_t)nr, words, nw);
+		struct sample_regs sr = { abi ? regs : NULL, copy, dyn < size ? dyn : size };
+		frame = sample_frame(tg, v.ip, m, chain, (size_t)nr, words, nw, &sr);
 	}
-	add_sample(s, v.ip, m, t, frame);
+	add_sample(tg, v.ip, m, t, frame);
 }
-
-static void read_identity(struct sampler *s);
 
 static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 {
@@ -776,6 +976,12 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 	memcpy(&h, r, sizeof h);
 	const uint8_t *p = r + sizeof h;
 	size_t n = len - sizeof h;
+	uint32_t v[4]; /* the first fields of most records: pid, tid or pid, ppid, tid, ptid */
+	struct target *t = NULL;
+	if (n >= sizeof v) {
+		memcpy(v, p, sizeof v);
+		t = target_of(s, (pid_t)v[0]);
+	}
 	switch (h.type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(s, r, len);
@@ -787,35 +993,50 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 			s->info.lost += lost;
 		}
 		break;
-	case PERF_RECORD_FORK:
-		if (n >= 16) {
-			uint32_t v[4]; /* pid, ppid, tid, ptid */
-			memcpy(v, p, sizeof v);
-			if ((pid_t)v[0] == s->pid) {
-				uint32_t t = thread_of(s, (int32_t)v[2]);
-				s->thr[t].covered = true;
-			} else if (v[0] == v[2])
-				s->info.children++;
+	case PERF_RECORD_FORK: /* pid, ppid, tid, ptid */
+		if (n < sizeof v)
+			break;
+		if (t) {
+			uint32_t k = thread_of(t, (int32_t)v[2]);
+			t->thr[k].covered = true;
+		} else if (v[0] == v[2]) { /* a new process */
+			const struct target *parent = target_of(s, (pid_t)v[1]);
+			if (parent) /* followed even if not wanted: its CPU time is */
+				forked(s, parent, (pid_t)v[0]);
 		}
 		break;
-	case PERF_RECORD_COMM:
-		if (n > 8) {
-			uint32_t v[2];
-			memcpy(v, p, sizeof v);
-			if ((pid_t)v[0] != s->pid)
-				break;
-			struct pp_thread *t = &s->proc.threads[thread_of(s, (int32_t)v[1])];
-			snprintf(t->name, sizeof t->name, "%.*s",
-				 (int)strnlen((const char *)p + 8, n - 8), (const char *)p + 8);
-			if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
-				/* A new image: the old one's modules are gone. */
-				s->info.execs++;
-				read_identity(s);
-				s->epoch++;
-				for (size_t i = 0; i < s->proc.nmodules; i++)
-					if (!s->proc.modules[i].epoch_unloaded)
-						s->proc.modules[i].epoch_unloaded = s->epoch;
+	case PERF_RECORD_EXIT: /* pid, ppid, tid, ptid */
+		if (!t)
+			break;
+		t->thr[thread_of(t, (int32_t)v[2])].exited = true;
+		if (t != s->tg[0] && v[0] == v[2])
+			process_ended(t);
+		break;
+	case PERF_RECORD_READ: /* pid, tid, value: a thread of an inherited event ended */
+		if (n >= 16) {
+			uint64_t ns;
+			memcpy(&ns, p + 8, sizeof ns);
+			if (t) {
+				t->exited_ns += ns;
+				t->thr[thread_of(t, (int32_t)v[1])].read = true;
 			}
+		}
+		break;
+	case PERF_RECORD_COMM: /* pid, tid, name */
+		if (!t || n <= 8)
+			break;
+		struct pp_thread *th = &t->proc.threads[thread_of(t, (int32_t)v[1])];
+		snprintf(th->name, sizeof th->name, "%.*s",
+			 (int)strnlen((const char *)p + 8, n - 8), (const char *)p + 8);
+		if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
+			/* A new image: the old one's modules are gone. */
+			if (t == s->tg[0])
+				s->info.execs++;
+			read_identity(t, th->name);
+			t->epoch++;
+			for (size_t i = 0; i < t->proc.nmodules; i++)
+				if (!t->proc.modules[i].epoch_unloaded)
+					t->proc.modules[i].epoch_unloaded = t->epoch;
 		}
 		break;
 	case PERF_RECORD_MMAP2: {
@@ -829,10 +1050,9 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 			break;
 		memcpy(&m, p, sizeof m);
 		const char *file = (const char *)p + sizeof m;
-		if ((pid_t)m.pid != s->pid || !(m.prot & PROT_EXEC) ||
-		    strnlen(file, n - sizeof m) == n - sizeof m)
+		if (!t || !(m.prot & PROT_EXEC) || strnlen(file, n - sizeof m) == n - sizeof m)
 			break;
-		add_module(s, file, m.addr, m.len, m.pgoff);
+		add_module(t, file, m.addr, m.len, m.pgoff);
 		break;
 	}
 	default:
@@ -978,6 +1198,7 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		.sample_period = 1000000000u / s->hz,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID,
 		.inherit = 1,
+		.inherit_stat = 1, /* an inherited event's count at its thread's end */
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 		.mmap = 1,
@@ -992,11 +1213,24 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
 		a.exclude_callchain_kernel = 1;
 		a.sample_max_stack = (uint16_t)s->max_stack;
-		a.sample_stack_user = 16; /* the leaf's return address (leaf_return) */
+		/* the leaf's return address (leaf_return), and with the
+		 * registers the stack the call-frame tables unwind */
+		a.sample_stack_user = s->dwarf ? DWARF_STACK : 16;
+		if (s->dwarf) {
+			a.sample_type |= PERF_SAMPLE_REGS_USER;
+			a.sample_regs_user = PERF_DW_MASK;
+		}
 	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
 		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		if (fd < 0 && s->dwarf && s->nev == 0 &&
+		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
+			/* no user registers or no room for the stack copy: the
+			 * frame-pointer walks alone */
+			s->dwarf = false;
+			return open_thread(s, tid, err, errlen);
+		}
 		if (fd < 0 && s->stacks && s->nev == 0 &&
 		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
 			/* A kernel without callchain limits or user stack
@@ -1030,8 +1264,9 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		}
 		s->ev[s->nev++] = (struct event){ fd, tid, id };
 	}
-	uint32_t t = thread_of(s, tid);
-	s->thr[t].covered = true;
+	uint32_t t = thread_of(s->tg[0], tid);
+	s->tg[0]->thr[t].covered = true;
+	s->tg[0]->thr[t].direct = true;
 	s->info.events++;
 	return 1;
 }
@@ -1085,11 +1320,14 @@ static void close_all(struct sampler *s)
 		s->buf[i].base = NULL;
 		s->buf[i].fd = -1;
 	}
-	for (size_t i = 0; i < s->proc.nmodules; i++)
-		if (s->code[i].map) {
-			munmap((void *)s->code[i].map, s->code[i].len);
-			s->code[i] = (struct code){ .failed = true };
-		}
+	for (size_t k = 0; k < s->ntg; k++) {
+		struct target *t = s->tg[k];
+		for (size_t i = 0; i < t->proc.nmodules; i++)
+			if (t->code[i].map) {
+				munmap((void *)t->code[i].map, t->code[i].len);
+				t->code[i] = (struct code){ .failed = true };
+			}
+	}
 }
 
 /* The ids in /proc/PID/task. */
@@ -1120,25 +1358,16 @@ static size_t list_tasks(pid_t pid, int32_t **out)
  * the exit code a zombie left (-1 if not readable). */
 static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[4096];
+	const char *p = proc_stat((int)pid, buf, sizeof buf);
+	if (!p)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p || !p[1])
-		return 0;
-	char state = p[2];
+	char state = p[1];
 	/* Fields after the command: state is field 3, ppid 4, exit_code 52. */
 	int field = 3;
 	if (exit_code)
 		*exit_code = -1;
-	for (char *t = p + 2; *t; field++) {
+	for (const char *t = p + 1; *t; field++) {
 		if (field == 4 && ppid)
 			*ppid = (int32_t)atoi(t);
 		if (field == 52 && exit_code)
@@ -1152,8 +1381,9 @@ static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 }
 
 /* The program and its arguments, read while the process is alive (a
- * zombie has neither) and again after an exec. */
-static void read_identity(struct sampler *s)
+ * zombie has neither) and again after an exec; a process gone meanwhile
+ * is named by its command name comm (NULL: none). */
+static void read_identity(struct target *s, const char *comm)
 {
 	free(s->proc.exe);
 	free(s->proc.cmdline);
@@ -1174,6 +1404,10 @@ static void read_identity(struct sampler *s)
 			buf[i] = ' ';
 	buf[len] = 0;
 	s->proc.cmdline = xstrdup(buf);
+	if (!s->proc.cmdline[0] && comm) {
+		free(s->proc.cmdline);
+		s->proc.cmdline = xstrdup(comm);
+	}
 	if (!s->proc.exe[0]) {
 		free(s->proc.exe);
 		s->proc.exe = xstrdup(s->proc.cmdline);
@@ -1201,7 +1435,8 @@ static void drain_all(struct sampler *s)
 	s->nstage = s->nstaged = 0;
 	for (size_t i = 0; i < s->nbuf; i++)
 		drain(s, &s->buf[i]);
-	qsort(s->staged, s->nstaged, sizeof *s->staged, staged_cmp);
+	if (s->nstaged)
+		qsort(s->staged, s->nstaged, sizeof *s->staged, staged_cmp);
 	for (size_t i = 0; i < s->nstaged; i++) {
 		const struct staged *g = &s->staged[i];
 		memcpy(s->rec, s->stage + g->off, g->len);
@@ -1224,20 +1459,27 @@ static void drain_all(struct sampler *s)
 static void free_sampler(struct sampler *s)
 {
 	close_all(s);
-	frame_index_free(&s->fi, &s->proc);
-	pp_process_free(&s->proc);
-	free(s->code);
+	for (size_t k = 0; k < s->ntg; k++) {
+		struct target *t = s->tg[k];
+		frame_index_free(&t->fi, &t->proc);
+		unwind_dwarf_free(t->dw);
+		pp_process_free(&t->proc);
+		free(t->code);
+		free(t->thr);
+		free(t->tab);
+		free(t);
+	}
+	free(s->tg);
 	free(s->pending);
 	free(s->stage);
 	free(s->staged);
 	free(s->ev);
 	free(s->buf);
-	free(s->thr);
-	free(s->tab);
 	free(s);
 }
 
-struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, size_t errlen)
+struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, char *err,
+			     size_t errlen)
 {
 	if (pid <= 0 || hz == 0 || hz > 1000000) {
 		snprintf(err, errlen, "bad process id or rate");
@@ -1249,14 +1491,17 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, siz
 	s->hz = hz;
 	s->pagesize = (size_t)sysconf(_SC_PAGESIZE);
 	s->stacks = stacks;
-	s->pages = stacks ? STACK_PAGES : MAX_PAGES;
+#ifdef __x86_64__
+	s->dwarf = stacks;
+#endif
+	s->follow = follow;
+	s->pages = s->dwarf ? DWARF_PAGES : stacks ? STACK_PAGES : MAX_PAGES;
 	/* The kernel refuses a sample_max_stack above its own limit. */
 	int limit = read_int_file("/proc/sys/kernel/perf_event_max_stack", 127);
 	s->max_stack = limit < 1 ? 1 : limit > MAX_STACK ? MAX_STACK : (unsigned)limit;
-	s->proc.pid = pid;
-	s->proc.exit_status = -1;
+	struct target *root = new_target(s, pid);
 	find_cpus(s);
-	char st = proc_state(pid, NULL, &s->proc.ppid);
+	char st = proc_state(pid, NULL, &root->proc.ppid);
 	if (st == 0 || st == 'Z' || st == 'X') {
 		snprintf(err, errlen, "no process %d%s", (int)pid, st ? " (it has ended)" : "");
 		free_sampler(s);
@@ -1264,7 +1509,7 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, siz
 	}
 
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-	s->proc.start_ns = clock_ns(CLOCK_REALTIME);
+	root->proc.start_ns = clock_ns(CLOCK_REALTIME);
 	/* Open an event on every thread not yet covered, until a pass over
 	 * /proc/PID/task finds none: the threads created meanwhile by a
 	 * thread already sampled were reported by FORK records, read before
@@ -1274,8 +1519,8 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, siz
 		size_t n = list_tasks(pid, &tids), opened = 0;
 		drain_all(s);
 		for (size_t i = 0; i < n; i++) {
-			uint32_t t = thread_of(s, tids[i]);
-			if (s->thr[t].covered)
+			uint32_t t = thread_of(root, tids[i]);
+			if (root->thr[t].covered)
 				continue;
 			int r = open_thread(s, tids[i], err, errlen);
 			if (r < 0) {
@@ -1297,10 +1542,17 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, siz
 	}
 	/* After the events: a module mapped between the two is in the maps,
 	 * one mapped later in an MMAP2 record. */
-	read_maps(s);
+	read_identity(root, NULL);
+	for (size_t k = 0; k < s->ntg; k++) /* and those it forked meanwhile */
+		read_maps(s->tg[k]);
 	s->maps_read = true;
-	read_identity(s);
 	return s;
+}
+
+void sampler_peek(const struct sampler *s, struct sampler_info *info)
+{
+	*info = s->info;
+	info->pages = s->pages;
 }
 
 int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask)
@@ -1327,13 +1579,13 @@ int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask)
 	return ended(s);
 }
 
-void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_info *info)
+/* Fill t's process from what was gathered; it ended at end unless its
+ * EXIT record said when. */
+static void finish_target(struct sampler *s, struct target *t, uint64_t end)
 {
-	uint64_t end = clock_ns(CLOCK_REALTIME);
-	close_all(s);
-	struct pp_process *pr = &s->proc;
-	pr->end_ns = end;
-	pr->cpu_ns = s->closed_ns;
+	struct pp_process *pr = &t->proc;
+	if (!t->ended)
+		pr->end_ns = end;
 	pr->hz = s->hz;
 	snprintf(pr->engine, sizeof pr->engine, "external");
 	char why[160];
@@ -1342,38 +1594,90 @@ void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_in
 		 "user space only",
 		 1000000u / s->hz);
 	pr->why = xstrdup(why);
+	pr->signals = pr->ticks;
+	pr->samples = xcalloc(t->tabn ? t->tabn : 1, sizeof *pr->samples);
+	for (size_t i = 0; i < t->tabcap; i++)
+		if (t->tab[i].count)
+			pr->samples[pr->nsamples++] =
+				(struct pp_sample){ t->tab[i].pc, t->tab[i].module,
+						    t->tab[i].thread, t->tab[i].count,
+						    t->tab[i].frame };
+	pp_sort_samples(pr);
+	frame_index_free(&t->fi, pr);
+}
+
+/*
+ * Each process's CPU time, from the counts.  An inherited event (inherit_stat)
+ * ends with its thread in a READ record of its count, which the kernel
+ * also adds to the directly opened event it came from; the counts follow
+ * the threads, but the kernel may swap two threads' contexts, events and
+ * all, at a switch between them, so a thread can end up holding a directly
+ * opened event and end without a READ record, its time left in that
+ * event.  So: each process gets its READ records, and what the direct
+ * events counted beyond all READ records goes to the process of the
+ * threads that ended without one (other than those opened directly), else
+ * to the target (whose directly opened threads never have one).  A child
+ * still running has its /proc time if that is more.
+ */
+static void split_cpu(struct sampler *s)
+{
+	uint64_t reads = 0, holders_ticks = 0;
+	for (size_t k = 0; k < s->ntg; k++)
+		reads += s->tg[k]->exited_ns;
+	uint64_t rest = s->closed_ns > reads ? s->closed_ns - reads : 0;
+	bool *holder = xcalloc(s->ntg, sizeof *holder);
+	for (size_t k = 0; k < s->ntg; k++) {
+		const struct target *t = s->tg[k];
+		for (size_t i = 0; i < t->proc.nthreads && !holder[k]; i++)
+			holder[k] = t->thr[i].exited && !t->thr[i].read && !t->thr[i].direct;
+		if (holder[k])
+			holders_ticks += t->proc.ticks + 1;
+	}
+	for (size_t k = 0; k < s->ntg; k++) {
+		struct target *t = s->tg[k];
+		uint64_t ns = t->exited_ns;
+		if (!holders_ticks && k == 0)
+			ns += rest;
+		else if (holder[k])
+			ns += (uint64_t)((double)rest * (double)(t->proc.ticks + 1) /
+					 (double)holders_ticks);
+		if (ns > t->proc.cpu_ns)
+			t->proc.cpu_ns = ns;
+	}
+	free(holder);
+}
+
+void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
+		    struct sampler_info *info)
+{
+	uint64_t end = clock_ns(CLOCK_REALTIME);
+	/* A child still running: its CPU time so far, before the events go. */
+	for (size_t k = 1; k < s->ntg; k++)
+		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
+	close_all(s);
+	split_cpu(s);
+	struct target *root = s->tg[0];
 	/* Ended: a zombie still tells how (exit_code of /proc/PID/stat is
 	 * wait's status); a process already reaped does not. */
 	int code;
 	char st = proc_state(s->pid, &code, NULL);
 	s->info.exited = st == 0 || st == 'Z' || st == 'X';
-	pr->end = PP_END_UNKNOWN;
-	if (st == 'Z' && code >= 0) {
-		if ((code & 0x7f) == 0) {
-			pr->end = PP_END_EXIT;
-			pr->exit_status = (code >> 8) & 0xff;
-		} else {
-			pr->end = PP_END_SIGNAL;
-			pr->exit_status = code & 0x7f;
-		}
+	root->proc.end = PP_END_UNKNOWN;
+	if (st == 'Z' && code >= 0)
+		sampler_set_end(&root->proc, code);
+	root->proc.lost = s->info.lost;
+	/* Not followed: the children were sampled all the same, for the
+	 * target's CPU time, and are left out now. */
+	*nout = s->follow ? s->ntg : 1;
+	for (size_t k = *nout; k < s->ntg; k++)
+		s->info.child_samples += s->tg[k]->proc.ticks;
+	*out = xcalloc(*nout, sizeof **out);
+	for (size_t k = 0; k < *nout; k++) {
+		finish_target(s, s->tg[k], end);
+		(*out)[k] = s->tg[k]->proc;
+		memset(&s->tg[k]->proc, 0, sizeof s->tg[k]->proc);
 	}
-	pr->signals = pr->ticks;
-	pr->lost = s->info.lost;
-
-	pr->samples = xcalloc(s->tabn ? s->tabn : 1, sizeof *pr->samples);
-	for (size_t i = 0; i < s->tabcap; i++)
-		if (s->tab[i].count)
-			pr->samples[pr->nsamples++] =
-				(struct pp_sample){ s->tab[i].pc, s->tab[i].module,
-						    s->tab[i].thread, s->tab[i].count,
-						    s->tab[i].frame };
-	pp_sort_samples(pr);
-	frame_index_free(&s->fi, pr);
-
-	*info = s->info;
-	info->pages = s->pages;
-	*out = *pr;
-	memset(pr, 0, sizeof *pr);
+	sampler_peek(s, info);
 	free_sampler(s);
 }
 
@@ -1407,8 +1711,8 @@ int sampler_probe(char *err, size_t errlen)
 	return -1;
 }
 
-void sampler_summary(const struct pp_process *pr, const struct sampler_info *in, const char *mode,
-		     int attached, const char *out)
+void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler_info *in,
+		     const char *mode, int attached, const char *out)
 {
 	double cpu = (double)pr->cpu_ns * 1e-9;
 	fprintf(stderr, "%s: %llu samples, %.2f s CPU", progname, (unsigned long long)pr->ticks,
@@ -1419,6 +1723,13 @@ void sampler_summary(const struct pp_process *pr, const struct sampler_info *in,
 		pr->nthreads == 1 ? "" : "s");
 	if (attached)
 		fprintf(stderr, ", attached in %.1f ms", (double)in->attach_ns * 1e-6);
+	if (n > 1) {
+		uint64_t ticks = 0;
+		for (size_t i = 1; i < n; i++)
+			ticks += pr[i].ticks;
+		fprintf(stderr, ", %zu child process%s followed (%llu samples)", n - 1,
+			n == 2 ? "" : "es", (unsigned long long)ticks);
+	}
 	fprintf(stderr, "; lost: ");
 	if (in->lost)
 		fprintf(stderr, "%llu samples (perf buffers full)", (unsigned long long)in->lost);
@@ -1426,9 +1737,9 @@ void sampler_summary(const struct pp_process *pr, const struct sampler_info *in,
 		fprintf(stderr, "none");
 	if (attached && in->exited)
 		fprintf(stderr, "; the process ended");
-	if (in->children)
+	if (in->children + 1 > n)
 		fprintf(stderr, "; %zu child process%s not followed (%llu samples dropped)",
-			in->children, in->children == 1 ? "" : "es",
+			in->children + 1 - n, in->children + 1 - n == 1 ? "" : "es",
 			(unsigned long long)in->child_samples);
 	if (in->execs)
 		fprintf(stderr, "; exec'd %zu time%s", in->execs, in->execs == 1 ? "" : "s");

@@ -4,8 +4,9 @@
  * reads the ring buffers itself, so the target runs unmodified: nothing is
  * injected, nothing is mapped or opened in it, and nothing stops it.
  *
- * The result is one pp_process (profile.h), the same model the preloaded
- * library's recordings become, so report and every export read it as they
+ * The result is one pp_process (profile.h) per process, the target's and
+ * those of the processes it forked while sampled, the same model the
+ * preloaded library's recordings become, so report and every export read it as they
  * read any other.  Not thread-safe; never exits: every problem comes back
  * as a message.
  */
@@ -28,8 +29,9 @@ struct sampler_info {
 	size_t pages;           /* ring-buffer data pages per event */
 	uint64_t lost;          /* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t duplicates;    /* samples of a thread seen in a second buffer */
-	uint64_t child_samples; /* samples of child processes (not followed) */
-	size_t children;        /* processes the target forked while attached */
+	uint64_t child_samples; /* samples of processes not followed */
+	size_t children;        /* processes the target (or its followed children)
+				   forked while attached */
 	size_t execs;           /* times the target exec'd while attached */
 	uint64_t attach_ns;     /* time to open every event */
 	int exited;             /* the target ended while attached */
@@ -41,11 +43,17 @@ struct sampler_info {
  * with the user call stack of each sample if stacks is set (frame-pointer
  * walks, checked: see sampler.c).
  * Threads the process creates later are followed (the events are
- * inherited).  Returns NULL with a message in err: no such process,
+ * inherited), and so are the processes it forks if follow is set (else
+ * their samples are counted and dropped).  Returns NULL with a message in err: no such process,
  * permission refused (the message says which setting or capability is
  * missing), or a resource limit.
  */
-struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, char *err, size_t errlen);
+struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, char *err,
+			     size_t errlen);
+
+/* What the sampler has seen so far (attach_ns and events are final once
+ * sampler_open returned). */
+void sampler_peek(const struct sampler *s, struct sampler_info *info);
 
 /*
  * Wait up to timeout_ms for data (ppoll with sigmask, which may be NULL)
@@ -56,10 +64,17 @@ int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask);
 
 /*
  * Stop sampling, read what is left, close every event and unmap every
- * buffer, and fill *out (free with pp_process_free) and *info.  s is
- * freed.  The target is as it was before sampler_open.
+ * buffer, and fill *out with *nout processes (an array: free each with
+ * pp_process_free, then the array), the target's first, then those it
+ * forked in the order they were created, and *info.  s is freed.  The
+ * target is as it was before sampler_open.
  */
-void sampler_finish(struct sampler *s, struct pp_process *out, struct sampler_info *info);
+void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
+		    struct sampler_info *info);
+
+/* How pr ended, from a wait status (waitpid's, or a zombie's exit_code
+ * in /proc/PID/stat): an exit and its code, or a signal. */
+void sampler_set_end(struct pp_process *pr, int status);
 
 /*
  * Whether this process may open the sampler's kind of perf event on
@@ -71,10 +86,10 @@ int sampler_probe(char *err, size_t errlen);
 /*
  * The summary line of an external sampling, on stderr: samples, CPU and
  * rate, mode ("external", or "external: why"), threads, the time opening
- * took when attached is set, losses, children not followed, execs, and the
- * data file out.
+ * took when attached is set, the child processes followed (pr[1..n)),
+ * losses, children not followed, execs, and the data file out.
  */
-void sampler_summary(const struct pp_process *pr, const struct sampler_info *in, const char *mode,
-		     int attached, const char *out);
+void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler_info *in,
+		     const char *mode, int attached, const char *out);
 
 #endif

@@ -21,8 +21,11 @@
  * then has function NULL but fn_start/fn_size set, so that callers can
  * group the pcs of one anonymous function into one row.
  *
- * debuginfod is never used: it would reach for the network, which neither
- * tests nor most users' report runs should do behind their back.
+ * Which files are read is cli/debuginfo.c's business: the module's file
+ * only if its build id is the recorded one, its debug file likewise, from
+ * an archive, --debug-dir, /usr/lib/debug or debuginfod.  libdwfl is kept
+ * from asking debuginfod itself (DEBUGINFOD_URLS is hidden from it), so
+ * that the search keeps our order and every file used has a name.
  */
 #include "symtab.h"
 
@@ -43,6 +46,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive.h"
+#include "debuginfo.h"
 #include "symtab-go.h"
 #include "util.h"
 
@@ -70,9 +75,12 @@ struct symfile {
 	enum sf_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	bool full;      /* a .symtab (local symbols) was found */
-	bool has_lines; /* DWARF line tables were found */
-	char *symfile;  /* the ELF file with the symbols gprof should read */
+	bool full;        /* a .symtab (local symbols) was found */
+	bool has_lines;   /* DWARF line tables were found */
+	char *symfile;    /* the ELF file with the symbols gprof should read */
+	char *elf_file;   /* the file reported, if one can open it again */
+	char *debug_file; /* the separate debug file used, likewise */
+	bool debug_only;  /* the module's file was not found: its debug file is reported */
 	struct fn *fns;
 	size_t nfns;
 	Dwarf_CFI *cfi;
@@ -80,8 +88,9 @@ struct symfile {
 	struct extent *fdes; /* .eh_frame's function extents, sorted */
 	size_t nfdes;
 	bool fdes_tried;
-	char **plt_names; /* "memcpy@plt" names of the PLT stubs in fns */
-	char *go_names;   /* names of the .gopclntab functions in fns */
+	char **plt_names;   /* "memcpy@plt" names of the PLT stubs in fns */
+	char *go_names;     /* names of the .gopclntab functions in fns */
+	struct go_pcln *go; /* a Go binary's .gopclntab, for its inline chains */
 	size_t nplt;
 	struct qname *qnames; /* qualified names of C++ DIEs: open addressing */
 	size_t nqnames, capqnames;
@@ -129,30 +138,43 @@ static size_t nslots, nfiles;
 
 static char *debuginfo_path = ":.debug:/usr/lib/debug";
 
+/*
+ * A module's separate debug file, by debuginfo.c's search; libdwfl's own
+ * (which checks the .gnu_debuglink CRC) only for a module without a build
+ * id, where a debug file cannot be matched otherwise.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct symfile *sf = *userdata;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (sf && (sf->build_id_len || n > 0)) {
+		const uint8_t *id = sf->build_id_len ? sf->build_id : bits;
+		uint32_t idlen = sf->build_id_len ? sf->build_id_len : (uint32_t)n;
+		char *where, *file;
+		int fd = debuginfo_open_debug(sf->path, id, idlen, debuglink_file, &where, &file);
+		if (fd < 0)
+			return -1;
+		*debuginfo_file_name = where;
+		free(sf->debug_file);
+		sf->debug_file = file;
+		return fd;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-	out[2 * n] = '\0';
-}
-
-static char *build_id_debug_path(const uint8_t *id, size_t n)
-{
-	char h[81];
-	if (n < 2)
-		return NULL;
-	hex(h, id, n);
-	char *p = xmalloc(strlen(h) + 40);
-	sprintf(p, "/usr/lib/debug/.build-id/%.2s/%s.debug", h, h + 2);
-	return p;
-}
+#define hex debuginfo_hex
 
 /*
  * The Debian package that owns path, from dpkg's file lists, or NULL.
@@ -208,33 +230,47 @@ static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
 	sf->warning = warning;
 }
 
-/* What would give this file a full symbol table, for the note. */
+static int current_build_id(struct symfile *sf, const unsigned char **bits);
+
+/* What would give this file a full symbol table, for the note: its
+ * debug file, by build id, from the package or a directory. */
 static void note_no_symtab(struct symfile *sf)
 {
 	const char *b = basename(sf->path);
 	char *pkg = debian_package(sf->path);
+	char idhex[81] = "", *nodebug;
+	const unsigned char *bits;
+	int n = current_build_id(sf, &bits);
+	if (n > 0)
+		hex(idhex, bits, (size_t)n);
+	if (asprintf(&nodebug, "no debug file for build id %s (looked in %s)",
+		     n > 0 ? idhex : "(none)", debuginfo_searched()) < 0)
+		die(2, "out of memory");
 	if (pkg && strcmp(pkg, "libc6") == 0)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym): internal functions "
-			 "show as %s+0xADDRESS; install libc6-dbg for full names",
-			 b, b);
+			 "show as %s+0xADDRESS; %s; install libc6-dbg or pass --debug-dir",
+			 b, b, nodebug);
 	else if (pkg)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym): internal functions "
-			 "show as %s+0xADDRESS; install its debug symbols (%s-dbgsym from "
-			 "the debian-debug archive, or a %s-dbg package if there is one)",
-			 b, b, pkg, pkg);
+			 "show as %s+0xADDRESS; %s; install its debug symbols (%s-dbgsym from "
+			 "the debian-debug archive, or a %s-dbg package if there is one) or "
+			 "pass --debug-dir",
+			 b, b, nodebug, pkg, pkg);
 	else if (sf->nfns > sf->nplt)
 		set_note(sf, false,
 			 "%s has only its exported symbols (.dynsym, stripped): internal "
-			 "functions show as %s+0xADDRESS; profile an unstripped build, or "
-			 "install its -dbgsym/-dbg package",
-			 b, b);
+			 "functions show as %s+0xADDRESS; %s; install the -dbgsym package "
+			 "or pass --debug-dir (or profile an unstripped build)",
+			 b, b, nodebug);
 	else
 		set_note(sf, false,
-			 "%s has no symbols (stripped): functions show as %s+0xADDRESS; "
-			 "profile an unstripped build, or install its -dbgsym/-dbg package",
-			 b, b);
+			 "%s has no symbols (stripped): functions show as %s+0xADDRESS; %s; "
+			 "install the -dbgsym package or pass --debug-dir (or profile an "
+			 "unstripped build)",
+			 b, b, nodebug);
+	free(nodebug);
 	free(pkg);
 }
 
@@ -498,9 +534,8 @@ static void load_functions(struct symfile *sf)
 	load_plt(sf, &cap);
 	GElf_Addr bias;
 	struct go_func *go;
-	size_t ngo = sf->full ? 0
-			      : symtab_go_functions(dwfl_module_getelf(sf->mod, &bias), &go,
-						    &sf->go_names);
+	sf->go = symtab_go_open(dwfl_module_getelf(sf->mod, &bias));
+	size_t ngo = sf->full || !sf->go ? 0 : symtab_go_functions(sf->go, &go, &sf->go_names);
 	if (ngo) { /* a Go binary without its symbol table (-ldflags=-s) */
 		sf->fns = xrealloc(sf->fns, (sf->nfns + ngo) * sizeof *sf->fns);
 		for (size_t i = 0; i < ngo; i++)
@@ -534,6 +569,9 @@ static bool report(struct symfile *sf, const char *file, int fd)
 		sf->dwfl = NULL;
 		return false;
 	}
+	void **userdata; /* for find_debuginfo */
+	dwfl_module_info(sf->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = sf;
 	return true;
 }
 
@@ -562,6 +600,11 @@ static int current_build_id(struct symfile *sf, const unsigned char **bits)
  */
 static bool report_vdso(struct symfile *sf)
 {
+	char *where; /* an archive's copy, packed where the recording was made */
+	int afd = archive_open_member(AR_MODULE, sf->path, sf->build_id, sf->build_id_len, &where);
+	free(where);
+	if (afd >= 0 && report(sf, "[vdso]", afd))
+		return true;
 	unsigned long ehdr = getauxval(AT_SYSINFO_EHDR);
 	if (!ehdr)
 		return false;
@@ -595,12 +638,29 @@ static bool report_vdso(struct symfile *sf)
 	return true;
 }
 
-/* Only regular files are opened: a recorded path may now name a FIFO or a
- * device, which could block the report forever or never end. */
-static bool regular_file(const char *path)
+/* Why the recorded file cannot be used, for the note: "file missing",
+ * "build id mismatch: recorded ID, file has ID". */
+static char *why_not(const struct symfile *sf, const struct di_miss *miss)
 {
+	char rec[81], now[81], *why;
+	hex(rec, sf->build_id, sf->build_id_len);
+	hex(now, miss->now, miss->now_len);
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+	int r;
+	if (miss->exists && miss->not_elf)
+		r = asprintf(&why, "not an ELF file");
+	else if (miss->exists)
+		r = asprintf(&why, "build id mismatch: recorded %s, file has %s", rec,
+			     miss->now_len ? now : "none");
+	else if (stat(sf->path, &st) == 0 && !S_ISREG(st.st_mode))
+		r = asprintf(&why, "not a regular file");
+	else if (stat(sf->path, &st) == 0)
+		r = asprintf(&why, "cannot read it: %s", strerror(EACCES));
+	else
+		r = asprintf(&why, "file missing");
+	if (r < 0)
+		die(2, "out of memory");
+	return why;
 }
 
 static void open_file(struct symfile *sf)
@@ -622,47 +682,56 @@ static void open_file(struct symfile *sf)
 		set_note(sf, true, "%s: not an absolute path; its functions show as %s+0xADDRESS",
 			 sf->path, sf->path);
 		return;
-	} else if (!regular_file(sf->path) || !report(sf, sf->path, -1)) {
-		/* gone or unreadable: a debug file by build-id still has the
-		 * symbols, at the same link-time addresses */
-		char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
-		if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
-			sf->symfile = dbg;
-			set_note(sf, false, "%s: gone; its symbols come from the debug file %s",
-				 sf->path, dbg);
+	} else {
+		struct di_miss miss;
+		char *where, *file;
+		int fd = debuginfo_open_module(sf->path, sf->build_id, sf->build_id_len, &where,
+					       &file, &miss);
+		if (fd >= 0 && report(sf, where, fd)) {
+			sf->elf_file = file;
+			/* found elsewhere than in an archive: say where */
+			if (file && strcmp(file, sf->path) != 0) {
+				char *why = why_not(sf, &miss);
+				set_note(sf, false, "%s: %s; using %s (same build id)", sf->path,
+					 why, where);
+				free(why);
+			}
+			free(where);
 		} else {
-			free(dbg);
-			sf->state = SF_MISSING;
-			struct stat st;
-			const char *why = stat(sf->path, &st) != 0 ? "not found"
-					  : !S_ISREG(st.st_mode)   ? "not a regular file"
-								   : "cannot read it as ELF";
-			set_note(sf, true, "%s: %s; its functions show as %s+0xADDRESS", sf->path,
-				 why, *basename(sf->path) ? basename(sf->path) : sf->path);
-			return;
-		}
-	} else if (sf->build_id_len) {
-		const unsigned char *bits;
-		int n = current_build_id(sf, &bits);
-		if (n != (int)sf->build_id_len || memcmp(bits, sf->build_id, (size_t)n) != 0) {
-			char now[81] = "none";
-			if (n > 0)
-				hex(now, bits, (size_t)n);
-			unreport(sf);
-			char *dbg = build_id_debug_path(sf->build_id, sf->build_id_len);
-			if (dbg && regular_file(dbg) && report(sf, dbg, -1)) {
-				sf->symfile = dbg;
-				set_note(sf, true,
-					 "%s changed since recording (build-id %s, now %s); "
-					 "using the debug file %s",
-					 sf->path, idhex, now, dbg);
+			free(where);
+			free(file);
+			/* no module file: a debug file by build id still has the
+			 * symbols, at the same link-time addresses */
+			char *why = why_not(sf, &miss);
+			fd = debuginfo_open_debug(sf->path, sf->build_id, sf->build_id_len, NULL,
+						  &where, &file);
+			if (fd >= 0 && report(sf, where, fd)) {
+				sf->elf_file = file;
+				sf->debug_only = true;
+				sf->symfile = file ? xstrdup(file) : NULL;
+				set_note(sf, false,
+					 "%s: %s; its symbols come from the debug file %s",
+					 sf->path, why, where);
+				free(where);
+				free(why);
 			} else {
-				free(dbg);
-				sf->state = SF_CHANGED;
-				set_note(sf, true,
-					 "%s changed since recording (build-id %s, now %s): "
-					 "its functions show as %s+0xADDRESS",
-					 sf->path, idhex, now, basename(sf->path));
+				free(where);
+				free(file);
+				sf->state = miss.exists ? SF_CHANGED : SF_MISSING;
+				const char *b = *basename(sf->path) ? basename(sf->path) : sf->path;
+				if (sf->build_id_len)
+					set_note(
+						sf, true,
+						"%s lost its symbols: %s; no file with build id %s "
+						"(looked in %s); its functions show as "
+						"%s+0xADDRESS",
+						sf->path, why, idhex, debuginfo_searched(), b);
+				else
+					set_note(sf, true,
+						 "%s lost its symbols: %s (no build id "
+						 "recorded); its functions show as %s+0xADDRESS",
+						 sf->path, why, b);
+				free(why);
 				return;
 			}
 		}
@@ -673,14 +742,12 @@ static void open_file(struct symfile *sf)
 	Dwarf_Addr bias;
 	sf->has_lines = dwfl_module_getdwarf(sf->mod, &bias) != NULL;
 	if (!sf->symfile) {
-		const char *mainfile = NULL, *debugfile = NULL;
-		dwfl_module_info(sf->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 		GElf_Addr b;
 		Elf *main_elf = dwfl_module_getelf(sf->mod, &b);
-		if (main_elf && elf_has_symtab(main_elf))
-			sf->symfile = xstrdup(sf->path);
-		else if (debugfile && sf->full)
-			sf->symfile = xstrdup(debugfile);
+		if (main_elf && elf_has_symtab(main_elf) && sf->elf_file)
+			sf->symfile = xstrdup(sf->elf_file);
+		else if (sf->debug_file && sf->full)
+			sf->symfile = xstrdup(sf->debug_file);
 	}
 	/* the vDSO has no .symtab, ever, and its .dynsym names all of it */
 	/* a stripped Go binary has its names in .gopclntab */
@@ -744,7 +811,9 @@ static struct symfile *get_file(struct symtab *st, uint32_t m)
 
 struct symtab *symtab_open(const struct pp_process *proc)
 {
-	/* Keep libdwfl from asking debuginfod servers (the network). */
+	/* Keep libdwfl from asking debuginfod servers on its own: debuginfo.c
+	 * asks, in its order (it read the variable first). */
+	debuginfo_searched();
 	unsetenv("DEBUGINFOD_URLS");
 	struct symtab *st = xcalloc(1, sizeof *st);
 	st->proc = proc;
@@ -943,6 +1012,17 @@ static const struct extent *find_fde(struct symfile *sf, uint64_t addr)
 	return lo > 0 && addr < sf->fdes[lo - 1].end ? &sf->fdes[lo - 1] : NULL;
 }
 
+/* The line row of addr, only from a unit whose ranges hold addr: libdwfl
+ * gives an address outside every .debug_aranges entry to the unit listed
+ * below it, so the Go code of a cgo program (Go's units have no aranges,
+ * gcc's do) came out at the last line of some C file. */
+static Dwfl_Line *unit_line(struct symfile *sf, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
+	return cu && dwarf_haspc(cu, addr - bias) > 0 ? dwfl_module_getsrc(sf->mod, addr) : NULL;
+}
+
 bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_info *out)
 {
 	*out = (struct sym_info){ .module = "[unknown]" };
@@ -984,13 +1064,21 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 		}
 	}
 	if (sf->has_lines) {
-		Dwfl_Line *l = dwfl_module_getsrc(sf->mod, addr);
+		Dwfl_Line *l = unit_line(sf, addr);
 		int line = 0;
 		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
 		if (file && line > 0) {
 			out->file = file;
 			out->line = line;
 			out->comp_dir = dwfl_line_comp_dir(l);
+		}
+	}
+	if (!out->file && sf->go) { /* a Go binary's own line table */
+		struct go_frame g[SYM_MAX_FRAMES];
+		size_t n = symtab_go_frames(sf->go, addr, g, SYM_MAX_FRAMES);
+		if (n && g[n - 1].file && g[n - 1].line > 0) {
+			out->file = g[n - 1].file;
+			out->line = g[n - 1].line;
 		}
 	}
 	return out->function != NULL;
@@ -1310,6 +1398,21 @@ static bool sub_at(const struct cu_subs *u, Dwarf_Addr addr, Dwarf_Die *out)
 	return false;
 }
 
+/* A Go binary's chain from its .gopclntab, where DWARF has none: stripped,
+ * or libdw finds no unit for the address (Go writes no .debug_aranges). */
+static size_t go_frames(struct symfile *sf, uint64_t addr, struct sym_frame *v, size_t max)
+{
+	struct go_frame g[SYM_MAX_FRAMES];
+	size_t n = sf->go ? symtab_go_frames(sf->go, addr, g,
+					     max < SYM_MAX_FRAMES ? max : SYM_MAX_FRAMES)
+			  : 0;
+	for (size_t k = 0; k < n; k++)
+		v[k] = (struct sym_frame){ .function = g[k].function,
+					   .file = g[k].file,
+					   .line = g[k].line };
+	return n;
+}
+
 size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym_frame *v,
 		     size_t max)
 {
@@ -1317,8 +1420,10 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 		return 0;
 	struct symfile *sf = get_file(st, module);
 	uint64_t addr = pc - st->proc->modules[module].bias;
-	if (sf->state != SF_OK || !sf->has_lines)
+	if (sf->state != SF_OK)
 		return 0;
+	if (!sf->has_lines)
+		return go_frames(sf, addr, v, max);
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(sf->mod, addr, &bias);
 	struct chain *c = xmalloc(sizeof *c);
@@ -1352,7 +1457,7 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
 		n -= skip;
 	}
 	free(c);
-	return n;
+	return n ? n : go_frames(sf, addr, v, max);
 }
 
 const char *symtab_symbol_file(struct symtab *st, uint32_t module)
@@ -1361,6 +1466,28 @@ const char *symtab_symbol_file(struct symtab *st, uint32_t module)
 		return NULL;
 	struct symfile *sf = get_file(st, module);
 	return sf->state == SF_OK ? sf->symfile : NULL;
+}
+
+void symtab_module_files(struct symtab *st, uint32_t module, const char **elf, const char **debug)
+{
+	*elf = *debug = NULL;
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return;
+	struct symfile *sf = get_file(st, module);
+	sf->used = true;
+	if (sf->state != SF_OK)
+		return;
+	*elf = sf->debug_only ? NULL : sf->elf_file;
+	*debug = sf->debug_only ? sf->elf_file : sf->debug_file;
+}
+
+Elf *symtab_module_elf(struct symtab *st, uint32_t module)
+{
+	if (module == PP_NO_MODULE || module >= st->proc->nmodules)
+		return NULL;
+	struct symfile *sf = get_file(st, module);
+	GElf_Addr bias;
+	return sf->state == SF_OK && !sf->debug_only ? dwfl_module_getelf(sf->mod, &bias) : NULL;
 }
 
 void symtab_notes(struct symtab *st, FILE *f)
@@ -1397,6 +1524,7 @@ void symtab_close(struct symtab *st)
 			free(sf->plt_names[i]);
 		free(sf->plt_names);
 		free(sf->go_names);
+		symtab_go_close(sf->go);
 		free(sf->fdes);
 		for (size_t i = 0; i < sf->capqnames; i++)
 			free(sf->qnames[i].name);
@@ -1406,6 +1534,8 @@ void symtab_close(struct symtab *st)
 		free(sf->cus);
 		free(sf->path);
 		free(sf->symfile);
+		free(sf->elf_file);
+		free(sf->debug_file);
 		free(sf->note);
 		free(sf);
 	}

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <libelf.h>
+
 #include "profile.h"
 
 struct sym_info {
@@ -65,6 +67,18 @@ size_t symtab_frames(struct symtab *st, uint32_t module, uint64_t pc, struct sym
  * itself, or its separate debug file), for tools such as gprof that need
  * one; NULL if there is none. */
 const char *symtab_symbol_file(struct symtab *st, uint32_t module);
+
+/* The files read for module's symbols: its ELF file and its separate
+ * debug file, each a path that can be opened again, or NULL (none, or a
+ * member of an archive). */
+void symtab_module_files(struct symtab *st, uint32_t module, const char **elf, const char **debug);
+
+/* The ELF image of module's code as symbolization uses it (its own file,
+ * checked by build id, perhaps from an archive or debuginfod), for reading
+ * instructions (annotate --asm): never a file of another build.  NULL if
+ * the module lost its symbols or only its debug file, which has no code,
+ * was found.  Owned by the symtab, valid until symtab_close. */
+Elf *symtab_module_elf(struct symtab *st, uint32_t module);
 
 /* Print the collected notes (modules without symbols and the Debian package
  * that would fix it, build-id mismatches), one per line, to f: "note: ..."

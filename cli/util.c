@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio_ext.h>
@@ -235,4 +236,33 @@ char *text_dup(const char *s)
 	struct membuf m;
 	text_put(membuf_open(&m), s);
 	return membuf_close(&m);
+}
+
+const char *proc_stat(int pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || len < 2)
+		return NULL;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] ? p + 1 : NULL;
+}
+
+uint64_t proc_cpu_ns(int pid)
+{
+	char buf[1024];
+	/* after "pid (comm)": state is field 3, utime 14, stime 15 */
+	const char *p = proc_stat(pid, buf, sizeof buf);
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!p || hz <= 0 ||
+	    sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (ut + st) * (1000000000ull / (unsigned long long)hz);
 }

@@ -47,6 +47,14 @@ struct membuf {
 FILE *membuf_open(struct membuf *m);
 char *membuf_close(struct membuf *m);
 
+/* /proc/PID/stat of process pid read into buf (len bytes), as what follows
+ * its command's closing parenthesis (" S ppid ..."), or NULL if unreadable. */
+const char *proc_stat(int pid, char *buf, size_t len);
+
+/* The CPU time (user + system, its ended threads included) of process pid
+ * from /proc/PID/stat, a zombie's too, in ns; 0 if unreadable. */
+uint64_t proc_cpu_ns(int pid);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

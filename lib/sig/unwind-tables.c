@@ -499,7 +499,8 @@ static int copy_record(uintptr_t at, uint8_t *buf, uint32_t max, uint32_t *len)
 
 /* Not inlined: its buffers (about 1 KiB) are on the stack only while it
  * runs, not in every walk's frame (a bounded walk has little room). */
-static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row)
+static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc,
+						struct profil_urow *row)
 {
 	uint8_t h[12];
 	if (!hdr || profil__gcopy(h, (const void *)hdr, sizeof h) < 0 || h[0] != 1 ||

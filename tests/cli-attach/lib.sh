@@ -90,6 +90,8 @@ attach_case()
 		fail "pcprof attach exited $rc: $(cat "$T/err")"
 	fi
 	cat "$T/err"
+	head -n1 "$T/err" | grep -q "^pcprof attach: sampling process $pid, [0-9]* threads\{0,1\}, attached in" ||
+		fail "no line saying sampling is live first"
 	for k in fd maps sig; do
 		cmp -s "$T/before.$k" "$T/after.$k" ||
 			{ diff "$T/before.$k" "$T/after.$k"; fail "the target's $k changed"; }
@@ -116,4 +118,35 @@ attach_case()
 		want = 0.75 * c / t * hz
 		printf "%d samples for %.2f s CPU at %d Hz (want >= %.0f)\n", n, c / t, hz, want
 		exit !(n >= want && n > 0) }' || fail "too few samples"
+}
+
+# go_source: a Go program in $T/gosrc, its package main from standard
+# input after the lines every target here shares: the imports fmt, os,
+# strconv and syscall, and cpu(), the process's CPU seconds (the programs
+# burn CPU seconds, not wall-clock ones, so that a loaded machine cannot
+# starve a check of samples).  SKIP (exit 77) when go is not installed.
+go_source()
+{
+	GO=$(command -v go) || { echo "SKIP: go is not installed"; exit 77; }
+	mkdir -p "$T/gosrc" "$T/gocache"
+	printf 'module target\n\ngo 1.13\n' >"$T/gosrc/go.mod"
+	{
+		printf 'package main\n\nimport (\n\t"fmt"\n\t"os"\n\t"strconv"\n\t"syscall"\n)\n\n'
+		printf 'var _ = fmt.Sprint\nvar _ = strconv.Itoa\n\n'
+		printf 'func cpu() float64 {\n\tvar ru syscall.Rusage\n'
+		printf '\tsyscall.Getrusage(syscall.RUSAGE_SELF, &ru)\n'
+		printf '\treturn float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6\n}\n\n'
+		cat
+	} >"$T/gosrc/main.go"
+}
+
+# go_build ARGS...: go build ARGS in $T/gosrc, offline, pure Go, the
+# compiler's output in $T/gobuild; SKIP (exit 77) when the build fails.
+go_build()
+{
+	(cd "$T/gosrc" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOCACHE="$T/gocache" GOPATH="$T/gopath" \
+		GOPROXY=off GOTOOLCHAIN=local "$GO" build "$@" ) >"$T/gobuild" 2>&1 ||
+		{ echo "SKIP: go build failed: $(head -n3 "$T/gobuild")"; exit 77; }
+	chmod -R u+w "$T/gopath" 2>/dev/null
+	return 0
 }

@@ -1,10 +1,10 @@
 #!/bin/sh
-# pcprof-report(1), -annotate(1), -diff(1), -merge(1) and -export(1): mandoc lint clean at warning level,
+# pcprof-report(1), -annotate(1), -diff(1), -merge(1), -archive(1) and -export(1): mandoc lint clean at warning level,
 # and every long option --help lists (and every export format) is
 # documented in the page.
 . "$(dirname "$0")/lib.sh"
 command -v mandoc >/dev/null || skip "mandoc not installed"
-for c in report annotate diff merge export; do
+for c in report annotate diff merge archive export; do # export last: its page is checked below
 	page=man/pcprof-$c.1
 	mandoc -T lint -W warning "$page" >"$T/lint" 2>&1 || fail "mandoc lint $page: $(cat "$T/lint")"
 	mandoc -T ascii "$page" | col -bx >"$T/page" 2>/dev/null || fail "mandoc cannot render $page"

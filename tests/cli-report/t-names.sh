@@ -53,7 +53,8 @@ has "$T/r" 'thread\x1b[5m\x9b     3  exit 0     mkfixture\nspin\x1b]0;pwned\a'
 has "$T/r" 'exit 0     child \u202e evil'
 has "$T/r" '  \x1b[2J\a          '                              # threads, padded
 has "$T/r" '  bad\xff\xfe\xc3    '
-has "$T/r" 'warning: /nonexistent/lib\x1b[2J\n.so: not found; its functions show as lib\x1b[2J\n.so+0xADDRESS'
+has "$T/r" 'warning: /nonexistent/lib\x1b[2J\n.so lost its symbols: file missing'
+has "$T/r" 'its functions show as lib\x1b[2J\n.so+0xADDRESS'
 # no name added a line: 2 processes, 3 threads
 n=$(awk '/^Processes:/ { on = 1; next } /^Threads:/ { on = 0 } on && /^ +[0-9]+ +[0-9]+ /' "$T/r" | wc -l)
 [ "$n" = 2 ] || fail "$n process rows, want 2"

@@ -92,23 +92,8 @@ else
 fi
 
 # 4. a pure Go program
-GO=$(command -v go) || { echo "SKIP: go is not installed (the C cases passed)"; exit 77; }
-mkdir -p "$T/gosrc" "$T/gocache"
-cat >"$T/gosrc/go.mod" <<'END'
-module split
-
-go 1.13
-END
-cat >"$T/gosrc/main.go" <<'END'
-package main
-
-import (
-	"fmt"
-	"os"
-	"strconv"
-	"syscall"
-)
-
+command -v go >/dev/null || { echo "SKIP: go is not installed (the C cases passed)"; exit 77; }
+go_source <<'END'
 var sink float64
 
 // The same loop in each, twice as long in burnA: each holds its own samples.
@@ -135,14 +120,6 @@ func burnB() {
 	sink = x
 }
 
-// The process's CPU time: the program burns CPU seconds, not wall-clock
-// ones, so that a loaded machine cannot starve the check of samples.
-func cpu() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
-
 func main() {
 	secs, _ := strconv.ParseFloat(os.Args[1], 64)
 	beats := 0
@@ -157,10 +134,7 @@ func main() {
 	os.Exit(3)
 }
 END
-(cd "$T/gosrc" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOCACHE="$T/gocache" GOPATH="$T/gopath" \
-	GOPROXY=off GOTOOLCHAIN=local "$GO" build -o "$T/split-go" . ) >"$T/gobuild" 2>&1 ||
-	{ echo "SKIP: go build failed: $(head -n3 "$T/gobuild")"; exit 77; }
-chmod -R u+w "$T/gopath" 2>/dev/null
+go_build -o "$T/split-go" .
 run_case go main.burnA main.burnB -- "$T/split-go" 0.6
 grep -q '(external: a Go binary' "$T/err" || fail "summary does not say Go"
 exit 0
