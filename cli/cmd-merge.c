@@ -29,7 +29,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pcprof merge -o OUT FILE FILE...\n"
+	fprintf(f, "usage: pcprof merge -o OUT FILE...\n"
 		   "\n"
 		   "Write the recordings FILE... as one data file OUT: the processes of\n"
 		   "every input side by side, as recorded.  Reports of OUT sum them (a\n"

@@ -28,11 +28,10 @@ export PPROF_TMPDIR="$T"
 probe_perf
 
 # the two programs, from the tests that own them
-mkdir -p "$T/gosrc" "$T/cgosrc"
-printf 'module split\n\ngo 1.13\n' >"$T/gosrc/go.mod"
+mkdir -p "$T/cgosrc"
 printf 'module cgosplit\n\ngo 1.13\n' >"$T/cgosrc/go.mod"
-sed -n '/^cat >"$T\/gosrc\/main.go" <<.END.$/,/^END$/p' "$(dirname "$0")/t-run-external.sh" |
-	sed '1d;$d' >"$T/gosrc/main.go"
+sed -n '/^go_source <<.END.$/,/^END$/p' "$(dirname "$0")/t-run-external.sh" | sed '1d;$d' >"$T/split.go"
+go_source <"$T/split.go"
 grep -q 'func burnA' "$T/gosrc/main.go" || fail "no Go program found in t-run-external.sh"
 sed -n '/^cat >"$T\/cgosrc\/main.go" <<.END.$/,/^END$/p' "$(dirname "$0")/t-run-external-stacks.sh" |
 	sed '1d;$d' >"$T/cgosrc/main.go"
