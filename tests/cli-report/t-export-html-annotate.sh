@@ -81,7 +81,7 @@ title() {
 	awk -v s="$1" '$1 == "srctitle" && $2 == s { print $3 }' "$T/dom"
 }
 
-html_probe "$chromium" "$T/a.html" 'draw&source&row=hot_loop&source&esc&source&row=mix_step&source'
+html_probe "$chromium" "$T/a.html" 'draw&source&row=hot_loop&source&esc&source&row=mix_step&source&asmtab&source'
 # a frame of hot_loop (the deepest whose name it is: the manual engine's
 # samples may carry no stack)
 depth=$(awk '$1 == "fr" && $2 == 0 && $8 == "hot_loop" { print $3 }' "$T/dom" | head -1)
@@ -102,6 +102,9 @@ case $(cat "$T/dir") in *"$(printf '%s' "$D" | enc)"*) ;; *) fail "directory sho
 case $(title 7) in "Source%20of%20mix_step%20%5Binline%5D%20(hann)%3A%20100%20samples"*) ;;
 *) fail "mix_step title: $(title 7)" ;; esac
 listing 7 | grep -q "^$STEPL 100 100.00 10.00$" || fail "mix_step's STEP row: $(listing 7)"
+# its instructions are those of hot_loop: the tab says so
+grep -q '^asmwhy 9 No%20instructions%3A%20an%20inlined%20function' "$T/dom" ||
+	fail "mix_step's instructions tab: $(grep '^asm' "$T/dom")"
 
 # its instructions: hidden until their tab is chosen, then the sampled
 # ones with the counts and shares of `pcprof annotate --asm`, 3
