@@ -197,6 +197,12 @@ $(B)/cli/html-flame.inc: cli/html-flame.js
 	sed -e 's/\t/  /g' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 $(B)/cli/out-html.o: $(B)/cli/html-flame.inc
 $(B)/cli/out-html.o: CLI_CFLAGS += -I$(B)/cli
+# The same for the source view's script, cli/html-annotate.js.
+$(B)/cli/html-annotate.inc: cli/html-annotate.js
+	@mkdir -p $(@D)
+	sed -e 's/\t/  /g' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+$(B)/cli/out-html-annotate.o: $(B)/cli/html-annotate.inc
+$(B)/cli/out-html-annotate.o: CLI_CFLAGS += -I$(B)/cli
 
 # Capstone disassembles for `pcprof annotate --asm` (cmd-annotate.c only)
 $(B)/pcprof: $(CLI_OBJ)
@@ -313,6 +319,8 @@ $(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cl
 	$(CC) $(CLI_TEST_CFLAGS) -I$(B)/cli -DPCPROF_VERSION=\"$(VERSION)\" $(if $(SAN),,-fsanitize=address$(,)undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer) -o $@ $< $(CLI_LIB_SRC) \
 		$(CLI_LIBS) -lm
+$(CLI_REPORT)/t-random: $(B)/cli/html-annotate.inc
+$(CLI_REPORT)/t-random: CLI_LIBS += -lcapstone
 
 tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
 

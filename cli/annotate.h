@@ -75,6 +75,65 @@ void ann_hot_off(bool on);
 bool ann_source_line(const char *path, int line, bool trim);
 bool ann_source_missing(const char *path);
 void ann_sources_free(void);
+/* Line `line` of path as it is in the file (NULL: not readable or not
+ * there; kept until ann_sources_free), and as ann_source_line shows it
+ * (malloc'd; NULL likewise). */
+const char *ann_source_text(const char *path, int line);
+bool ann_source_readable(const char *path);
+char *ann_source_dup(const char *path, int line, bool trim);
+
+/* What the source listing of a function holds, for every view of it (the
+ * text here, the HTML page's source view in out-html.c): its sampled
+ * lines, one per file and line, grouped by file, the function's own file
+ * first and then by samples. */
+struct ann_line {
+	const char *file; /* as srcpath_find gives it */
+	int line;
+	uint64_t samples;
+};
+struct ann_file {
+	const char *path;
+	const struct ann_line *rows; /* by line */
+	size_t n;
+	uint64_t samples;
+	int decl; /* the function's first line if this is its own file, else 0 */
+};
+struct ann_src {
+	struct ann_line *rows;
+	struct ann_file *files;
+	size_t nfiles;
+	uint64_t nolines; /* samples at addresses without line information */
+};
+void ann_source_collect(const struct ann_fn *a, struct ann_src *s);
+void ann_source_free(struct ann_src *s);
+/* The rows of one file's listing, in order: each sampled line and decl
+ * with `context` lines around them, each(ctx, line, samples, text) with
+ * the line's text as in the file (NULL: the file cannot be read, or the
+ * line is past its end: it changed since the build); a cold stretch of
+ * more than two lines between them as one call with line 0. */
+void ann_file_walk(const struct ann_file *fl, int context,
+		   void (*each)(void *ctx, int line, uint64_t n, const char *text), void *ctx);
+
+/* One instruction of a function (annotate-asm.c). */
+struct ann_insn {
+	uint64_t addr; /* link-time */
+	uint64_t samples;
+	const char *mnemonic, *ops; /* valid during the call */
+	const char *file;           /* its source line, if not the previous instruction's: */
+	int line;                   /* file NULL if the same, or none */
+};
+/* The instructions of link-time [lo, hi) of a's module with a's samples
+ * (hi 0: the function's end is unknown: up to its last sampled address),
+ * read from the module's file (the recorded one: build id) and
+ * disassembled with Capstone: each(ctx, NULL) once the code is read, then
+ * each(ctx, insn) per instruction.  0, or -1 with a message in err. */
+int ann_disasm(const struct ann_fn *a, uint64_t lo, uint64_t hi,
+	       void (*each)(void *ctx, const struct ann_insn *in), void *ctx, char *err,
+	       size_t errlen);
+
+/* The code of a function of its own to disassemble: link-time [lo, hi)
+ * (hi 0: its end is unknown), and the samples of a outside it. */
+void ann_extent(const struct ann_fn *a, uint64_t *lo, uint64_t *hi, uint64_t *outside);
 
 /* The source listing of a: per line, its samples and shares, sampled lines
  * with st->context lines around them, long cold stretches as "...". */

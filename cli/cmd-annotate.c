@@ -3,21 +3,16 @@
  * samples are, by source line (view-annotate.c) or, with --asm, by
  * instruction: the function's code read from its module's file on disk
  * and disassembled with Capstone (the disassembler binutils-free tools
- * such as radare2 and many profilers use; Debian's libcapstone), with the
- * source line of each run of instructions above it.
+ * such as radare2 and many profilers use; Debian's libcapstone;
+ * annotate-asm.c), with the source line of each run of instructions
+ * above it.
  */
-#include <capstone/capstone.h>
-#include <elfutils/libdwelf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
-#include <gelf.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "annotate.h"
@@ -70,206 +65,51 @@ static bool use_color(const char *when)
 
 /* ---- instructions ---------------------------------------------------------- */
 
-/* Process pi's module m is the model's module mod (to ask symtab). */
-static bool proc_module(const struct model *f, uint32_t mod, uint32_t *pi, uint32_t *m)
-{
-	const struct model_mod *mm = &f->mods[mod];
-	for (uint32_t i = 0; i < f->nprocs; i++) {
-		const struct pp_process *p = f->procs[i].p;
-		for (uint32_t j = 0; j < p->nmodules; j++) {
-			const struct pp_module *pm = &p->modules[j];
-			uint32_t n = pm->build_id_len > 40 ? 0 : pm->build_id_len;
-			if (strcmp(pm->path, mm->path) == 0 && n == mm->build_id_len &&
-			    memcmp(pm->build_id, mm->build_id, n) == 0) {
-				*pi = i;
-				*m = j;
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-struct code {
-	uint8_t *bytes;
-	size_t len;
-	int machine; /* e_machine */
+struct asm_print {
+	const struct ann_fn *a;
+	const struct ann_style *st;
 };
 
-/* The bytes of link-time [lo, hi) of the model's module mod, from the ELF
- * image symbolization uses (symtab_module_elf: the recorded file, a
- * --debug-dir copy, an archive's or debuginfod's, each only with the
- * recorded build id), so that --asm never shows another build's code.
- * 0, or -1 after a message. */
-static int read_code(const struct model *f, uint32_t mod, uint64_t lo, uint64_t hi, struct code *c)
+static void print_insn(void *ctx, const struct ann_insn *in)
 {
-	const struct model_mod *mm = &f->mods[mod];
-	uint32_t pi, m;
-	Elf *e = proc_module(f, mod, &pi, &m) ? symtab_module_elf(f->st[pi], m) : NULL;
-	if (!e) {
-		struct stat sb;
-		if (stat(mm->path, &sb) < 0)
-			warnx_("%s: %s (--asm reads the instructions from a file with the "
-			       "recorded build id: see --debug-dir, pcprof archive)",
-			       mm->path, strerror(errno));
-		else
-			warnx_("%s: not the file that was profiled: its build id differs from "
-			       "the recorded one (rebuilt or replaced), and no other file has it "
-			       "(see --debug-dir; pcprof archive keeps the modules with a "
-			       "recording)",
-			       mm->path);
-		return -1;
-	}
-	GElf_Ehdr eh;
-	if (!gelf_getehdr(e, &eh)) {
-		warnx_("%s: not an ELF file", mm->path);
-		return -1;
-	}
-	size_t np = 0;
-	elf_getphdrnum(e, &np);
-	for (size_t i = 0; i < np; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || lo < ph.p_vaddr ||
-		    lo >= ph.p_vaddr + ph.p_filesz)
-			continue;
-		if (hi > ph.p_vaddr + ph.p_filesz)
-			hi = ph.p_vaddr + ph.p_filesz;
-		c->len = (size_t)(hi - lo);
-		c->machine = eh.e_machine;
-		Elf_Data *d = elf_getdata_rawchunk(e, (int64_t)(ph.p_offset + (lo - ph.p_vaddr)),
-						   c->len, ELF_T_BYTE);
-		if (!d || d->d_size != c->len) {
-			warnx_("%s: cannot read its code at 0x%" PRIx64, mm->path, lo);
-			return -1;
-		}
-		c->bytes = xmalloc(c->len ? c->len : 1);
-		memcpy(c->bytes, d->d_buf, c->len);
-		return 0;
-	}
-	warnx_("%s: address 0x%" PRIx64 " is in none of its segments", mm->path, lo);
-	return -1;
-}
-
-static bool cs_arch_of(int machine, cs_arch *arch, cs_mode *mode)
-{
-	switch (machine) {
-	case EM_X86_64:
-		*arch = CS_ARCH_X86;
-		*mode = CS_MODE_64;
-		return true;
-	case EM_386:
-		*arch = CS_ARCH_X86;
-		*mode = CS_MODE_32;
-		return true;
-	case EM_AARCH64:
-		*arch = CS_ARCH_ARM64;
-		*mode = CS_MODE_ARM;
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* The innermost source position of link-time addr of the module. */
-static void where(struct symtab *st, const struct pp_module *pm, uint32_t m, uint64_t addr,
-		  const char **file, int *line)
-{
-	struct sym_frame fr[SYM_MAX_FRAMES];
-	size_t n = symtab_frames(st, m, addr + pm->bias, fr, SYM_MAX_FRAMES);
-	if (n) {
-		*file = fr[n - 1].file;
-		*line = fr[n - 1].line;
+	const struct asm_print *p = ctx;
+	if (!in) {
+		printf("%9s  %6s  %6s  %10s  %s\n", "samples", "fn%", "all%", "address",
+		       "instruction");
 		return;
 	}
-	struct sym_info si;
-	symtab_lookup(st, m, addr + pm->bias, &si);
-	*file = si.file;
-	*line = si.line;
+	if (in->file) {
+		printf("%9s  %6s  %6s  %10s  ", "", "", "", "");
+		text_put(stdout, basename(in->file));
+		printf(":%d  ", in->line);
+		ann_source_line(in->file, in->line, true);
+		putchar('\n');
+	}
+	bool hot = ann_hot_on(p->a, in->samples, p->st);
+	ann_counts(p->a, in->samples);
+	printf("  %10" PRIx64 ":  ", in->addr);
+	if (*in->ops)
+		printf("%-7s %s", in->mnemonic, in->ops);
+	else
+		fputs(in->mnemonic, stdout);
+	ann_hot_off(hot);
+	putchar('\n');
 }
 
 /* The instructions of link-time [lo, hi) with a's samples; when the
  * function's end is unknown (hi == 0), up to its last sampled address. */
 static int disassemble(const struct ann_fn *a, uint64_t lo, uint64_t hi, const struct ann_style *st)
 {
-	const struct model *f = a->f;
-	const struct model_mod *mm = &f->mods[f->fns[a->fn].mod];
-	uint64_t last = a->nhits ? a->hits[a->nhits - 1].addr : lo;
-	bool open_end = hi == 0;
-	if (open_end)
-		hi = last + 16; /* the longest x86 instruction is 15 bytes */
-	struct code c = { 0 };
-	if (read_code(f, f->fns[a->fn].mod, lo, hi, &c) < 0)
-		return -1;
-	cs_arch arch;
-	cs_mode mode;
-	csh h;
-	if (!cs_arch_of(c.machine, &arch, &mode) || cs_open(arch, mode, &h) != CS_ERR_OK) {
-		warnx_("%s: no disassembler for its machine (ELF e_machine %d)", mm->path,
-		       c.machine);
-		free(c.bytes);
+	char err[4096];
+	struct asm_print p = { a, st };
+	if (ann_disasm(a, lo, hi, print_insn, &p, err, sizeof err) < 0) {
+		warnx_("%s", err);
 		return -1;
 	}
-	uint32_t pi = 0, m = 0;
-	bool lines = mm->has_lines && proc_module(f, f->fns[a->fn].mod, &pi, &m);
-	cs_insn *in = cs_malloc(h);
-	const uint8_t *p = c.bytes;
-	size_t left = c.len, k = 0;
-	uint64_t addr = lo;
-	const char *pfile = NULL;
-	int pline = 0;
-	printf("%9s  %6s  %6s  %10s  %s\n", "samples", "fn%", "all%", "address", "instruction");
-	while (left) {
-		uint64_t at = addr;
-		const char *mn = "(bad)", *ops = "";
-		size_t size = 1;
-		if (cs_disasm_iter(h, &p, &left, &addr, in)) {
-			mn = in->mnemonic;
-			ops = in->op_str;
-			size = in->size;
-		} else { /* not an instruction: a byte, and on */
-			p++;
-			left--;
-			addr++;
-		}
-		uint64_t n = 0;
-		for (; k < a->nhits && a->hits[k].addr < at + size; k++)
-			if (a->hits[k].addr >= at)
-				n += a->hits[k].samples;
-		if (lines) {
-			const char *file;
-			int line;
-			where(f->st[pi], &f->procs[pi].p->modules[m], m, at, &file, &line);
-			file = srcpath_find(f, f->fns[a->fn].mod, at, file);
-			if (file && line > 0 &&
-			    (line != pline || !pfile || strcmp(file, pfile) != 0)) {
-				printf("%9s  %6s  %6s  %10s  ", "", "", "", "");
-				text_put(stdout, basename(file));
-				printf(":%d  ", line);
-				ann_source_line(file, line, true);
-				putchar('\n');
-			}
-			pfile = file;
-			pline = line;
-		}
-		bool hot = ann_hot_on(a, n, st);
-		ann_counts(a, n);
-		printf("  %10" PRIx64 ":  ", at);
-		if (*ops)
-			printf("%-7s %s", mn, ops);
-		else
-			fputs(mn, stdout);
-		ann_hot_off(hot);
-		putchar('\n');
-		if (open_end && at >= last)
-			break;
-	}
-	if (open_end)
+	if (hi == 0)
 		printf("%9s  %6s  %6s  %10s  (the function's end is unknown: shown up to its "
 		       "last sampled instruction)\n",
 		       "", "", "", "");
-	cs_free(in, 1);
-	cs_close(&h);
-	free(c.bytes);
 	return 0;
 }
 
@@ -286,16 +126,9 @@ static int view_asm(const struct ann_fn *a, const struct ann_style *st)
 	}
 	if (!fn->inlined) {
 		ann_title(a, "Instructions", UINT32_MAX);
-		uint64_t lo = fn->start, hi = fn->size ? fn->start + fn->size : 0;
-		if (!fn->size && a->nhits && a->hits[0].addr < lo)
-			lo = a->hits[0].addr;
+		uint64_t lo, hi, out;
+		ann_extent(a, &lo, &hi, &out);
 		int rc = disassemble(a, lo, hi, st);
-		/* the extent from the symbol table or unwind tables can be
-		 * short of code the function jumps to: say what is missing */
-		uint64_t out = 0;
-		for (size_t i = 0; i < a->nhits; i++)
-			if (a->hits[i].addr < lo || (hi && a->hits[i].addr >= hi))
-				out += a->hits[i].samples;
 		if (rc == 0 && out)
 			printf("%9" PRIu64 "  %6.2f  %6.2f  %10s  (at addresses outside the "
 			       "function's extent)\n",

@@ -83,6 +83,7 @@
 		g.setAttribute('role', 'button');
 		g.setAttribute('data-name', name(n.fn));
 		g.setAttribute('data-depth', String(n.depth));
+		g.setAttribute('data-fn', String(n.fn)); // for the source view (html-annotate.js)
 		g.setAttribute('aria-label', name(n.fn) + ' ' + modName(n.fn) + ' ' + pct(n.total) + '%');
 		const y = icicle ? n.depth * ROW : (rows - n.depth) * ROW;
 		const r = document.createElementNS(SVG, 'rect');

@@ -1073,6 +1073,7 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 		}
 		timeline(s, &tree);
 		flame(s, &tree, rank);
+		out_html_annotate(s, f, tree.fnix);
 		fputs("<main class=\"grid\"><section class=\"pictures\">\n", s);
 		module_bar(s, f, mods, nm, rank);
 		function_bars(s, f, fns, nf, rank);

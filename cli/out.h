@@ -49,6 +49,9 @@ void out_html_str(FILE *f, const char *s);
 /* Text that text_put already made safe (notes), with only &, <, >, " and '
  * escaped. */
 void out_html_safe(FILE *f, const char *s);
+/* The HTML page's source view of its functions (out-html-annotate.c);
+ * fnix: per function, its index in the flame graph's data + 1. */
+void out_html_annotate(FILE *s, const struct model *f, const uint32_t *fnix);
 /* s as valid UTF-8, each stray byte replaced by U+FFFD (a malloc'd
  * string): for formats whose strings must be UTF-8 (pprof's proto3). */
 char *out_utf8(const char *s);

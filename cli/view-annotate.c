@@ -199,14 +199,26 @@ bool ann_source_missing(const char *path)
 	return true;
 }
 
-bool ann_source_line(const char *path, int line, bool trim)
+bool ann_source_readable(const char *path)
+{
+	return !src_get(path)->missing;
+}
+
+const char *ann_source_text(const char *path, int line)
 {
 	struct src *s = src_get(path);
 	if (s->missing || line < 1 || line > s->n)
-		return false;
+		return NULL;
+	return s->line[line - 1];
+}
+
+char *ann_source_dup(const char *path, int line, bool trim)
+{
+	const char *t = ann_source_text(path, line);
+	if (!t)
+		return NULL;
 	/* tabs to spaces (8 columns), the rest as text_put shows it: a
 	 * source file is as untrusted as any name in a profile */
-	const char *t = s->line[line - 1];
 	while (trim && (*t == ' ' || *t == '\t'))
 		t++;
 	char *out = xmalloc(strlen(t) * 8 + 1);
@@ -220,8 +232,18 @@ bool ann_source_line(const char *path, int line, bool trim)
 			out[col++] = *t;
 	}
 	out[col] = '\0';
-	text_put(stdout, out);
+	char *shown = text_dup(out);
 	free(out);
+	return shown;
+}
+
+bool ann_source_line(const char *path, int line, bool trim)
+{
+	char *t = ann_source_dup(path, line, trim);
+	if (!t)
+		return false;
+	fputs(t, stdout);
+	free(t);
 	return true;
 }
 
@@ -239,56 +261,90 @@ void ann_sources_free(void)
 	}
 }
 
-/* ---- the listing --------------------------------------------------------------- */
+/* ---- the listing: what it holds (ann_source_collect) ------------------------ */
 
-struct lrow {
-	const char *file;
-	int line;
-	uint64_t samples;
-};
-
-static int lrow_cmp(const void *a, const void *b)
+static int line_cmp(const void *a, const void *b)
 {
-	const struct lrow *x = a, *y = b;
+	const struct ann_line *x = a, *y = b;
 	int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
 	if (c)
 		return c;
 	return (x->line > y->line) - (x->line < y->line);
 }
 
-/* The row of source line l of path with n samples. */
-static void row(const struct ann_fn *a, const char *path, int l, uint64_t n, bool text,
-		const struct ann_style *st)
+void ann_source_collect(const struct ann_fn *a, struct ann_src *out)
 {
-	bool hot = ann_hot_on(a, n, st);
-	ann_counts(a, n);
-	printf("  %6d  ", l);
-	if (text)
-		ann_source_line(path, l, false);
-	ann_hot_off(hot);
-	putchar('\n');
+	const struct model *f = a->f;
+	const struct model_fn *fn = &f->fns[a->fn];
+	struct ann_line *rows = xcalloc(a->nhits + 1, sizeof *rows);
+	size_t n = 0;
+	uint64_t nolines = 0;
+	for (size_t i = 0; i < a->nhits; i++) {
+		const struct model_pc *p = &f->pcs[a->hits[i].pc];
+		if (!p->file || p->line <= 0) {
+			nolines += a->hits[i].samples;
+			continue;
+		}
+		rows[n++] = (struct ann_line){ srcpath_find(f, p->mod, p->addr, p->file), p->line,
+					       a->hits[i].samples };
+	}
+	qsort(rows, n, sizeof *rows, line_cmp);
+	/* one row per line */
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && rows[m - 1].line == rows[i].line &&
+		    strcmp(rows[m - 1].file, rows[i].file) == 0)
+			rows[m - 1].samples += rows[i].samples;
+		else
+			rows[m++] = rows[i];
+	}
+	n = m;
+	const char *own = srcpath_find(f, fn->mod, fn->start, fn->file);
+	/* the files: the function's own first, then by samples */
+	struct ann_file *files = xcalloc(n + 1, sizeof *files);
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!nf || strcmp(files[nf - 1].path, rows[i].file) != 0)
+			files[nf++] = (struct ann_file){ rows[i].file, rows + i, 0, 0, 0 };
+		files[nf - 1].n++;
+		files[nf - 1].samples += rows[i].samples;
+	}
+	for (size_t i = 1; i < nf; i++) /* few files: insertion sort */
+		for (size_t j = i; j > 0; j--) {
+			const struct ann_file *x = &files[j], *y = &files[j - 1];
+			bool xown = own && strcmp(x->path, own) == 0;
+			bool yown = own && strcmp(y->path, own) == 0;
+			if (yown || (!xown && x->samples <= y->samples))
+				break;
+			struct ann_file t = files[j];
+			files[j] = files[j - 1];
+			files[j - 1] = t;
+		}
+	for (size_t i = 0; i < nf; i++)
+		if (own && strcmp(files[i].path, own) == 0)
+			files[i].decl = fn->line;
+	*out = (struct ann_src){ rows, files, nf, nolines };
 }
 
-/* One file's sampled lines rows[0..n) (by line), each with st->context
- * lines around it, and decl (its function's first line, if in this file:
- * 0 if not) with the lines after it; a cold stretch of more than two
- * lines between them is one "...". */
-static void list_file(const struct ann_fn *a, const struct lrow *rows, size_t n, int decl,
-		      const struct ann_style *st)
+void ann_source_free(struct ann_src *s)
 {
-	const char *path = rows[0].file;
-	fputs("  ", stdout);
-	text_put(stdout, path);
-	putchar('\n');
-	if (ann_source_missing(path))
-		printf("  (source file not found: its lines are shown without their text)\n");
-	struct src *s = src_get(path);
+	free(s->rows);
+	free(s->files);
+	*s = (struct ann_src){ 0 };
+}
+
+void ann_file_walk(const struct ann_file *fl, int c,
+		   void (*each)(void *ctx, int line, uint64_t n, const char *text), void *ctx)
+{
+	const struct ann_line *rows = fl->rows;
+	size_t n = fl->n;
+	int decl = fl->decl;
+	struct src *s = src_get(fl->path);
 	if (s->missing) {
 		for (size_t i = 0; i < n; i++)
-			row(a, path, rows[i].line, rows[i].samples, false, st);
+			each(ctx, rows[i].line, rows[i].samples, NULL);
 		return;
 	}
-	int c = st->context;
 	int lo = rows[0].line - c, hi = rows[n - 1].line + c;
 	if (decl > 0 && decl < lo)
 		lo = decl;
@@ -311,89 +367,71 @@ static void list_file(const struct ann_fn *a, const struct lrow *rows, size_t n,
 		while (end <= hi && !shown[end - lo])
 			end++;
 		if (end - l > 2) {
-			printf("%9s  %6s  %6s  %6s\n", "", "", "", "...");
+			each(ctx, 0, 0, NULL);
 			l = end;
 			continue;
 		}
 		while (r < n && rows[r].line < l)
 			r++;
-		row(a, path, l, r < n && rows[r].line == l ? rows[r].samples : 0, true, st);
+		each(ctx, l, r < n && rows[r].line == l ? rows[r].samples : 0, s->line[l - 1]);
 		l++;
 	}
 	/* sampled lines past the end of the file: it changed since the build */
 	for (; r < n; r++)
 		if (rows[r].line > hi)
-			row(a, path, rows[r].line, rows[r].samples, false, st);
+			each(ctx, rows[r].line, rows[r].samples, NULL);
 	free(shown);
+}
+
+/* ---- the listing as text ------------------------------------------------------- */
+
+struct print_ctx {
+	const struct ann_fn *a;
+	const char *path;
+	const struct ann_style *st;
+};
+
+static void print_row(void *ctx, int l, uint64_t n, const char *text)
+{
+	const struct print_ctx *p = ctx;
+	if (!l) {
+		printf("%9s  %6s  %6s  %6s\n", "", "", "", "...");
+		return;
+	}
+	bool hot = ann_hot_on(p->a, n, p->st);
+	ann_counts(p->a, n);
+	printf("  %6d  ", l);
+	if (text)
+		ann_source_line(p->path, l, false);
+	ann_hot_off(hot);
+	putchar('\n');
 }
 
 void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 {
-	const struct model *f = a->f;
-	const struct model_fn *fn = &f->fns[a->fn];
-	struct lrow *rows = xcalloc(a->nhits + 1, sizeof *rows);
-	size_t n = 0;
-	uint64_t nolines = 0;
-	for (size_t i = 0; i < a->nhits; i++) {
-		const struct model_pc *p = &f->pcs[a->hits[i].pc];
-		if (!p->file || p->line <= 0) {
-			nolines += a->hits[i].samples;
-			continue;
-		}
-		rows[n++] = (struct lrow){ srcpath_find(f, p->mod, p->addr, p->file), p->line,
-					   a->hits[i].samples };
-	}
-	qsort(rows, n, sizeof *rows, lrow_cmp);
-	/* one row per line */
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (m && rows[m - 1].line == rows[i].line &&
-		    strcmp(rows[m - 1].file, rows[i].file) == 0)
-			rows[m - 1].samples += rows[i].samples;
-		else
-			rows[m++] = rows[i];
-	}
-	n = m;
-	const char *own = srcpath_find(f, fn->mod, fn->start, fn->file);
-	/* the files: the function's own first, then by samples */
-	struct file {
-		size_t first, n;
-		uint64_t samples;
-	} *files = xcalloc(n + 1, sizeof *files);
-	size_t nf = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!nf || strcmp(rows[files[nf - 1].first].file, rows[i].file) != 0)
-			files[nf++] = (struct file){ i, 0, 0 };
-		files[nf - 1].n++;
-		files[nf - 1].samples += rows[i].samples;
-	}
-	for (size_t i = 1; i < nf; i++) /* few files: insertion sort */
-		for (size_t j = i; j > 0; j--) {
-			const struct file *x = &files[j], *y = &files[j - 1];
-			bool xown = own && strcmp(rows[x->first].file, own) == 0;
-			bool yown = own && strcmp(rows[y->first].file, own) == 0;
-			if (yown || (!xown && x->samples <= y->samples))
-				break;
-			struct file t = files[j];
-			files[j] = files[j - 1];
-			files[j - 1] = t;
-		}
+	struct ann_src src;
+	ann_source_collect(a, &src);
 	printf("%9s  %6s  %6s  %6s  %s\n", "samples", "fn%", "all%", "line", "source");
-	for (size_t i = 0; i < nf; i++) {
-		const struct lrow *r = &rows[files[i].first];
-		bool mine = own && strcmp(r->file, own) == 0;
-		list_file(a, r, files[i].n, mine ? fn->line : 0, st);
+	for (size_t i = 0; i < src.nfiles; i++) {
+		const char *path = src.files[i].path;
+		fputs("  ", stdout);
+		text_put(stdout, path);
+		putchar('\n');
+		if (ann_source_missing(path))
+			printf("  (source file not found: its lines are shown without their "
+			       "text)\n");
+		struct print_ctx p = { a, path, st };
+		ann_file_walk(&src.files[i], st->context, print_row, &p);
 	}
-	if (nolines && fn->mod == MODEL_NO_MOD) {
-		ann_counts(a, nolines);
+	if (src.nolines && a->f->fns[a->fn].mod == MODEL_NO_MOD) {
+		ann_counts(a, src.nolines);
 		printf("  %6s  (outside every mapped file: no lines, no instructions)\n", "??");
-	} else if (nolines) {
-		ann_counts(a, nolines);
+	} else if (src.nolines) {
+		ann_counts(a, src.nolines);
 		printf("  %6s  (no line information: the module has no DWARF lines here,\n", "??");
 		printf("%9s  %6s  %6s  %6s  stripped or built without -g; --asm shows its "
 		       "instructions)\n",
 		       "", "", "", "");
 	}
-	free(files);
-	free(rows);
+	ann_source_free(&src);
 }

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <paths.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +40,19 @@
 /* glibc's default search path when PATH is unset (confstr _CS_PATH). */
 #define DEFAULT_PATH "/bin:/usr/bin"
 
+/* Our pid, set at start-up and in a fork child, to recognise a vfork
+ * child (which shares our memory but must not stop our engine). */
 static pid_t our_pid;
 
-void profil__exec_set_pid(void)
+static void set_pid(void)
 {
 	our_pid = (pid_t)syscall(SYS_getpid);
+}
+
+__attribute__((constructor(101))) static void exec_init(void)
+{
+	set_pid();
+	pthread_atfork(NULL, NULL, set_pid);
 }
 
 static bool must_stop(void)

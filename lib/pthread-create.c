@@ -27,7 +27,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-#include "session.h"
+#include "threads.h"
 
 #ifdef PROFIL_STATIC_ARCHIVE
 

@@ -52,7 +52,8 @@
 
 #include "../include/profil_ext.h"
 #include "rawfile.h"
-#include "session.h"
+#include "ctl.h"
+#include "threads.h"
 
 #define A64(p) ((_Atomic uint64_t *)(p))
 #define A32(p) ((_Atomic uint32_t *)(p))
@@ -148,14 +149,15 @@ static bool attach_or_create(void)
 	return profil__raw_create(&env, pid, 0, &map) == 0;
 }
 
-static void note_engine(void)
+void profil__record_note_engine(const char *engine, const char *why, bool user_time)
 {
-	struct profil_stats st;
-	if (profil_stats(&st) == 0) {
-		snprintf(map.h->engine, sizeof map.h->engine, "%s", st.engine);
-		snprintf(map.h->why, sizeof map.h->why, "%s", st.why);
+	if (!atomic_load(&profil__rec))
+		return;
+	if (engine) {
+		snprintf(map.h->engine, sizeof map.h->engine, "%s", engine);
+		snprintf(map.h->why, sizeof map.h->why, "%s", why);
 	}
-	if (profil__user_time_only())
+	if (user_time)
 		map.h->flags |= PCPROF_RAW_F_USER_TIME;
 }
 
@@ -198,21 +200,20 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 	return origin;
 }
 
-void profil__record_init(void)
+bool profil__record_init(unsigned int hz)
 {
 	if (!profil__raw_env(&env) || !attach_or_create())
-		return;
+		return false;
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
-	h->hz = profil__base_hz();
+	h->hz = hz;
 	profil__threads_image_start(image_origin(h));
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
 	use_map();
 	atomic_store(&profil__rec, &rec);
 	atexit(record_exit);
-	profil__record_changed();
-	note_engine();
+	return true;
 }
 
 static void finish(uint32_t end)

@@ -16,8 +16,12 @@
 #include <stdbool.h>
 
 /* Called by session.c: at start-up (not AS-safe), in the child after fork
- * (control lock held), and around exec (control lock held). */
-PROFIL_HIDDEN void profil__record_init(void);
+ * (control lock held), and around exec (control lock held).  record_init
+ * records at hz (the base rate) and says whether a recording started:
+ * then session.c starts the engine for it and tells it which one runs
+ * (record_note_engine).  The recorder never calls up into session.c. */
+PROFIL_HIDDEN bool profil__record_init(unsigned int hz);
+PROFIL_HIDDEN void profil__record_note_engine(const char *engine, const char *why, bool user_time);
 PROFIL_HIDDEN void profil__record_fork_child(void);
 PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);

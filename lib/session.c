@@ -44,6 +44,7 @@
 #include "config.h"
 #include "record.h"
 #include "session.h"
+#include "threads.h"
 #include "sig/accept.h"
 #include "sig/sigown.h"
 
@@ -93,23 +94,16 @@ static bool fallback_error(int r)
 }
 
 struct profil_env profil__env;
-_Atomic uint32_t profil__start_seq;
 uint64_t profil__pcs_last_count;
 
-static atomic_flag ctl = ATOMIC_FLAG_INIT;
-/* The lock holder's mask from before profil__lock, for choosing and
- * reserving a sampling signal (sigown.h). */
-static sigset_t *lock_saved;
-
 static struct {
-	struct profil_cfg *cfg;                     /* installed, owned */
-	const struct profil_engine *_Atomic engine; /* running */
-	const struct profil_engine *last;           /* last that ran */
-	const struct profil_engine *forced;         /* by name, or NULL */
-	struct profil_run run;                      /* of the running engine */
-	int sig;                                    /* handled for the engine */
-	int last_sig;                               /* the last run's */
-	bool guard;                                 /* SIGSEGV/SIGBUS hook in */
+	struct profil_cfg *cfg;             /* installed, owned */
+	const struct profil_engine *last;   /* last that ran */
+	const struct profil_engine *forced; /* by name, or NULL */
+	struct profil_run run;              /* of the running engine */
+	int sig;                            /* handled for the engine */
+	int last_sig;                       /* the last run's */
+	bool guard;                         /* SIGSEGV/SIGBUS hook in */
 	_Atomic int policy;
 	_Atomic unsigned int base_hz;
 	char why[256];
@@ -123,50 +117,7 @@ static struct {
 	.policy = PROFIL_OVF_SATURATE,
 };
 
-/* ---- lock ---- */
-
-/* Block every asynchronous signal in the calling thread.  Synchronous ones
- * stay deliverable: blocking them would turn a fault (and the fault guard's
- * recovery) into a forced kill. */
-void profil__block_async(sigset_t *saved)
-{
-	sigset_t all;
-	sigfillset(&all);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGTRAP);
-	profil__real_sigmask(SIG_BLOCK, &all, saved);
-}
-
-void profil__lock(sigset_t *saved)
-{
-	profil__block_async(saved);
-	while (atomic_flag_test_and_set_explicit(&ctl, memory_order_acquire))
-		sched_yield();
-	lock_saved = saved;
-}
-
-void profil__unlock(const sigset_t *saved)
-{
-	lock_saved = NULL;
-	atomic_flag_clear_explicit(&ctl, memory_order_release);
-	profil__real_sigmask(SIG_SETMASK, saved, NULL);
-}
-
 /* ---- small queries ---- */
-
-const struct profil_engine *profil__running_engine(void)
-{
-	return atomic_load(&S.engine);
-}
-
-bool profil__user_time_only(void)
-{
-	const struct profil_engine *e = atomic_load(&S.engine);
-	return e && e->user_only && e->user_only();
-}
 
 int profil__policy(void)
 {
@@ -288,7 +239,7 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	if (sig && (r = profil__sig_take(sig, profil__on_signal)) < 0)
 		return r;
 	if (sig)
-		profil__sig_reserve(sig, lock_saved);
+		profil__sig_reserve(sig, profil__lock_saved());
 	profil__threads_block_creation();
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
 	profil__threads_set_period(1000000000u / run->hz);
@@ -300,7 +251,7 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 		e->stop();
 	}
 	if (r == 0)
-		atomic_store(&S.engine, e);
+		profil__set_running_engine(e);
 	profil__threads_unblock_creation();
 	if (r < 0) {
 		if (sig)
@@ -369,11 +320,11 @@ static int start_engine(const struct profil_run *run)
 
 static void stop_engine(void)
 {
-	const struct profil_engine *e = atomic_load(&S.engine);
+	const struct profil_engine *e = profil__running_engine();
 	if (!e)
 		return;
 	profil__threads_block_creation();
-	atomic_store(&S.engine, NULL);
+	profil__set_running_engine(NULL);
 	if (e->attach)
 		profil__threads_detach_all(e);
 	e->stop();
@@ -426,8 +377,8 @@ void profil__sig_give_back(int sig)
 		profil__unlock(&saved); /* another thread moved it already */
 		return;
 	}
-	int to = profil__sig_move(sig, lock_saved);
-	const struct profil_engine *e = atomic_load(&S.engine);
+	int to = profil__sig_move(sig, profil__lock_saved());
+	const struct profil_engine *e = profil__running_engine();
 	bool handled = e && S.sig == sig;
 	if (e && S.run.signo == sig)
 		S.run.signo = to;
@@ -448,7 +399,7 @@ void profil__sig_give_back(int sig)
 		if (to)
 			S.last_sig = to;
 	}
-	profil__sig_unreserve(sig, lock_saved);
+	profil__sig_unreserve(sig, profil__lock_saved());
 	/* The fix-ups go on a signal our handler has: the new one, or
 	 * SIGTRAP for perf's sigtrap variant. */
 	if (e && S.sig)
@@ -488,7 +439,8 @@ static void make_run(const struct profil_cfg *cfg, struct profil_run *run)
 	run->hz = cfg ? cfg->hz : profil__record_hz();
 	if (!run->hz)
 		run->hz = profil__base_hz();
-	run->signo = profil__env.signo ? profil__env.signo : profil__sig_choose(lock_saved);
+	run->signo =
+		profil__env.signo ? profil__env.signo : profil__sig_choose(profil__lock_saved());
 	run->distinct = cfg && cfg->kind == PROFIL_PCSAMPLE;
 	memcpy(run->perf_mode, profil__env.perf_mode, sizeof run->perf_mode);
 }
@@ -505,7 +457,7 @@ static int install_locked(struct profil_cfg *cfg, int call)
 {
 	struct profil_cfg *old = S.cfg;
 	bool need = cfg || atomic_load(&profil__rec);
-	const struct profil_engine *running = atomic_load(&S.engine);
+	const struct profil_engine *running = profil__running_engine();
 	int r;
 
 	if (need) {
@@ -582,14 +534,16 @@ struct profil_cfg *profil__current_locked(void)
 	return S.cfg;
 }
 
-int profil__record_changed(void)
+/* The recorder started: start the engine it needs (as if the
+ * configuration had changed). */
+static int record_changed(void)
 {
 	sigset_t saved;
 	profil__lock(&saved);
 	settle();
 	int r = 0;
 	bool need = S.cfg || atomic_load(&profil__rec);
-	if (need != (atomic_load(&S.engine) != NULL))
+	if (need != (profil__running_engine() != NULL))
 		r = install_locked(S.cfg, PROFIL_CALL_SETTLE);
 	profil__unlock(&saved);
 	return r;
@@ -653,15 +607,14 @@ static void fork_child(void)
 {
 	profil__sig_fork_child();
 	profil__random_seed(); /* the child's phases must not repeat the parent's */
-	atomic_flag_clear(&ctl);
+	profil__lock_fork_child();
 	atomic_store(&profil__inflight, 0);
-	profil__exec_set_pid();
 	profil__threads_fork_child();
 	profil__record_fork_child();
-	const struct profil_engine *e = atomic_load(&S.engine);
+	const struct profil_engine *e = profil__running_engine();
 	if (e) {
 		e->fork_child();
-		atomic_store(&S.engine, NULL);
+		profil__set_running_engine(NULL);
 		struct profil_run run = S.run;
 		if (!S.cfg && !atomic_load(&profil__rec)) {
 			/* Only a recorder that does not follow children needed it. */
@@ -702,7 +655,7 @@ PROFIL_API int profil_set_engine(const char *name)
 
 PROFIL_API const char *profil_engine_name(void)
 {
-	const struct profil_engine *e = atomic_load(&S.engine);
+	const struct profil_engine *e = profil__running_engine();
 	if (!e)
 		e = S.last;
 	return e ? e->name : NULL;
@@ -747,7 +700,7 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	memset(st, 0, sizeof *st);
 	sigset_t saved;
 	profil__lock(&saved);
-	const struct profil_engine *e = atomic_load(&S.engine);
+	const struct profil_engine *e = profil__running_engine();
 	st->hz = e ? S.run.hz : 0;
 	st->base_hz = profil__base_hz();
 	st->signals = atomic_load(&profil__ctr.signals);
@@ -816,7 +769,7 @@ static void pay_at_exit(void)
 {
 	sigset_t saved;
 	profil__lock(&saved);
-	if (atomic_load(&S.engine))
+	if (profil__running_engine())
 		profil__threads_pay_owed(NULL);
 	profil__unlock(&saved);
 }
@@ -915,9 +868,14 @@ __attribute__((constructor(101))) static void session_init(void)
 		S.forced = engine_by_name(profil__env.engine);
 	profil__random_seed();
 	profil__threads_init();
-	profil__exec_set_pid();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	profil__record_init();
+	if (profil__record_init(profil__base_hz())) {
+		record_changed();
+		struct profil_stats st;
+		bool ok = profil_stats(&st) == 0;
+		profil__record_note_engine(ok ? st.engine : NULL, ok ? st.why : NULL,
+					   profil__user_time_only());
+	}
 	/* After the recorder's: exit handlers run in reverse, so the ticks are
 	 * paid before the recording is closed. */
 	atexit(pay_at_exit);

@@ -4,7 +4,8 @@
 # headers, lib/sig/, lib/arch/, lib/internal.h, lib/record-format.h and the
 # public include/profil_ext.h (constants), never the control code above.
 # Lists every #include "..." of lib/sig/*.[ch] and fails on any other; then
-# checks the same of the symbols their objects link to.
+# checks the same of the symbols their objects link to; and that the
+# control files above it (lib/*.c) call one another without a circle.
 set -eu
 cd "$(dirname "$0")/../.."
 top=$(pwd -P)
@@ -56,6 +57,43 @@ for f in lib/sig/*.c; do
 		bad=1
 	done
 done
+
+# Above the signal layer, the control files call one another one way
+# only: no circle of calls among lib/*.o (docs/design.md, "Layers";
+# ctl.c is the lock and engine state every control file reads, so that
+# threads.c, record.c and exec.c need nothing of session.c).  Edges: a
+# profil__ symbol one object needs and another defines.
+for o in "$b"/*.o; do
+	nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$3 ~ /^profil__/ { print "D", f, $3 }'
+	nm -u "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /^profil__/ { print "U", f, $2 }'
+done | awk '
+	$1 == "D" { def[$3] = $2; next }
+	{ need[++n] = $2 " " $3 }
+	END {
+		for (i = 1; i <= n; i++) {
+			split(need[i], a, " ")
+			if ((a[2] in def) && def[a[2]] != a[1] && !((a[1], def[a[2]]) in e)) {
+				e[a[1], def[a[2]]] = 1
+				out[a[1]] = out[a[1]] " " def[a[2]]
+				nodes[a[1]] = nodes[def[a[2]]] = 1
+			}
+		}
+		# a circle is an edge a -> b with b reaching a
+		for (x in nodes) {
+			delete seen; top = 0
+			k = split(out[x], nx, " ")
+			for (j = 1; j <= k; j++) stack[++top] = nx[j]
+			while (top > 0) {
+				y = stack[top--]
+				if (y == x) { print "not ok: a circle of calls through lib/" x ".c"; bad = 1; break }
+				if (y in seen) continue
+				seen[y] = 1
+				k2 = split(out[y], ny, " ")
+				for (j = 1; j <= k2; j++) stack[++top] = ny[j]
+			}
+		}
+		exit bad
+	}' || bad=1
 
 if [ -n "$known" ] && [ -z "$used" ]; then
 	echo "the known edge '$known' is gone: remove it from this script"

@@ -20,6 +20,8 @@
 //                  number of distinct fills of the functions' frames
 //   icicle         press the flame/icicle button
 //   paint          print each frame's fill (a diff's colours)
+//   source         print the source view (see source() below)
+//   asmtab         choose the source view's instructions tab
 // Lines: "fr STEP DEPTH X WIDTH Y CLASSES NAME", "calls STEP TITLE",
 // "caller|callee STEP TOTAL% SAMPLES NAME", "match STEP TEXT", "tip STEP
 // TEXT", "fills STEP N", "paint STEP DEPTH FILL NAME", where every NAME, TITLE and TEXT is
@@ -112,12 +114,57 @@ function flame(put, out) {
 			for (const g of frames())
 				out.push(['paint', i, g.dataset.depth, g.querySelector('rect').getAttribute(
 					'fill').replace(/ /g, ''), enc(g.dataset.name)].join(' '));
+		} else if (op === 'source') {
+			source(i, out);
+		} else if (op === 'asmtab') {
+			const b = document.querySelector('#ann button.tab[data-tab=asm]');
+			if (b)
+				b.click();
+			else
+				out.push('missing ' + i + ' asmtab');
 		} else if (op === 'icicle') {
 			document.getElementById('fg-mode').click();
 		} else {
 			out.push('unknown-step ' + i + ' ' + enc(st));
 		}
 	});
+}
+
+// The source view (html-annotate.js), step "source": "srctitle STEP
+// TITLE" ("-" when closed), "srcwhy STEP TEXT", per file "srcfile STEP
+// PATH", per row "src STEP LINE SAMPLES FN% ALL% CLASS TEXT" (empty cells
+// and classes as "-"; a cold stretch is LINE "…"), and the same of
+// the instructions with "asm" for "src" (ADDRESS for LINE; "asmfile" the
+// source line above a run of instructions), after "asmtab STEP SHOWN".
+function source(step, out) {
+	const box = document.getElementById('ann');
+	const enc = encodeURIComponent;
+	const h = box && box.querySelector('h3');
+	out.push('srctitle ' + step + ' ' + (!box || box.hidden || !h ? '-' : enc(h.textContent)));
+	if (!box || box.hidden)
+		return;
+	for (const p of box.querySelectorAll(':scope > p.why'))
+		out.push('srcwhy ' + step + ' ' + enc(p.textContent));
+	const rows = (sel, kind) => {
+		for (const tr of box.querySelectorAll(sel + ' tbody tr')) {
+			if (tr.className === 'file') {
+				out.push(kind + 'file ' + step + ' ' + enc(tr.textContent));
+				continue;
+			}
+			const c = [...tr.cells].map((td) => td.textContent);
+			out.push([kind, step, c[3] || '-', c[0] || '-', c[1] || '-', c[2] || '-',
+				tr.className || '-', enc(c[4])].join(' '));
+		}
+	};
+	rows('#ann-source', 'src');
+	// the instructions: "asmtab STEP SHOWN", then rows as above, kind "asm"
+	const asm = document.getElementById('ann-asm');
+	if (!asm)
+		return;
+	out.push('asmtab ' + step + ' ' + (asm.hidden ? 0 : 1));
+	for (const p of asm.querySelectorAll('p.why'))
+		out.push('asmwhy ' + step + ' ' + enc(p.textContent));
+	rows('#ann-asm', 'asm');
 }
 
 (function () {

@@ -1,0 +1,190 @@
+// html-annotate.js - the source view of pcprof's HTML page (cli/out-html-annotate.c
+// embeds this file as a string and writes the listings as JSON into
+// <script id="ann-data">; docs/formats.md "HTML" describes it).  A click
+// (or Enter) on a frame of the flame graph or a row of the function table
+// opens its function's source lines with their samples and shares, as
+// `pcprof annotate FUNC` prints them; Esc or the close button closes it.
+// Every name and line of source reaches the page through textContent,
+// never as markup.
+(function () {
+	'use strict';
+	const el = (id) => document.getElementById(id);
+	const A = JSON.parse(el('ann-data').textContent);
+	const D = JSON.parse(el('fg-data').textContent);
+	const box = el('ann');
+	const pct = (n, of) => of ? (100 * n / of).toFixed(2) : '0.00';
+	const add = (parent, tag, text, cls) => {
+		const e = document.createElement(tag);
+		if (text !== undefined)
+			e.textContent = text;
+		if (cls)
+			e.className = cls;
+		parent.appendChild(e);
+		return e;
+	};
+	let shown = -1;
+
+	function close() {
+		box.hidden = true;
+		shown = -1;
+	}
+
+	function why(fn, a) {
+		if (!a)
+			return 'It has no samples in its own code: its time is in the functions it ' +
+				'calls (see its callees).';
+		if (a.why === 'top')
+			return 'Its listing is not in this page: only the ' + A.top + ' functions with ' +
+				'most samples in their code and those above ' + A.share + '% of all are ' +
+				'(pcprof annotate shows every function).';
+		if (a.why === 'size')
+			return 'Its listing is not in this page: the listings reached the page\u2019s size ' +
+				'bound (pcprof annotate shows every function).';
+		return '';
+	}
+
+	function open(fn) {
+		const a = A.fns[fn];
+		const mod = D.fmod[fn] >= 0 ? D.mods[D.fmod[fn]] : '[unknown]';
+		box.replaceChildren();
+		const x = add(box, 'button', '\u00d7', 'close');
+		x.type = 'button';
+		x.setAttribute('aria-label', 'close the source view');
+		x.addEventListener('click', close);
+		let title = 'Source of ' + D.fns[fn] + (a && a.inl ? ' [inline]' : '') + ' (' + mod + ')';
+		if (a)
+			title += ': ' + a.s + ' samples in its code, ' + pct(a.s, D.total) + '% of all' +
+				(a.self !== undefined && a.self !== a.s ?
+					' (' + (a.s - a.self) + ' in code inlined into it)' : '');
+		add(box, 'h3', title);
+		const w = why(fn, a);
+		if (w) {
+			add(box, 'p', w, 'why');
+			box.hidden = false;
+			shown = fn;
+			return;
+		}
+		if (a.asm || a.asmwhy) { // the tabs: source lines, instructions
+			const tabs = add(box, 'div', undefined, 'tabs');
+			tabs.setAttribute('role', 'tablist');
+			for (const [k, label] of [['source', 'source lines'], ['asm', 'instructions']]) {
+				const b = add(tabs, 'button', label, 'tab');
+				b.type = 'button';
+				b.dataset.tab = k;
+				b.setAttribute('role', 'tab');
+				b.setAttribute('aria-selected', String(k === 'source'));
+				b.addEventListener('click', () => {
+					for (const o of tabs.children)
+						o.setAttribute('aria-selected', String(o === b));
+					el('ann-source').hidden = k !== 'source';
+					el('ann-asm').hidden = k !== 'asm';
+				});
+			}
+		}
+		instructions(a);
+		const { body, row, counts } = listing(box, 'source', 'line', a);
+		body.parentNode.id = 'ann-source';
+		for (const f of a.files) {
+			fileRow(body, f.p);
+			if (f.miss)
+				row('note', ['', '', '', '',
+					'(source file not found: its lines are shown without their text)']);
+			for (const r of f.r) {
+				if (!r[0]) {
+					row('gap', ['', '', '', '\u2026', '']);
+					continue;
+				}
+				const tr = row(r[1] && r[1] * 10 >= a.s ? 'hot' : '', counts(r[1]).concat(
+					[String(r[0]), r.length > 2 ? r[2] : '']));
+				tr.dataset.line = String(r[0]);
+			}
+		}
+		if (a.nol) {
+			const tr = row('', counts(a.nol).concat(['?\u003f', a.nomod ?
+				'(outside every mapped file: no lines, no instructions)' :
+				'(no line information: the module has no DWARF lines here, stripped or ' +
+				'built without -g; see its instructions)']));
+			tr.dataset.line = 'none';
+		}
+		box.hidden = false;
+		box.scrollTop = 0;
+		shown = fn;
+	}
+
+	// A table of a's rows under parent, with the columns samples, fn%,
+	// all%, KEY, and the text; row(class, cells) adds one, counts(n) gives
+	// its first three cells.
+	function listing(parent, cls, key, a) {
+		const t = add(parent, 'table', undefined, cls);
+		const head = t.createTHead().insertRow();
+		for (const c of ['samples', 'fn%', 'all%', key, cls === 'asm' ? 'instruction' : 'source'])
+			add(head, 'th', c);
+		const body = t.createTBody();
+		const row = (rc, cells) => {
+			const tr = body.insertRow();
+			if (rc)
+				tr.className = rc;
+			cells.forEach((c, i) => {
+				const td = tr.insertCell();
+				td.textContent = c;
+				td.className = i < 4 ? 'n' : 'text';
+			});
+			return tr;
+		};
+		const counts = (n) => n ? [String(n), pct(n, a.s), pct(n, D.total)] : ['', '', ''];
+		return { body, row, counts };
+	}
+	function fileRow(body, text) {
+		const th = add(body.insertRow(), 'th', text);
+		th.parentNode.className = 'file';
+		th.colSpan = 5;
+	}
+
+	// the instructions (as `pcprof annotate --asm` prints them), hidden
+	// until their tab is chosen
+	function instructions(a) {
+		const holder = add(box, 'div', undefined, 'asm');
+		holder.id = 'ann-asm';
+		holder.hidden = true;
+		if (!a.asm) {
+			add(holder, 'p', a.asmwhy ? 'No instructions: ' + a.asmwhy + '.' : '', 'why');
+			return;
+		}
+		const { body, row, counts } = listing(holder, 'asm', 'address', a);
+		for (const r of a.asm) {
+			if (r[0] === 0) {
+				row('gap', ['', '', '', '\u2026', '']);
+			} else if (r[0] === 1) {
+				fileRow(body, r[1] + (r.length > 2 ? '  ' + r[2] : ''));
+			} else {
+				const tr = row(r[1] && r[1] * 10 >= a.s ? 'hot' : '', counts(r[1]).concat(
+					[r[0] + ':', r[2]]));
+				tr.dataset.addr = r[0];
+			}
+		}
+		if (a.asmout)
+			row('', counts(a.asmout).concat(['', '(at addresses outside the function\u2019s extent)']));
+		if (a.asmend)
+			row('', ['', '', '', '', '(the function\u2019s end is unknown: shown up to its last ' +
+				'sampled instruction)']);
+	}
+
+	function pick(e) {
+		if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ')
+			return;
+		const t = e.target.closest && e.target.closest('g.frame[data-fn], table.functions tr[data-fn]');
+		if (!t)
+			return;
+		const fn = Number(t.getAttribute('data-fn'));
+		if (fn >= 0 && D.fkind[fn] === 0)
+			open(fn);
+		else
+			close();
+	}
+	document.addEventListener('click', pick);
+	document.addEventListener('keydown', pick);
+	document.addEventListener('keydown', (e) => {
+		if (e.key === 'Escape' && shown >= 0)
+			close();
+	});
+})();
