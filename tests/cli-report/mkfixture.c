@@ -16,7 +16,7 @@
  *       --odd adds modules named by a FIFO (created next to FILE), a
  *       device, a directory and a relative path, 10 samples each;
  *       --huge gives fix_hot 20000000 samples instead of 70000;
- *       --plt ADDR (repeatable, up to 128) adds 250 samples in the PLT stub
+ *       --plt ADDR (repeatable, up to 192) adds 250 samples in the PLT stub
  *       at link-time address ADDR of this program (the test finds them
  *       with objdump);
  *       --multirow adds 300 samples at the entry of libcold.so's unnamed
@@ -447,7 +447,7 @@ static int write_fixture(const char *file, int changed, int missing, int odd, in
 	p->nthreads = 2;
 	p->threads[0] = (struct pp_thread){ .tid = pid, .name = "mkfixture", .ticks = 0 };
 	p->threads[1] = (struct pp_thread){ .tid = pid + 1, .name = "worker", .ticks = 0 };
-	struct hit h[256];
+	struct hit h[512];
 	size_t n = hits(h);
 	if (odd) {
 		/* paths that must not be opened as ELF files, or hang the report:
@@ -913,7 +913,7 @@ int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "write") == 0) {
 		int changed = 0, missing = 0, odd = 0, huge = 0, multirow = 0, hostile_names = 0;
-		uint64_t plt[128];
+		uint64_t plt[192];
 		size_t nplt = 0;
 		for (int i = 3; i < argc; i++) {
 			if (strcmp(argv[i], "--changed") == 0)
@@ -928,7 +928,7 @@ int main(int argc, char **argv)
 				huge = 1;
 			else if (strcmp(argv[i], "--multirow") == 0)
 				multirow = 1;
-			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 128)
+			else if (strcmp(argv[i], "--plt") == 0 && i + 1 < argc && nplt < 192)
 				plt[nplt++] = strtoull(argv[++i], NULL, 16);
 			else if (strcmp(argv[i], "--hostile") == 0)
 				hostile_names = 1;
