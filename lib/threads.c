@@ -593,12 +593,29 @@ void profil__threads_fork_child(void)
 
 /* ---- thread birth and death ---- */
 
+struct start_arg {
+	void *(*fn)(void *);
+	void *arg;
+	uint32_t seq;
+	bool running;
+	sigset_t mask;                  /* the creator's mask as the program sees it */
+	size_t stack_size, stack_guard; /* from the creator's attr (stack_bounds_created) */
+	uintptr_t stack_lo;             /* a stack the program gave, else 0 */
+};
+
+static void set_stack_bounds(uintptr_t lo, uintptr_t hi)
+{
+	profil__tslot_stack_hi = 0; /* never a range half set */
+	profil__tslot_stack_lo = lo;
+	profil__tslot_stack_hi = lo < hi ? hi : 0;
+}
+
 /* The calling thread's stack bounds, for the handler's bounded walk
- * (sig/tslot.h).  glibc knows a created thread's stack from its
- * descriptor, and the main thread's from /proc/self/maps (the mapping that
- * holds it, as far down as RLIMIT_STACK lets it grow): either way it may
- * allocate, so this runs only in normal context.  Unknown: 0, 0, and the
- * handler then records no stack where it has no room for a fault. */
+ * (sig/tslot.h), for the thread that loads the library (usually the main
+ * one, whose stack glibc finds in /proc/self/maps, as far down as
+ * RLIMIT_STACK lets it grow).  pthread_getattr_np may allocate: normal
+ * context, a thread that is set up.  Unknown: 0, 0, and the handler then
+ * records no stack where it has no room for a fault. */
 static void stack_bounds_self(void)
 {
 	pthread_attr_t a;
@@ -612,9 +629,61 @@ static void stack_bounds_self(void)
 		}
 		pthread_attr_destroy(&a);
 	}
-	profil__tslot_stack_hi = 0; /* never a range half set */
-	profil__tslot_stack_lo = l;
-	profil__tslot_stack_hi = h;
+	set_stack_bounds(l, h);
+}
+
+/* The creator's side of a created thread's bounds: its attr's stack (or
+ * the default one's) size and guard, or the stack the program gave it.
+ * The new thread may not allocate before its start routine runs (a
+ * sanitizer's runtime sets the thread up only then: pthread_getattr_np's
+ * malloc crashed under TSan), so it is measured here. */
+static void stack_geometry(const pthread_attr_t *attr, struct start_arg *a)
+{
+	pthread_attr_t def;
+	const pthread_attr_t *at = attr;
+	a->stack_size = a->stack_guard = 0;
+	a->stack_lo = 0;
+	if (!at) {
+		if (pthread_getattr_default_np(&def) != 0)
+			return;
+		at = &def;
+	}
+	void *addr = NULL;
+	size_t size = 0, guard = 0, given = 0;
+	/* Whether the program gave a stack: glibc's pthread_attr_getstack
+	 * answers (NULL - size) when it did not, so addr + size wraps to 0. */
+	bool user = pthread_attr_getstack(at, &addr, &given) == 0 && addr &&
+		    (uintptr_t)addr + given != 0;
+	if (pthread_attr_getstacksize(at, &size) == 0 &&
+	    pthread_attr_getguardsize(at, &guard) == 0) {
+		a->stack_size = size;
+		a->stack_guard = user ? 0 : guard;
+		if (user)
+			a->stack_lo = (uintptr_t)addr;
+	}
+	if (at == &def)
+		pthread_attr_destroy(&def);
+}
+
+/* In the new thread, from stack_geometry's figures, without allocating.
+ * glibc keeps a thread's descriptor (pthread_self) at the top of its
+ * stack's mapping, TLS just below, the stack below that: everything from
+ * the thread's stack pointer up to pthread_self is mapped.  The stack's
+ * lowest usable address is the mapping's start plus its guard, at least
+ * hi - size + guard; a program-given stack is [stack_lo, stack_lo + size). */
+static void stack_bounds_created(const struct start_arg *a)
+{
+	uintptr_t hi = (uintptr_t)pthread_self(), lo;
+	if (a->stack_lo)
+		lo = a->stack_lo;
+	else if (a->stack_size > a->stack_guard && hi > a->stack_size)
+		lo = hi - a->stack_size + a->stack_guard;
+	else
+		lo = hi; /* unknown: no bounded walk */
+	char here;
+	if ((uintptr_t)&here < lo || (uintptr_t)&here >= hi)
+		lo = hi; /* not where we thought: better no stack than a guess */
+	set_stack_bounds(lo, hi);
 }
 
 /* Runs in every thread we created, before the caller's start routine. */
@@ -623,7 +692,6 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 	sigset_t saved;
 	pid_t tid = profil__gettid();
 
-	stack_bounds_self();
 	profil__lock(&saved);
 	struct profil_thread *t = profil__tslot_find(tid);
 	const struct profil_engine *e = profil__running_engine();
@@ -673,18 +741,11 @@ static void thread_end(void *p)
 	profil__unlock(&saved);
 }
 
-struct start_arg {
-	void *(*fn)(void *);
-	void *arg;
-	uint32_t seq;
-	bool running;
-	sigset_t mask; /* the creator's mask as the program sees it */
-};
-
 static void *start_thread(void *p)
 {
 	struct start_arg a = *(struct start_arg *)p;
 	free(p);
+	stack_bounds_created(&a);
 	thread_begin(a.seq, a.running, (uintptr_t)a.fn);
 	profil__sig_program_mask(SIG_SETMASK, &a.mask, NULL);
 	return a.fn(a.arg);
@@ -703,6 +764,7 @@ int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread
 		return real(thr, attr, fn, arg); /* untracked; found as foreign */
 	a->fn = fn;
 	a->arg = arg;
+	stack_geometry(attr, a);
 
 	/* Creation excludes engine start/stop (see the top of this file).
 	 * While this thread holds `creating`, a signal handler running here
