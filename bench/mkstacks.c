@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		uint32_t leaf = first + (uint32_t)(i % nstacks);
 		uint32_t t = (uint32_t)(i / nstacks);
-		p->samples[i] = (struct pp_sample){ p->frames[leaf].pc, 0, t, 1, leaf };
+		p->samples[i] = (struct pp_sample){ .pc = p->frames[leaf].pc, .module = 0, .thread = t, .count = 1, .frame = leaf };
 		p->threads[t].ticks++;
 	}
 	p->ticks = p->signals = n;
