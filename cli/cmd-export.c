@@ -133,7 +133,6 @@ int cmd_export(int argc, char **argv)
 	if (!out)
 		out = fmt->default_out;
 	fo.no_inline |= fmt->no_inline;
-	fo.no_threads = true; /* no format has a per-thread table */
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo, &prof);

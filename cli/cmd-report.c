@@ -254,7 +254,7 @@ int cmd_report(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!views && !callers && !callees)
 		views = V_FUNCTIONS;
-	fo.no_threads = !(views & V_THREADS);
+	fo.threads = views & V_THREADS;
 	if (fo.pid)
 		o.all = true; /* the processes asked for, with or without samples */
 

@@ -805,7 +805,7 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	add_totals(f, false);
 	build_lines(f);
 	add_totals(f, true);
-	if (!opts->no_threads)
+	if (opts->threads)
 		build_threads(f);
 	return f;
 }

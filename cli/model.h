@@ -39,8 +39,8 @@ struct model_opts {
 	const char *function; /* fnmatch pattern on the function label or symbol; NULL: all */
 	bool no_demangle;     /* labels are the symbols as the binary spells them */
 	bool no_inline;       /* inlined code is its caller's (no inline frames) */
-	bool no_threads;      /* threads stays empty: nothing will read it (its
-				 build is a tenth of an export of 10M records) */
+	bool threads;         /* build threads (report -T, the one reader): its build
+				 is a tenth of an export of 10M records, so only on request */
 	const struct tl_range *time; /* model_open: only this period; NULL: all */
 };
 

@@ -236,7 +236,7 @@ int main(void)
 		char terr[256];
 		if (rnd() % 3 == 0)
 			(void)tl_restrict(&prof, &period, &kept, terr, sizeof terr);
-		struct model_opts o = { 0 };
+		struct model_opts o = { .threads = true }; /* view_threads below reads them */
 		if (rnd() % 4 == 0)
 			o.pid = 1 + (int32_t)(rnd() % 3);
 		if (rnd() % 4 == 0)
