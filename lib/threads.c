@@ -731,6 +731,7 @@ static void thread_end(void *p)
 	sigset_t saved;
 	profil__lock(&saved);
 	profil__tslot_self = NULL;          /* a late signal must not credit a slot being freed */
+	profil__record_thread_end();        /* the name it has now, not at its first sample */
 	if (t->tid == profil__gettid()) {   /* not swept and reused meanwhile */
 		profil__tslot_ended = true; /* nor count a tick its last payment already did */
 		const struct profil_engine *e = profil__running_engine();

@@ -30,19 +30,27 @@ _Atomic uint64_t profil__record_test_ns;
 #define A32(p)  ((_Atomic uint32_t *)(p))
 #define AI32(p) ((_Atomic int32_t *)(p))
 
-static void read_comm(pid_t tid, char name[16])
+/* Thread tid's name as the kernel has it now, into name (16 bytes, the
+ * rest of it zero): false if tid is not a thread of this process. */
+static bool read_comm(pid_t tid, char name[16])
 {
 	char path[48] = "/proc/self/task/";
 	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
 	profil__strlcat(path, sizeof path, "/comm");
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
 	char buf[16];
 	long n = syscall(SYS_read, fd, buf, sizeof buf);
 	syscall(SYS_close, fd);
-	for (long i = 0; i < n && i < 15 && buf[i] != '\n'; i++)
+	if (n < 0)
+		return false;
+	long i = 0;
+	for (; i < n && i < 15 && buf[i] != '\n'; i++)
 		name[i] = buf[i];
+	for (; i < 16; i++)
+		name[i] = 0;
+	return true;
 }
 
 static uint32_t open_levels(const struct profil_levels *t)
@@ -119,6 +127,39 @@ static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 	}
 	grow(r, t, levels - 1);
 	return UINT32_MAX;
+}
+
+/* Read again the name of thread tid, or (tid 0) of every recorded thread
+ * still in this process: a thread's name is read at its first sample, and
+ * a thread that names itself later (a pool worker, python's prctl) would
+ * keep the name it was born with.  Called by the control half where a
+ * thread ends and where the process does (lib/record.c); not on the signal
+ * path, though AS-safe. */
+void profil__sink_rename(struct profil_rec *r, pid_t tid)
+{
+	struct profil_levels *t = &r->thr;
+	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
+	uint32_t levels = open_levels(t);
+	uint64_t hash = profil__mix64((uint64_t)tid);
+	for (uint32_t k = 0; k < levels; k++) {
+		uint64_t size = (uint64_t)t->base << k;
+		uint64_t n = tid ? (size < MAX_PROBE ? size : MAX_PROBE) : size;
+		for (uint64_t probe = 0; probe < n; probe++) {
+			struct pcprof_raw_thread *e =
+				&thr[tid ? level_index(t, k, hash, (uint32_t)probe)
+					 : size - t->base + probe];
+			int32_t cur = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
+			if (cur == 0 && tid)
+				break; /* not in this level */
+			if (cur == 0 || (tid && cur != tid))
+				continue;
+			char name[16];
+			if (read_comm(cur, name))
+				memcpy(e->name, name, sizeof name);
+			if (tid)
+				return;
+		}
+	}
 }
 
 /* The node of (parent, pc): the first one found in any level, or a new one

@@ -76,6 +76,11 @@ PROFIL_HIDDEN void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc,
 				  const uintptr_t *stack, int depth, unsigned long weight,
 				  bool signal);
 
+/* Read again the recorded name of thread tid, or of every thread still
+ * in this process if tid is 0 (see sink.c).  AS-safe, but one open per
+ * thread: control paths only. */
+PROFIL_HIDDEN void profil__sink_rename(struct profil_rec *r, pid_t tid);
+
 /* Does the active recording want each sample's call stack
  * (PCPROF_STACKS=1)?  AS-safe. */
 PROFIL_HIDDEN bool profil__record_stacks(void);

@@ -27,5 +27,16 @@ for f in fix_hot hot_lib_spin fix_warm; do
 done
 diff_ "$T/a.data" "$T/slow.data"
 set -- $(head -1 "$T/rows")
-[ "${11} ${10}" = "fix_warm grew" ] || fail "twice as slow: $(cat "$T/d")"
+case $SANITIZE in
+*thread*)
+	# A ThreadSanitizer build of the fixture spends fix_warm's self time
+	# in the runtime's __tsan_read/__tsan_write, which fix_hot calls too:
+	# what grew is fix_warm's total share (about 9 points, 14 standard
+	# errors), not necessarily first in a self-sorted table.
+	diff_ -s total "$T/a.data" "$T/slow.data"
+	[ "$(awk '$11 == "fix_warm" { print $10 }' "$T/rows")" = grew ] ||
+		fail "twice as slow, by total share: $(cat "$T/d")"
+	;;
+*) [ "${11} ${10}" = "fix_warm grew" ] || fail "twice as slow: $(cat "$T/d")" ;;
+esac
 exit 0

@@ -141,15 +141,20 @@ for s in ['\x1b[2J\x07', 'bad\ufffd\ufffd\ufffd', 'lib\x1b[2J\n.so+0x1100',
 EOF
 
 # ---- a real program: python3 names its worker thread "\033[2J\a" ---------------
+# after 0.2 s of its CPU time, so after its first samples: the report shows
+# the name the thread ended with (the library reads it again at its end).
 py=$(command -v python3)
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3 # not a version manager's shell shim
 "$PCPROF" run -q -o "$T/py.data" "$py" -c '
 import ctypes, threading, time
-def work():
-    ctypes.CDLL(None).prctl(15, b"\x1b[2J\x07", 0, 0, 0)   # PR_SET_NAME
-    end = time.process_time() + 0.5
-    while time.process_time() < end:
+def spin(s):
+    end = time.thread_time() + s
+    while time.thread_time() < end:
         pass
+def work():
+    spin(0.2)   # sampled (100 samples at 500 Hz) under the name it was born with
+    ctypes.CDLL(None).prctl(15, b"\x1b[2J\x07", 0, 0, 0)   # PR_SET_NAME
+    spin(0.3)
 t = threading.Thread(target=work)
 t.start()
 t.join()' "$(printf 'arg\nwith\033[2Jescape')" >"$T/o" 2>&1 || fail "pcprof run python3: $(cat "$T/o")"
