@@ -253,13 +253,6 @@ void profil__record_exec(uint64_t thread_cpu)
 	}
 }
 
-void profil__record_thread_end(void)
-{
-	struct profil_rec *r = atomic_load(&profil__rec);
-	if (r)
-		profil__sink_rename(r, profil__gettid());
-}
-
 void profil__record_exec_failed(void)
 {
 	if (atomic_load(&profil__rec)) {

@@ -23,9 +23,6 @@
 PROFIL_HIDDEN bool profil__record_init(unsigned int hz);
 PROFIL_HIDDEN void profil__record_note_engine(const char *engine, const char *why, bool user_time);
 PROFIL_HIDDEN void profil__record_fork_child(void);
-/* The calling thread ends (its exit handlers run): its recorded name
- * becomes the one it has now. */
-PROFIL_HIDDEN void profil__record_thread_end(void);
 PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);
 

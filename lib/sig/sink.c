@@ -371,6 +371,13 @@ void profil__record_thread_loss(bool unseen)
 		atomic_fetch_add(A64(unseen ? &r->h->threads_unseen : &r->h->threads_unsampled), 1);
 }
 
+void profil__record_thread_end(void)
+{
+	struct profil_rec *r = atomic_load(&profil__rec);
+	if (r)
+		profil__sink_rename(r, profil__gettid());
+}
+
 void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
 {
 	atomic_fetch_add_explicit(A64(&r->h->unsampled), weight, memory_order_relaxed);

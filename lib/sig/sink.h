@@ -81,6 +81,10 @@ PROFIL_HIDDEN void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc,
  * thread: control paths only. */
 PROFIL_HIDDEN void profil__sink_rename(struct profil_rec *r, pid_t tid);
 
+/* The calling thread ends (its exit handlers run): in the active
+ * recording, if any, its name becomes the one it has now. */
+PROFIL_HIDDEN void profil__record_thread_end(void);
+
 /* Does the active recording want each sample's call stack
  * (PCPROF_STACKS=1)?  AS-safe. */
 PROFIL_HIDDEN bool profil__record_stacks(void);

@@ -64,6 +64,8 @@ done
 # threads.c, record.c and exec.c need nothing of session.c).  Edges: a
 # profil__ symbol one object needs and another defines.
 for o in "$b"/*.o; do
+	# an object left by an older layout (its source moved) is not the library
+	[ -e "lib/$(basename "$o" .o).c" ] || continue
 	nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$3 ~ /^profil__/ { print "D", f, $3 }'
 	nm -u "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /^profil__/ { print "U", f, $2 }'
 done | awk '

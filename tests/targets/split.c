@@ -10,9 +10,13 @@
  * the time spent in the two; between cycles it reads the monotonic clock
  * and every 20 ms writes the number of beats so far to BEATFILE (written
  * in place: one descriptor, opened at start).  THREADS extra threads (0)
- * sleep until the end.  At exit it prints "beats=N maxgap_ms=G" on stdout,
- * G being the longest wall-clock time between two cycles (a stopped or
- * stalled process shows there), and exits with STATUS (0).
+ * sleep until the end.  At exit it prints "beats=N maxgap_ms=G
+ * maxstall_ms=S" on stdout, G being the longest wall-clock time between
+ * two cycles (a stopped or stalled process shows there) and S the longest
+ * such time less what the thread spent waiting for a CPU in it (its
+ * run_delay in /proc/thread-self/schedstat): on a loaded machine G grows
+ * with the load, S only with a stop (a ptrace stop or SIGSTOP is not
+ * waiting for a CPU).  Without schedstat S is G.  Exits with STATUS (0).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,6 +30,19 @@
 
 static volatile double sink;
 static volatile int done;
+
+/* The calling thread's time waiting on a run queue, in seconds; 0 if
+ * schedstat cannot be read. */
+static double run_delay(int fd)
+{
+	char buf[96];
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	unsigned long long on_cpu, waited;
+	return sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2 ? (double)waited * 1e-9 : 0;
+}
 
 static double now(void)
 {
@@ -85,7 +102,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "split: pthread_create failed\n");
 			return 2;
 		}
-	double t0 = now(), last = t0, next_beat = t0, maxgap = 0;
+	int sfd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	double t0 = now(), last = t0, next_beat = t0, maxgap = 0, maxstall = 0;
+	double delay = run_delay(sfd);
 	long beats = 0;
 	unsigned long r = 12345;
 	for (;;) {
@@ -94,9 +113,13 @@ int main(int argc, char **argv)
 		split_a();
 		split_b();
 		double t = now();
+		double d = run_delay(sfd);
 		if (t - last > maxgap)
 			maxgap = t - last;
+		if (t - last - (d - delay) > maxstall)
+			maxstall = t - last - (d - delay);
 		last = t;
+		delay = d;
 		if (t >= next_beat) {
 			char buf[32];
 			int n = snprintf(buf, sizeof buf, "%ld\n", ++beats);
@@ -112,6 +135,6 @@ int main(int argc, char **argv)
 	done = 1;
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
-	printf("beats=%ld maxgap_ms=%.1f\n", beats, maxgap * 1e3);
+	printf("beats=%ld maxgap_ms=%.1f maxstall_ms=%.1f\n", beats, maxgap * 1e3, maxstall * 1e3);
 	return status;
 }
