@@ -4,6 +4,8 @@
 // (or Enter) on a frame of the flame graph or a row of the function table
 // opens its function's source lines with their samples and shares, as
 // `pcprof annotate FUNC` prints them; Esc or the close button closes it.
+// A click (or Enter or Space) on a cold stretch ("… 12 lines …") shows
+// the lines or instructions hidden there, and another hides them again.
 // Every name and line of source reaches the page through textContent,
 // never as markup.
 (function () {
@@ -90,8 +92,13 @@
 				row('note', ['', '', '', '',
 					'(source file not found: its lines are shown without their text)']);
 			for (const r of f.r) {
-				if (!r[0]) {
-					row('gap', ['', '', '', '\u2026', '']);
+				if (!r[0]) { // [0, first line, lines, [texts]]
+					gap(row, r[2], 'line', 'pcprof annotate --context shows them', r[3] &&
+						((at) => r[3].map((t, i) => {
+							const tr = row('cold', counts(0).concat([String(r[1] + i), t]), at + i);
+							tr.dataset.line = String(r[1] + i);
+							return tr;
+						})));
 					continue;
 				}
 				const tr = row(r[1] && r[1] * 10 >= a.s ? 'hot' : '', counts(r[1]).concat(
@@ -112,16 +119,16 @@
 	}
 
 	// A table of a's rows under parent, with the columns samples, fn%,
-	// all%, KEY, and the text; row(class, cells) adds one, counts(n) gives
-	// its first three cells.
+	// all%, KEY, and the text; row(class, cells, at) adds one (at the end,
+	// or as row number at), counts(n) gives its first three cells.
 	function listing(parent, cls, key, a) {
 		const t = add(parent, 'table', undefined, cls);
 		const head = t.createTHead().insertRow();
 		for (const c of ['samples', 'fn%', 'all%', key, cls === 'asm' ? 'instruction' : 'source'])
 			add(head, 'th', c);
 		const body = t.createTBody();
-		const row = (rc, cells) => {
-			const tr = body.insertRow();
+		const row = (rc, cells, at) => {
+			const tr = body.insertRow(at === undefined ? -1 : at);
 			if (rc)
 				tr.className = rc;
 			cells.forEach((c, i) => {
@@ -134,10 +141,62 @@
 		const counts = (n) => n ? [String(n), pct(n, a.s), pct(n, D.total)] : ['', '', ''];
 		return { body, row, counts };
 	}
-	function fileRow(body, text) {
-		const th = add(body.insertRow(), 'th', text);
+	function fileRow(body, text, at) {
+		const th = add(body.insertRow(at === undefined ? -1 : at), 'th', text);
 		th.parentNode.className = 'file';
 		th.colSpan = 5;
+		return th.parentNode;
+	}
+
+	// A cold stretch of n lines or instructions (what) as a row, after
+	// the rows so far; if its rows are in the page, make(at) inserts them
+	// from row number at and returns them, for the row's "… n lines …" to
+	// show and hide (a role=button: click, Enter or Space); else the row
+	// says that they are not and what shows them.  While they are shown,
+	// a file row just after them that repeats the file row above is
+	// hidden.
+	function gap(row, n, what, elsewhere, make) {
+		const tr = row('gap', ['', '', '', '\u2026', '']);
+		const label = n + ' ' + what + (n === 1 ? '' : 's');
+		if (!n)
+			return;
+		if (!make) {
+			tr.cells[4].textContent = '\u2026 ' + label + ', not in this page: ' + elsewhere +
+				' \u2026';
+			return;
+		}
+		const b = add(tr.cells[4], 'span', undefined, 'more');
+		b.tabIndex = 0;
+		b.setAttribute('role', 'button');
+		let rows = null;
+		const set = (open) => {
+			b.setAttribute('aria-expanded', String(open));
+			b.textContent = open ? '\u25b4 hide these ' + label : '\u2026 ' + label + ' \u2026';
+			if (!rows)
+				return;
+			for (const r of rows)
+				r.hidden = !open;
+			const next = rows.length ? rows[rows.length - 1].nextElementSibling : null;
+			if (!next || next.className !== 'file')
+				return;
+			let p = next.previousElementSibling;
+			while (p && (p.hidden || p.className !== 'file'))
+				p = p.previousElementSibling;
+			next.hidden = open && p !== null && p.textContent === next.textContent;
+		};
+		const toggle = () => {
+			if (!rows)
+				rows = make(tr.sectionRowIndex + 1);
+			set(b.getAttribute('aria-expanded') !== 'true');
+		};
+		b.addEventListener('click', toggle);
+		b.addEventListener('keydown', (e) => {
+			if (e.key === 'Enter' || e.key === ' ') {
+				e.preventDefault();
+				toggle();
+			}
+		});
+		set(false);
 	}
 
 	// the instructions (as `pcprof annotate --asm` prints them), hidden
@@ -152,8 +211,17 @@
 		}
 		const { body, row, counts } = listing(holder, 'asm', 'address', a);
 		for (const r of a.asm) {
-			if (r[0] === 0) {
-				row('gap', ['', '', '', '\u2026', '']);
+			if (r[0] === 0) { // [0, instructions, ["address text" or ["file:line", "text"]]]
+				gap(row, r[1], 'instruction', 'pcprof annotate --asm shows them', r[2] &&
+					((at) => r[2].map((c, i) => {
+						if (typeof c !== 'string')
+							return fileRow(body, c[0] + (c.length > 1 ? '  ' + c[1] : ''), at + i);
+						const sp = c.indexOf(' ');
+						const tr = row('cold', counts(0).concat([c.slice(0, sp) + ':',
+							c.slice(sp + 1)]), at + i);
+						tr.dataset.addr = c.slice(0, sp);
+						return tr;
+					})));
 			} else if (r[0] === 1) {
 				fileRow(body, r[1] + (r.length > 2 ? '  ' + r[2] : ''));
 			} else {

@@ -12,8 +12,17 @@
  * above 1/ANN_SHARE of all samples, each line cut at ANN_TEXT bytes, and
  * no more than ANN_BUDGET bytes of it in all; for every other function
  * of the flame graph with samples, the page says why it has no listing.
+ *
+ * The cold stretches the listings collapse (as annotate prints them, "...")
+ * carry their hidden lines and instructions, for the script to show on a
+ * click: those of at most ANN_GAP lines or instructions each, hottest
+ * functions first, until the lines add ANN_COLD bytes to the page and the
+ * instructions as many (each their own bound: the lines, what a reader
+ * wants most, are not crowded out); a longer or later one says how many
+ * it hides and that annotate shows them.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +37,8 @@
 #define ASM_CONTEXT 3
 #define ASM_MAX     500 /* instructions shown per function */
 #define ANN_BUDGET  (4u << 20)
+#define ANN_GAP     1000 /* lines or instructions of one cold stretch */
+#define ANN_COLD    (256u << 10)
 
 static const char ann_js[] =
 #include "html-annotate.inc"
@@ -46,6 +57,8 @@ static const char ann_style[] =
 	".ann td.text{width:100%;tab-size:8}\n"
 	".ann tr.file th{text-align:left;padding:.5rem .4rem .1rem;overflow-wrap:anywhere}\n"
 	".ann tr.gap td{color:#868e96}\n"
+	".ann .more{cursor:pointer;text-decoration:underline dotted}\n"
+	".ann tr.cold td{background:rgba(134,142,150,.1)}\n"
 	".ann tr.hot td{background:rgba(224,49,49,.28);font-weight:bold}\n"
 	".ann .tabs{margin:.2rem 0 .5rem}\n"
 	".ann .tab[aria-selected=true]{font-weight:bold;text-decoration:underline}\n";
@@ -54,32 +67,90 @@ struct ann_json {
 	FILE *s;
 	const char *path;
 	bool comma;
+	int prev;     /* the last line written */
+	bool gap;     /* a cold stretch after it, written with the next row */
+	size_t *cold; /* the bytes of hidden lines in the page so far */
 };
 
-/* One row: [line, samples, "text"], [line, samples] without text, [0]
- * for a cold stretch. */
+/* Line `line` of path as the page shows it (NULL: no such line), cut at
+ * ANN_TEXT bytes on a character's start. */
+static char *line_dup(const char *path, int line, bool trim)
+{
+	char *t = ann_source_dup(path, line, trim);
+	if (t && strlen(t) > ANN_TEXT) {
+		size_t len = ANN_TEXT;
+		while (len && (t[len] & 0xc0) == 0x80)
+			len--;
+		strcpy(t + len, "\xe2\x80\xa6");
+	}
+	return t;
+}
+
+/* Write text as a JSON string into the page. */
+static void json_text(FILE *s, const char *text)
+{
+	fputc('"', s);
+	out_json_html_str(s, text);
+	fputc('"', s);
+}
+
+/* Append the hidden rows t (a JSON array, freed) of a cold stretch if
+ * they fit the page's ANN_COLD bound. */
+static void cold_put(FILE *s, char *t, size_t *cold)
+{
+	size_t len = strlen(t);
+	if (*cold + len <= ANN_COLD) {
+		fprintf(s, ",%s", t);
+		*cold += len;
+	}
+	free(t);
+}
+
+/* The cold stretch of j's file from j->prev + 1 up to line `to` (or the
+ * file's end): [0, first line, lines, ["text", ...]], without the texts
+ * when over the bounds. */
+static void json_gap(struct ann_json *j, int to)
+{
+	int from = j->prev + 1, n = 0;
+	while (from + n <= to && ann_source_text(j->path, from + n))
+		n++;
+	fprintf(j->s, "%s[0,%d,%d", j->comma ? "," : "", from, n);
+	j->comma = true;
+	j->gap = false;
+	if (n > 0 && n <= ANN_GAP) {
+		struct membuf m;
+		FILE *b = membuf_open(&m);
+		for (int l = from; l < from + n; l++) {
+			char *t = line_dup(j->path, l, false);
+			fputs(l > from ? "," : "[", b);
+			json_text(b, t ? t : "");
+			free(t);
+		}
+		fputc(']', b);
+		cold_put(j->s, membuf_close(&m), j->cold);
+	}
+	fputc(']', j->s);
+}
+
+/* One row: [line, samples, "text"], [line, samples] without text; a cold
+ * stretch (line 0) is written before the row after it (json_gap). */
 static void json_row(void *ctx, int line, uint64_t n, const char *text)
 {
 	struct ann_json *j = ctx;
-	fputs(j->comma ? "," : "", j->s);
-	j->comma = true;
 	if (!line) {
-		fputs("[0]", j->s);
+		j->gap = true;
 		return;
 	}
+	if (j->gap)
+		json_gap(j, line - 1);
+	j->prev = line;
+	fputs(j->comma ? "," : "", j->s);
+	j->comma = true;
 	fprintf(j->s, "[%d,%" PRIu64, line, n);
-	char *t = text ? ann_source_dup(j->path, line, false) : NULL;
+	char *t = text ? line_dup(j->path, line, false) : NULL;
 	if (t) {
-		size_t len = strlen(t);
-		if (len > ANN_TEXT) { /* cut at a character's start */
-			len = ANN_TEXT;
-			while (len && (t[len] & 0xc0) == 0x80)
-				len--;
-			strcpy(t + len, "\xe2\x80\xa6");
-		}
-		fputs(",\"", j->s);
-		out_json_html_str(j->s, t);
-		fputc('"', j->s);
+		fputc(',', j->s);
+		json_text(j->s, t);
 		free(t);
 	}
 	fputc(']', j->s);
@@ -123,7 +194,7 @@ static void keep_insn(void *ctx, const struct ann_insn *in)
 }
 
 static void asm_rows(FILE *s, const struct asm_list *l, const bool *shown, uint64_t out,
-		     bool open_end);
+		     bool open_end, size_t *cold);
 
 /* Mark the instructions within c of a sampled one; how many. */
 static size_t asm_mark(const struct asm_list *l, bool *shown, size_t c)
@@ -140,10 +211,10 @@ static size_t asm_mark(const struct asm_list *l, bool *shown, size_t c)
 }
 
 /* "asm": the instructions of a function of its own, ASM_CONTEXT around
- * each sampled one (cold stretches of more than two as [0]), each run's
- * source line before it as [1, "file:line", "text"], and its samples
- * outside its extent; "asmwhy" when there are none. */
-static void asm_json(FILE *s, const struct ann_fn *a)
+ * each sampled one (cold stretches of more than two as [0, n, [rows]]),
+ * each run's source line before it as [1, "file:line", "text"], and its
+ * samples outside its extent; "asmwhy" when there are none. */
+static void asm_json(FILE *s, const struct ann_fn *a, size_t *cold)
 {
 	const struct model_fn *fn = &a->f->fns[a->fn];
 	if (fn->mod == MODEL_NO_MOD) {
@@ -180,62 +251,92 @@ static void asm_json(FILE *s, const struct ann_fn *a)
 			"(%d): pcprof annotate --asm shows them\"",
 			nshown, ASM_MAX);
 	else
-		asm_rows(s, &l, shown, out, hi == 0);
+		asm_rows(s, &l, shown, out, hi == 0, cold);
 	for (size_t i = 0; i < l.n; i++)
 		free(l.in[i].text);
 	free(l.in);
 	free(shown);
 }
 
+/* Where a run of instructions is in the JSON: its source line so far. */
+struct asm_at {
+	const char *file;
+	int line;
+	bool comma;
+};
+
+/* Instruction in as ["address", samples, "text"], its source line before
+ * it as [1, "file:line", "text"] if that is not at's; in a cold stretch
+ * (no samples), shorter: "address text" and ["file:line", "text"]. */
+static void asm_row(FILE *s, const struct insn *in, struct asm_at *at, bool cold)
+{
+	if (in->file && (in->line != at->line || !at->file || strcmp(in->file, at->file) != 0)) {
+		char *w = text_dup(basename(in->file));
+		fprintf(s, "%s[%s\"", at->comma ? "," : "", cold ? "" : "1,");
+		out_json_html_str(s, w);
+		fprintf(s, ":%d\"", in->line);
+		free(w);
+		char *t = line_dup(in->file, in->line, true);
+		if (t) {
+			fputc(',', s);
+			json_text(s, t);
+			free(t);
+		}
+		fputc(']', s);
+		at->comma = true;
+		at->file = in->file;
+		at->line = in->line;
+	}
+	fputs(at->comma ? "," : "", s);
+	at->comma = true;
+	if (cold) {
+		fprintf(s, "\"%" PRIx64 " ", in->addr);
+		out_json_html_str(s, in->text);
+		fputc('"', s);
+		return;
+	}
+	fprintf(s, "[\"%" PRIx64 "\",%" PRIu64 ",", in->addr, in->samples);
+	json_text(s, in->text);
+	fputc(']', s);
+}
+
 static void asm_rows(FILE *s, const struct asm_list *lp, const bool *shown, uint64_t out,
-		     bool open_end)
+		     bool open_end, size_t *cold)
 {
 	const struct asm_list l = *lp;
 	fprintf(s, ",\"asmout\":%" PRIu64 ",\"asmend\":%d,\"asm\":[", out, open_end);
-	const char *pfile = NULL;
-	int pline = 0;
-	bool comma = false;
+	struct asm_at at = { 0 };
 	for (size_t i = 0; i < l.n;) {
 		size_t end = i;
 		while (end < l.n && !shown[end])
 			end++;
-		if (end - i > 2) {
-			fputs(comma ? ",[0]" : "[0]", s);
-			comma = true;
-			i = end;
+		if (end - i <= 2) {
+			asm_row(s, &l.in[i++], &at, false);
 			continue;
 		}
-		const struct insn *in = &l.in[i];
-		if (in->file && (in->line != pline || !pfile || strcmp(in->file, pfile) != 0)) {
-			char *w = text_dup(basename(in->file));
-			fputs(comma ? ",[1,\"" : "[1,\"", s);
-			out_json_html_str(s, w);
-			fprintf(s, ":%d\"", in->line);
-			free(w);
-			char *t = ann_source_dup(in->file, in->line, true);
-			if (t) {
-				fputs(",\"", s);
-				out_json_html_str(s, t);
-				fputc('"', s);
-				free(t);
-			}
-			fputc(']', s);
-			comma = true;
-			pfile = in->file;
-			pline = in->line;
+		/* a cold stretch: [0, instructions, [its rows]] */
+		fprintf(s, "%s[0,%zu", at.comma ? "," : "", end - i);
+		at.comma = true;
+		if (end - i <= ANN_GAP) {
+			struct membuf m;
+			FILE *b = membuf_open(&m);
+			struct asm_at h = { at.file, at.line, false };
+			fputc('[', b);
+			for (size_t k = i; k < end; k++)
+				asm_row(b, &l.in[k], &h, true);
+			fputc(']', b);
+			cold_put(s, membuf_close(&m), cold);
 		}
-		fprintf(s, "%s[\"%" PRIx64 "\",%" PRIu64 ",\"", comma ? "," : "", in->addr,
-			in->samples);
-		out_json_html_str(s, in->text);
-		fputs("\"]", s);
-		comma = true;
-		i++;
+		fputc(']', s);
+		i = end;
+		at.file = NULL; /* the source line again after it */
 	}
 	fputc(']', s);
 }
 
-/* Function fn's listing as a JSON object. */
-static void fn_json(FILE *s, const struct ann_index *x, uint32_t fn)
+/* Function fn's listing as a JSON object; cold: the bytes of hidden lines
+ * and of hidden instructions in the page so far. */
+static void fn_json(FILE *s, const struct ann_index *x, uint32_t fn, size_t cold[2])
 {
 	const struct model *f = x->f;
 	struct ann_fn a;
@@ -255,12 +356,14 @@ static void fn_json(FILE *s, const struct ann_index *x, uint32_t fn)
 		free(p);
 		fprintf(s, "\",\"s\":%" PRIu64 ",\"own\":%d,\"miss\":%d,\"r\":[", fl->samples,
 			fl->decl > 0, !ann_source_readable(fl->path));
-		struct ann_json j = { s, fl->path, false };
+		struct ann_json j = { s, fl->path, false, 0, false, &cold[0] };
 		ann_file_walk(fl, ANN_CONTEXT, json_row, &j);
+		if (j.gap) /* (ann_file_walk ends on a line) */
+			json_gap(&j, INT_MAX);
 		fputs("]}", s);
 	}
 	fputc(']', s);
-	asm_json(s, &a);
+	asm_json(s, &a, &cold[1]);
 	fputc('}', s);
 	ann_source_free(&src);
 	ann_free(&a);
@@ -293,7 +396,7 @@ void out_html_annotate(FILE *s, const struct model *f, const uint32_t *fnix)
 		"<script type=\"application/json\" id=\"ann-data\">{\"top\":%d,\"share\":%g,"
 		"\"context\":%d,\"fns\":{",
 		ann_style, ANN_TOP, 100.0 / ANN_SHARE, ANN_CONTEXT);
-	size_t used = 0;
+	size_t used = 0, cold[2] = { 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		uint32_t fn = list[i];
 		fprintf(s, "%s\"%" PRIu32 "\":", i ? "," : "", fnix[fn] - 1);
@@ -308,7 +411,7 @@ void out_html_annotate(FILE *s, const struct model *f, const uint32_t *fnix)
 		}
 		struct membuf m;
 		FILE *b = membuf_open(&m);
-		fn_json(b, &x, fn);
+		fn_json(b, &x, fn, cold);
 		char *t = membuf_close(&m);
 		used += strlen(t);
 		fputs(t, s);

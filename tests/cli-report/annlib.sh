@@ -7,6 +7,9 @@
 # $WARML, $STEPL.
 #   annrec DATA BINARY   record BINARY with the manual engine: 700 samples
 #                        at HOT, 200 at WARM, 100 at STEP, at 100 Hz
+#   anncopy DIR BINARY DATA   the same for DIR/anntarget.c, a changed copy:
+#                        annstep.h put beside it, built as BINARY, $HOTL,
+#                        $WARML and the addresses its own, recorded to DATA
 command -v cc >/dev/null || skip "cc not installed: no program to profile"
 for tool in objdump addr2line; do
 	command -v $tool >/dev/null || skip "$tool not installed (binutils): cannot find the hot addresses"
@@ -44,4 +47,12 @@ annrec() {
 	PROFIL_ENGINE=manual PROFIL_HZ=100 "$PCPROF" run -q -o "$1" -- "$2" inject \
 		"$HOT:700" "$WARM:200" "$STEP:100" >"$T/runout" 2>&1 ||
 		fail "pcprof run $2: $(cat "$T/runout")"
+}
+anncopy() {
+	cp "$ROOT/tests/cli-report/annstep.h" "$1/"
+	annbuild "$2" "$1/anntarget.c"
+	HOTL=$(grep -n 'HOT \*/$' "$1/anntarget.c" | cut -d: -f1)
+	WARML=$(grep -n 'WARM \*/$' "$1/anntarget.c" | cut -d: -f1)
+	annaddrs "$2" hot_loop
+	annrec "$3" "$2"
 }

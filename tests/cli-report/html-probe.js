@@ -22,6 +22,10 @@
 //   paint          print each frame's fill (a diff's colours)
 //   source         print the source view (see source() below)
 //   asmtab         choose the source view's instructions tab
+//   more=T.I       click the I-th (from 0) cold stretch's expander of the
+//                  source view's table T (src or asm), then print "more
+//                  STEP EXPANDED TABINDEX ROLE" of it
+//   moreenter=T.I, morespace=T.I   the same with the Enter or Space key
 // Lines: "fr STEP DEPTH X WIDTH Y CLASSES NAME", "calls STEP TITLE",
 // "caller|callee STEP TOTAL% SAMPLES NAME", "match STEP TEXT", "tip STEP
 // TEXT", "fills STEP N", "paint STEP DEPTH FILL NAME", where every NAME, TITLE and TEXT is
@@ -122,6 +126,21 @@ function flame(put, out) {
 				b.click();
 			else
 				out.push('missing ' + i + ' asmtab');
+		} else if (op === 'more' || op === 'moreenter' || op === 'morespace') {
+			const [t, k] = arg.split('.');
+			const b = document.querySelectorAll('#ann-' + (t === 'asm' ? 'asm' : 'source') +
+				' tr.gap .more')[Number(k)];
+			if (!b) {
+				out.push('missing ' + i + ' ' + enc(arg));
+				return;
+			}
+			if (op === 'more')
+				b.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+			else
+				b.dispatchEvent(new KeyboardEvent('keydown', {
+					key: op === 'moreenter' ? 'Enter' : ' ', bubbles: true, cancelable: true }));
+			out.push(['more', i, b.getAttribute('aria-expanded'), b.tabIndex,
+				b.getAttribute('role')].join(' '));
 		} else if (op === 'icicle') {
 			document.getElementById('fg-mode').click();
 		} else {
@@ -133,7 +152,8 @@ function flame(put, out) {
 // The source view (html-annotate.js), step "source": "srctitle STEP
 // TITLE" ("-" when closed), "srcwhy STEP TEXT", per file "srcfile STEP
 // PATH", per row "src STEP LINE SAMPLES FN% ALL% CLASS TEXT" (empty cells
-// and classes as "-"; a cold stretch is LINE "…"), and the same of
+// and classes as "-"; a cold stretch is LINE "…"; rows not displayed
+// are left out), and the same of
 // the instructions with "asm" for "src" (ADDRESS for LINE; "asmfile" the
 // source line above a run of instructions), after "asmtab STEP SHOWN".
 function source(step, out) {
@@ -147,6 +167,8 @@ function source(step, out) {
 		out.push('srcwhy ' + step + ' ' + enc(p.textContent));
 	const rows = (sel, kind) => {
 		for (const tr of box.querySelectorAll(sel + ' tbody tr')) {
+			if (getComputedStyle(tr).display === 'none')
+				continue;
 			if (tr.className === 'file') {
 				out.push(kind + 'file ' + step + ' ' + enc(tr.textContent));
 				continue;

@@ -12,6 +12,7 @@
 #                (grep -E); its output in $T/o, $T/e
 #   html_probe CHROMIUM PAGE STEPS   an HTML page driven in headless chromium
 #                by html-probe.js; what it found in $T/dom
+#   enc          encodeURIComponent of stdin's one line, as the probe prints it
 set -eu
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -82,5 +83,17 @@ html_probe() {
 		[ "$(awk -v k=$k '$1 == "probe" && $2 == k { print $3 }' "$T/dom")" = 0 ] ||
 			fail "probe $k: $(grep "^probe $k" "$T/dom")"
 	done
+}
+# enc: encodeURIComponent of stdin's one line, as html-probe.js prints it
+enc() {
+	od -An -tx1 -v | tr -s ' \n' '\n\n' | awk 'NF {
+		c = $1; v = 0
+		for (i = 1; i <= 2; i++) v = v * 16 + index("0123456789abcdef", substr(c, i, 1)) - 1
+		if ((v >= 48 && v <= 57) || (v >= 65 && v <= 90) || (v >= 97 && v <= 122) ||
+		    index("-_.!~*()\x27", sprintf("%c", v)))
+			printf "%c", v
+		else if (v != 10)
+			printf "%%%s", toupper(c)
+	} END { print "" }'
 }
 "$FIX" write "$T/fx.data" || fail "mkfixture write"

@@ -11,8 +11,9 @@
 # as text and nothing runs or loads; Esc closes it; the inlined mix_step
 # has its own listing.  The instructions tab shows the sampled
 # instructions with `pcprof annotate --asm`'s counts, 3 around each and a
-# cold stretch as one row.  On a big profile (mkfixture tree: 200000 frames
-# over libc) the page stays under 2 MB (491 KB measured), the function with most samples
+# cold stretch as one row (t-export-html-annotate-cold.sh opens them).  On
+# a big profile (mkfixture tree: 200000 frames over libc) the page stays
+# under 2 MB (563 KB measured), the function with most samples
 # has its counted lines (said to be without their text: libc's sources
 # are not here) or its samples without line information, and one outside
 # the top says why its listing is not in the page.
@@ -26,12 +27,7 @@ D="$T/<svg onload=window.pwned=1>&amp;\"q'"
 MARK='/* </script><img src=x onerror=window.pwned=2> */'
 mkdir "$D" || fail "mkdir"
 awk -v m="$MARK" '{ print } /HOT \*\/$/ { print m }' "$SRC" >"$D/anntarget.c"
-cp "$ROOT/tests/cli-report/annstep.h" "$D/"
-annbuild "$T/hann" "$D/anntarget.c"
-HOTL=$(grep -n 'HOT \*/$' "$D/anntarget.c" | cut -d: -f1)
-WARML=$(grep -n 'WARM \*/$' "$D/anntarget.c" | cut -d: -f1)
-annaddrs "$T/hann" hot_loop
-annrec "$T/a.data" "$T/hann"
+anncopy "$D" "$T/hann" "$T/a.data"
 
 "$PCPROF" annotate -i "$T/a.data" hot_loop >"$T/ann" 2>"$T/e" || fail "annotate: $(cat "$T/e")"
 "$PCPROF" export -f html -o "$T/a.html" "$T/a.data" 2>"$T/e" || fail "export: $(cat "$T/e")"
@@ -40,18 +36,6 @@ annrec "$T/a.data" "$T/hann"
 grep -Fq '<img' "$T/a.html" && fail "the source line is in the page as markup"
 grep -Fq '<svg onload' "$T/a.html" && fail "the directory's name is in the page as markup"
 
-# enc: encodeURIComponent of stdin's one line, as the probe prints it
-enc() {
-	od -An -tx1 -v | tr -s ' \n' '\n\n' | awk 'NF {
-		c = $1; v = 0
-		for (i = 1; i <= 2; i++) v = v * 16 + index("0123456789abcdef", substr(c, i, 1)) - 1
-		if ((v >= 48 && v <= 57) || (v >= 65 && v <= 90) || (v >= 97 && v <= 122) ||
-		    index("-_.!~*()\x27", sprintf("%c", v)))
-			printf "%c", v
-		else if (v != 10)
-			printf "%%%s", toupper(c)
-	} END { print "" }'
-}
 # the listing as annotate prints it: "LINE SAMPLES FN% ALL%" per row
 # ("-" for blank counts, "…" for a cold stretch) and "file PATH" per file
 printf '%s\n' "$(cat "$T/ann")" | awk '
