@@ -38,7 +38,7 @@
  *
  * Position-independent builds (-buildmode=pie): linked by Go itself, the
  * table is the section .data.rel.ro.gopclntab; linked by the C linker
- * (-linkmode=external, as every cgo program is), it is somewhere inside
+ * (-linkmode=external, as most cgo programs are), it is somewhere inside
  * .data.rel.ro, found as a header that a moduledata points to, and ends
  * where the moduledata's pclntable slice does.  Their pointers (textStart,
  * the moduledata's words) are RELATIVE relocations, whose addends are the
