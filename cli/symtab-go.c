@@ -34,13 +34,23 @@
  *
  * gofunc itself is in no header: it is a field of the runtime's moduledata
  * (in 1.18-1.19 its word 38, in 1.20 and later 40), found by its first two
- * words, the table's address and that of the function names.  A position-
- * independent binary leaves them to relocations: no inline tree there.
+ * words, the table's address and that of the function names.
+ *
+ * Position-independent builds (-buildmode=pie): linked by Go itself, the
+ * table is the section .data.rel.ro.gopclntab; linked by the C linker
+ * (-linkmode=external, as most cgo programs are), it is somewhere inside
+ * .data.rel.ro, found as a header that a moduledata points to, and ends
+ * where the moduledata's pclntable slice does.  Their pointers (textStart,
+ * the moduledata's words) are RELATIVE relocations, whose addends are the
+ * link-time values; GNU ld and gold also write these into the words, lld
+ * leaves zeros there.  (1.16's function table of addresses is read from
+ * the words only.)
+ *
  * Only Go 1.19 was at hand to test (1.18 shares its magic; 1.20's layout
  * is read from the facts above): a gofunc word that is no address in the
  * file, or a tree that does not lead back to the function, gives no chain.
  *
- * Every offset is checked against the section's size.
+ * Every offset is checked against the table's size.
  */
 #include "symtab-go.h"
 
@@ -103,84 +113,248 @@ static Elf_Data *contents(Elf_Scn *scn, const GElf_Shdr *sh)
 	return d && d->d_buf && d->d_size == sh->sh_size ? d : NULL;
 }
 
-/* The runtime's moduledata: the aligned word pair (at, names) in a data
- * section; its gofunc word, at word index, as the table g->gofunc. */
-static void find_gofunc(Elf *elf, struct go_pcln *g, uint64_t at, unsigned index)
+/* A section of an image: its link-time address, its bytes. */
+struct sec {
+	uint64_t addr;
+	struct table t;
+	bool write, exec;
+};
+
+/* A RELATIVE relocation: the word at link-time address at holds addend
+ * plus the load bias once loaded. */
+struct rel {
+	uint64_t at, addend;
+};
+
+/* A loaded image as the file has it: its allocated sections with contents
+ * and, for a position-independent binary, the addends of its RELATIVE
+ * relocations (RELA), the words' link-time values where the linker left
+ * zeros in the file (lld does; GNU ld and gold write them). */
+struct image {
+	struct sec *sec;
+	size_t nsec;
+	struct rel *rel; /* sorted by at */
+	size_t nrel;
+	unsigned ptr;
+	bool little;
+};
+
+static int rel_cmp(const void *a, const void *b)
 {
-	uint64_t w = g->t.ptr, names = at + g->nameoff, gofunc = 0;
-	bool found = false;
-	GElf_Shdr sh;
-	for (Elf_Scn *scn = NULL; !found && (scn = elf_nextscn(elf, scn));) {
-		Elf_Data *d = gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_WRITE)
-				      ? contents(scn, &sh)
-				      : NULL;
-		if (!d)
-			continue;
-		struct table s = { d->d_buf, d->d_size, g->t.ptr, g->t.little };
-		bool ok = true;
-		for (uint64_t o = 0; o + (index + 1) * w <= s.len && !found; o += w)
-			if (get(&s, o, g->t.ptr, &ok) == at &&
-			    get(&s, o + w, g->t.ptr, &ok) == names) {
-				gofunc = get(&s, o + index * w, g->t.ptr, &ok);
-				found = ok;
-			}
+	const struct rel *x = a, *y = b;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The RELATIVE relocation type of machine m, 0 for none known here (REL
+ * machines keep the addend in the word itself: nothing to do there). */
+static unsigned relative_type(unsigned m)
+{
+	switch (m) {
+	case EM_X86_64:
+		return R_X86_64_RELATIVE;
+	case EM_AARCH64:
+		return R_AARCH64_RELATIVE;
+	case EM_PPC64:
+		return R_PPC64_RELATIVE;
+	case EM_RISCV:
+		return R_RISCV_RELATIVE;
+	case EM_S390:
+		return R_390_RELATIVE;
+	case EM_LOONGARCH:
+		return R_LARCH_RELATIVE;
+	default:
+		return 0;
 	}
-	for (Elf_Scn *scn = NULL; found && (scn = elf_nextscn(elf, scn));) {
+}
+
+static void image_open(Elf *elf, const GElf_Ehdr *eh, unsigned ptr, struct image *im)
+{
+	unsigned rt = eh->e_type == ET_DYN ? relative_type(eh->e_machine) : 0;
+	size_t nscn = 0, nrela = 0;
+	GElf_Shdr sh;
+	if (elf_getshdrnum(elf, &nscn) != 0)
+		nscn = 0;
+	for (Elf_Scn *scn = NULL; rt && (scn = elf_nextscn(elf, scn));)
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_entsize)
+			nrela += sh.sh_size / sh.sh_entsize;
+	bool little = eh->e_ident[EI_DATA] == ELFDATA2LSB;
+	*im = (struct image){ .ptr = ptr, .little = little };
+	im->sec = xcalloc(nscn + 1, sizeof *im->sec);
+	im->rel = xcalloc(nrela + 1, sizeof *im->rel);
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) && im->nsec < nscn;) {
 		Elf_Data *d = gelf_getshdr(scn, &sh) ? contents(scn, &sh) : NULL;
-		if (d && gofunc >= sh.sh_addr && gofunc - sh.sh_addr < sh.sh_size) {
-			uint64_t off = gofunc - sh.sh_addr;
-			g->gofunc = (struct table){ (const uint8_t *)d->d_buf + off,
-						    sh.sh_size - off, g->t.ptr, g->t.little };
-			return;
+		GElf_Rela r;
+		if (d && sh.sh_type != SHT_RELA)
+			im->sec[im->nsec++] = (struct sec){ sh.sh_addr,
+							    { d->d_buf, d->d_size, ptr, little },
+							    sh.sh_flags & SHF_WRITE,
+							    sh.sh_flags & SHF_EXECINSTR };
+		for (int i = 0;
+		     d && sh.sh_type == SHT_RELA && im->nrel < nrela && gelf_getrela(d, i, &r); i++)
+			if (GELF_R_TYPE(r.r_info) == rt && GELF_R_SYM(r.r_info) == 0)
+				im->rel[im->nrel++] =
+					(struct rel){ r.r_offset, (uint64_t)r.r_addend };
+	}
+	qsort(im->rel, im->nrel, sizeof *im->rel, rel_cmp);
+}
+
+static void image_close(struct image *im)
+{
+	free(im->sec);
+	free(im->rel);
+}
+
+/* The bytes from link-time address addr to the end of its section. */
+static struct table image_table(const struct image *im, uint64_t addr)
+{
+	for (size_t i = 0; i < im->nsec; i++) {
+		const struct sec *s = &im->sec[i];
+		if (addr >= s->addr && addr - s->addr < s->t.len)
+			return (struct table){ s->t.p + (addr - s->addr),
+					       s->t.len - (addr - s->addr), im->ptr, im->little };
+	}
+	return (struct table){ NULL, 0, im->ptr, im->little };
+}
+
+/* The pointer-sized word at offset off of section s, as the dynamic
+ * linker leaves it, less the load bias. */
+static uint64_t image_word(const struct image *im, const struct sec *s, uint64_t off, bool *ok)
+{
+	struct rel key = { s->addr + off, 0 };
+	const struct rel *r = bsearch(&key, im->rel, im->nrel, sizeof *r, rel_cmp);
+	return r && off + im->ptr <= s->t.len ? r->addend : get(&s->t, off, im->ptr, ok);
+}
+
+/* The word of the runtime's moduledata at index i. */
+#define MD_PCLNTABLE 13 /* the function table's slice: ptr, len */
+#define MD_TEXT      22 /* runtime.text (1.18 and later) */
+
+/*
+ * The runtime's moduledata of the table at link-time address at: the
+ * aligned pair (at, its function names' address) in a writable section,
+ * which only the moduledata holds.  Its words from index 0 to last into w;
+ * false if there is none.
+ */
+static bool find_module(const struct image *im, const struct go_pcln *g, uint64_t at, uint64_t *w,
+			unsigned last)
+{
+	uint64_t ws = im->ptr, names = at + g->nameoff;
+	for (size_t i = 0; i < im->nsec; i++) {
+		const struct sec *s = &im->sec[i];
+		if (!s->write)
+			continue;
+		uint64_t o = (ws - s->addr % ws) % ws;
+		for (bool ok = true; o + (last + 1) * ws <= s->t.len; o += ws) {
+			if (image_word(im, s, o, &ok) != at ||
+			    image_word(im, s, o + ws, &ok) != names)
+				continue;
+			for (unsigned k = 0; k <= last; k++)
+				w[k] = image_word(im, s, o + k * ws, &ok);
+			if (ok)
+				return true;
+			ok = true;
 		}
 	}
+	return false;
+}
+
+/* The table at link-time address at, its bytes t: its header read, its
+ * moduledata found; NULL if t is no table or, unless named, has no
+ * moduledata (then it was only bytes that looked like a header). */
+static struct go_pcln *table_at(const struct image *im, Elf *elf, struct table t, uint64_t at,
+				bool named)
+{
+	bool ok = true;
+	if (t.len < 16)
+		return NULL;
+	uint32_t magic = (uint32_t)get(&t, 0, 4, &ok);
+	bool v116 = magic == 0xfffffffa, v118 = magic == 0xfffffff0 || magic == 0xfffffff1;
+	t.ptr = t.p[7];
+	if ((!v116 && !v118) || t.p[4] || t.p[5] || (t.ptr != 4 && t.ptr != 8) || !t.p[6] ||
+	    t.ptr != im->ptr)
+		return NULL;
+	struct go_pcln g = { .t = t, .v118 = v118, .v120 = magic == 0xfffffff1 };
+	g.quantum = t.p[6];
+	uint64_t w = t.ptr, h = 8;
+	g.nfunc = get(&t, h, t.ptr, &ok);
+	h += 2 * w; /* nfunc, nfiles */
+	if (v118) {
+		/* relocated in a position-independent binary */
+		struct table ht = image_table(im, at);
+		const struct sec s = { at, ht.p ? ht : t, false, false };
+		g.text = image_word(im, &s, h, &ok);
+		h += w;
+	}
+	g.nameoff = get(&t, h, t.ptr, &ok);
+	g.cuoff = get(&t, h + w, t.ptr, &ok);
+	g.fileoff = get(&t, h + 2 * w, t.ptr, &ok);
+	g.pctab = get(&t, h + 3 * w, t.ptr, &ok);
+	g.pcln = get(&t, h + 4 * w, t.ptr, &ok);
+	g.ent = v118 ? 4 : t.ptr;
+	if (!ok || g.nfunc == 0 || g.nfunc > t.len / (2 * g.ent) || g.nameoff >= t.len ||
+	    g.pcln >= t.len || (g.nfunc + 1) * 2 * g.ent > t.len - g.pcln)
+		return NULL;
+	/* gofunc: word 38 of the moduledata in 1.18-1.19, 40 from 1.20 */
+	unsigned last = !v118 ? MD_PCLNTABLE + 1 : g.v120 ? 40 : 38;
+	uint64_t md[41];
+	bool module = find_module(im, &g, at, md, last);
+	if (!module && !named)
+		return NULL;
+	if (module && !named) { /* the table ends where the function table does */
+		uint64_t end = md[MD_PCLNTABLE] + md[MD_PCLNTABLE + 1];
+		if (end <= at || end - at < g.pcln || end - at > t.len)
+			return NULL;
+		g.t.len = end - at;
+	}
+	if (v118 && !g.text && module)
+		g.text = md[MD_TEXT];
+	GElf_Shdr tsh;
+	/* internally linked, runtime.text is where .text starts */
+	if (v118 && !g.text && section(elf, ".text", &tsh))
+		g.text = tsh.sh_addr;
+	if (v118 && module)
+		g.gofunc = image_table(im, md[last]);
+	struct go_pcln *p = xmalloc(sizeof *p);
+	*p = g;
+	return p;
 }
 
 struct go_pcln *symtab_go_open(Elf *elf)
 {
-	GElf_Shdr sh, tsh;
-	/* its name in a position-independent build: .data.rel.ro.gopclntab */
-	Elf_Scn *scn = elf ? section(elf, ".gopclntab", &sh) : NULL;
-	if (!scn && elf)
-		scn = section(elf, ".data.rel.ro.gopclntab", &sh);
-	Elf_Data *d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	GElf_Shdr sh;
 	GElf_Ehdr eh;
-	if (!d || !d->d_buf || d->d_size < 16 || !gelf_getehdr(elf, &eh))
+	if (!elf || !gelf_getehdr(elf, &eh))
 		return NULL;
-	struct table t = { d->d_buf, d->d_size, 0, eh.e_ident[EI_DATA] == ELFDATA2LSB };
-	bool ok = true;
-	uint32_t magic = (uint32_t)get(&t, 0, 4, &ok);
-	bool v116 = magic == 0xfffffffa, v118 = magic == 0xfffffff0 || magic == 0xfffffff1;
-	t.ptr = t.p[7];
-	if ((!v116 && !v118) || t.p[4] || t.p[5] || (t.ptr != 4 && t.ptr != 8) || !t.p[6])
+	/* its name in an internally linked position-independent build:
+	 * .data.rel.ro.gopclntab */
+	Elf_Scn *scn = section(elf, ".gopclntab", &sh);
+	if (!scn)
+		scn = section(elf, ".data.rel.ro.gopclntab", &sh);
+	/* no table by name: only a Go program's image is worth a search */
+	GElf_Shdr bsh;
+	if (!scn && !section(elf, ".go.buildinfo", &bsh))
 		return NULL;
-	struct go_pcln *g = xcalloc(1, sizeof *g);
-	*g = (struct go_pcln){ .t = t, .v118 = v118, .v120 = magic == 0xfffffff1 };
-	g->quantum = t.p[6];
-	uint64_t w = t.ptr, at = 8;
-	g->nfunc = get(&t, at, t.ptr, &ok);
-	at += 2 * w; /* nfunc, nfiles */
-	if (v118) {
-		g->text = get(&t, at, t.ptr, &ok);
-		at += w;
-		/* A position-independent binary may leave it to a relocation:
-		 * runtime.text is where .text starts. */
-		if (!g->text && section(elf, ".text", &tsh))
-			g->text = tsh.sh_addr;
+	struct image im;
+	image_open(elf, &eh, eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4, &im);
+	Elf_Data *d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	struct go_pcln *g = NULL;
+	if (d && d->d_buf)
+		g = table_at(&im, elf, (struct table){ d->d_buf, d->d_size, 0, im.little },
+			     sh.sh_addr, true);
+	/* An externally linked one has the table inside .data.rel.ro, under
+	 * no name of its own (and its symbol, runtime.pclntab, is stripped
+	 * with the others): a header, at an aligned address of a section of
+	 * data, that the moduledata points to. */
+	for (size_t i = 0; !scn && !g && i < im.nsec; i++) {
+		const struct sec *s = &im.sec[i];
+		uint64_t o = (im.ptr - s->addr % im.ptr) % im.ptr;
+		for (; !s->exec && !g && o + 16 <= s->t.len; o += im.ptr)
+			if ((s->t.p[o] == 0xff || s->t.p[o + 3] == 0xff) && s->t.p[o + 1] == 0xff &&
+			    s->t.p[o + 2] == 0xff)
+				g = table_at(&im, elf, image_table(&im, s->addr + o), s->addr + o,
+					     false);
 	}
-	g->nameoff = get(&t, at, t.ptr, &ok);
-	g->cuoff = get(&t, at + w, t.ptr, &ok);
-	g->fileoff = get(&t, at + 2 * w, t.ptr, &ok);
-	g->pctab = get(&t, at + 3 * w, t.ptr, &ok);
-	g->pcln = get(&t, at + 4 * w, t.ptr, &ok);
-	g->ent = v118 ? 4 : t.ptr;
-	if (!ok || g->nfunc == 0 || g->nfunc > t.len / (2 * g->ent) || g->nameoff >= t.len ||
-	    g->pcln >= t.len || (g->nfunc + 1) * 2 * g->ent > t.len - g->pcln) {
-		free(g);
-		return NULL;
-	}
-	if (v118)
-		find_gofunc(elf, g, sh.sh_addr, g->v120 ? 40 : 38);
+	image_close(&im);
 	return g;
 }
 

@@ -5,7 +5,12 @@
 # what interrupts them above: Go's asynchronous preemption) with
 # a 2:1 split, stepA and mix marked [inline], as well in a build stripped
 # of its symbols and DWARF (-ldflags=-s -w), where .gopclntab is all there
-# is, as in a plain one (where libdw finds no unit for Go's addresses).
+# is, as in a plain one (where libdw finds no unit for Go's addresses);
+# and in position-independent builds (-buildmode=pie), plain and stripped,
+# linked by Go (the table a section of its own) and, with a C compiler, by
+# the C linker (-linkmode=external, as cgo programs are: the table inside
+# .data.rel.ro under no name).  pcprof report -l must give mix's body line
+# in main.go, as main.mix [inline], in each of them.
 . "$(dirname "$0")/../cli-attach/lib.sh"
 HZ=500
 SECS=1
@@ -62,8 +67,25 @@ for call in 'call to stepA' 'call to stepB' 'call to mix'; do
 done
 
 go_build -gcflags=-m -ldflags="-s -w" -o "$T/inline-s" .
+progs="inline inline-s inline-pie inline-pie-s"
+go_build -gcflags=-m -buildmode=pie -o "$T/inline-pie" .
+go_build -gcflags=-m -buildmode=pie -ldflags="-s -w" -o "$T/inline-pie-s" .
+if command -v cc >/dev/null; then
+	go_build -gcflags=-m -buildmode=pie -ldflags="-linkmode=external" -o "$T/inline-pie-ext" .
+	go_build -gcflags=-m -buildmode=pie -ldflags="-s -w -linkmode=external" -o "$T/inline-pie-ext-s" .
+	progs="$progs inline-pie-ext inline-pie-ext-s"
+else
+	echo "# no C compiler: the externally linked PIE builds are not tested"
+fi
+# the PIE builds are position-independent (ELF type ET_DYN, little-endian)
+for prog in $progs; do
+	case $prog in *pie*) [ "$(od -An -tx1 -j16 -N1 "$T/$prog" | tr -d ' ')" = 03 ] ||
+		fail "$prog: not position-independent" ;;
+	esac
+done
+lmix=$(grep -n 'return x\*1.0000001 + 1e-9' "$T/gosrc/main.go" | cut -d: -f1)
 
-for prog in inline inline-s; do
+for prog in $progs; do
 	children_cpu >"$T/c0"
 	"$PCPROF" run -o "$T/p.data" --hz $HZ "$T/$prog" $SECS >"$T/out" 2>"$T/err"
 	rc=$?
@@ -90,5 +112,11 @@ for prog in inline inline-s; do
 		grep -q " $f \[inline\] " "$T/report" || { cat "$T/report"; fail "$prog: $f is not marked [inline]"; }
 	done
 	grep -q ' main\.burn  ' "$T/report" || { cat "$T/report"; fail "$prog: main.burn is missing"; }
+	# mix's body line, from .gopclntab's line table, holds most samples
+	"$PCPROF" report -l "$T/p.data" >"$T/lines" || fail "$prog: report -l"
+	awk -v f="$T/gosrc/main.go:$lmix" -v l="$lmix" -v name=$prog '$5 == f && $6 == "main.mix" && $7 == "[inline]" { n = $3 }
+		$3 ~ /^[0-9]+$/ && NF >= 6 { all += $3 }
+		END { printf "%s: %d of %d samples on main.go:%d as main.mix [inline]\n", name, n, all, l
+		exit !(n >= 0.5 * all) }' "$T/lines" || { cat "$T/lines"; fail "$prog: no samples on mix's line $lmix"; }
 done
 exit 0

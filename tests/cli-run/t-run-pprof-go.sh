@@ -2,7 +2,8 @@
 # go tool pprof on the pprof export of Go programs recorded by pcprof run
 # (external mode, which picks itself for Go): the pure Go program of
 # t-run-external.sh (main.burnA 2/3 and main.burnB 1/3 of the time, one
-# loop each) and the cgo program of t-run-external-stacks.sh (the C
+# loop each), also built position-independent (-top -cum, -list and
+# -disasm), and the cgo program of t-run-external-stacks.sh (the C
 # function burnc under both).  Checked with the real pprof:
 #   -top -cum     main.main above the hot functions, its cum holding theirs
 #                 (98% at least),
@@ -36,11 +37,14 @@ grep -q 'func burnA' "$T/gosrc/main.go" || fail "no Go program found in t-run-ex
 sed -n '/^cat >"$T\/cgosrc\/main.go" <<.END.$/,/^END$/p' "$(dirname "$0")/t-run-external-stacks.sh" |
 	sed '1d;$d' >"$T/cgosrc/main.go"
 grep -q 'double burnc' "$T/cgosrc/main.go" || fail "no cgo program found in t-run-external-stacks.sh"
-# gobuild DIR OUT CGO: build DIR's program (CGO_ENABLED=CGO) into OUT
+# gobuild DIR OUT CGO [ARGS...]: build DIR's program (CGO_ENABLED=CGO,
+# go build ARGS) into OUT
 gobuild()
 {
-	(cd "$1" && CGO_ENABLED=$3 CGO_CFLAGS="-O2 -g -fno-omit-frame-pointer" GOFLAGS=-mod=mod \
-		nice "$GO" build -o "$2" .) >"$T/gobuild" 2>&1
+	dir=$1 out=$2 cgo=$3
+	shift 3
+	(cd "$dir" && CGO_ENABLED=$cgo CGO_CFLAGS="-O2 -g -fno-omit-frame-pointer" GOFLAGS=-mod=mod \
+		nice "$GO" build "$@" -o "$out" .) >"$T/gobuild" 2>&1
 	rc=$?
 	chmod -R u+w "$T/gopath" 2>/dev/null
 	return $rc
@@ -108,43 +112,50 @@ disasm_sum()
 	awk '$3 ~ /^[0-9a-f]+:$/ && $1 != "." { s += $1 } END { print s + 0 }' "$1"
 }
 
+# gocheck NAME: -top -cum, -list and -disasm of $T/NAME.pb.gz, the pure Go
+# program; main.burnA's samples in $a, its loop body's line in $lbody
+gocheck()
+{
+	cumtop "$T/$1.pb.gz"
+	mm=$(col main.main 1) ma=$(col main.burnA 1) mb=$(col main.burnB 1)
+	[ "$mm" -lt "$ma" ] && [ "$mm" -lt "$mb" ] ||
+		fail "$1 -top -cum: main.main (row $mm) not above main.burnA ($ma) and main.burnB ($mb): $(cat "$T/pp")"
+	a=$(col main.burnA 3) b=$(col main.burnB 3) m=$(col main.main 3)
+	[ "$(col main.burnA 2)" = "$a" ] && [ "$(col main.burnB 2)" = "$b" ] ||
+		fail "$1 -top -cum: a leaf's cum is not its flat: $(cat "$T/pp")"
+	covers "$m" $((a + b)) || fail "$1 -top -cum: main.main's cum $m < main.burnA's $a + main.burnB's $b"
+	split "$1 -top -cum: main.burnA" "$a" "$b"
+
+	# -list: the loop's lines in main.go hold main.burnA's samples
+	pp -list 'main\.burnA$' "$T/$1.pb.gz"
+	cp "$T/pp" "$T/list"
+	grep -q "^ROUTINE =* main\.burnA in $T/gosrc/main\.go\$" "$T/list" ||
+		fail "$1 -list main.burnA: not its source file (a Go binary's lines: DWARF, else .gopclntab): $(cat "$T/list")"
+	[ "$(routine_flat "$T/list")" = "$a" ] || fail "$1 -list main.burnA: total $(routine_flat "$T/list"), -top said $a"
+	# the loop of burnA: its for line and its body (the first of the two in
+	# the file), at their own line numbers
+	lfor=$(grep -n 'for i := 0; i < 2\*n; i++ {' "$T/gosrc/main.go" | head -n1 | cut -d: -f1)
+	lbody=$(grep -n 'x = x\*1.0000001 + 1e-9' "$T/gosrc/main.go" | head -n1 | cut -d: -f1)
+	awk -v f="$lfor" -v b="$lbody" -v total="$a" -v name="$1" '
+		$3 == f ":" || $3 == b ":" { if ($1 != ".") s += $1; if ($3 == b ":" && $1 != ".") hot = $1
+			if ($3 == b ":" && index($0, "x = x*1.0000001 + 1e-9")) text = 1 }
+		END { printf "%s -list: %d of %d samples on lines %d and %d (%d on the body)\n", name, s, total, f, b, hot
+		exit !(text && hot > 0 && s >= 0.9 * total) }' "$T/list" ||
+		fail "$1 -list main.burnA: the loop's lines $lfor/$lbody do not hold its samples: $(cat "$T/list")"
+
+	# -disasm: pprof reads the instructions from the binary the mapping names
+	pp -disasm 'main\.burnA' "$T/$1.pb.gz"
+	cp "$T/pp" "$T/dis"
+	grep -q '^ROUTINE =* main\.burnA$' "$T/dis" || fail "$1 -disasm main.burnA: $(cat "$T/dis")"
+	[ "$(disasm_sum "$T/dis")" = "$a" ] ||
+		fail "$1 -disasm main.burnA: instructions hold $(disasm_sum "$T/dis") samples, want $a: $(cat "$T/dis")"
+	grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9a-f]+: .*main\.go:'"$lbody"'$' "$T/dis" ||
+		fail "$1 -disasm main.burnA: no sampled instruction of line $lbody: $(cat "$T/dis")"
+}
+
 # ---- 1. pure Go --------------------------------------------------------------
 record go "$T/split-go" 0.5
-cumtop "$T/go.pb.gz"
-mm=$(col main.main 1) ma=$(col main.burnA 1) mb=$(col main.burnB 1)
-[ "$mm" -lt "$ma" ] && [ "$mm" -lt "$mb" ] ||
-	fail "-top -cum: main.main (row $mm) not above main.burnA ($ma) and main.burnB ($mb): $(cat "$T/pp")"
-a=$(col main.burnA 3) b=$(col main.burnB 3) m=$(col main.main 3)
-[ "$(col main.burnA 2)" = "$a" ] && [ "$(col main.burnB 2)" = "$b" ] ||
-	fail "-top -cum: a leaf's cum is not its flat: $(cat "$T/pp")"
-covers "$m" $((a + b)) || fail "-top -cum: main.main's cum $m < main.burnA's $a + main.burnB's $b"
-split "go -top -cum: main.burnA" "$a" "$b"
-
-# -list: the loop's lines in main.go hold main.burnA's samples
-pp -list 'main\.burnA$' "$T/go.pb.gz"
-cp "$T/pp" "$T/list"
-grep -q "^ROUTINE =* main\.burnA in $T/gosrc/main\.go\$" "$T/list" ||
-	fail "-list main.burnA: not its source file (a Go binary's lines: DWARF, else .gopclntab): $(cat "$T/list")"
-[ "$(routine_flat "$T/list")" = "$a" ] || fail "-list main.burnA: total $(routine_flat "$T/list"), -top said $a"
-# the loop of burnA: its for line and its body (the first of the two in
-# the file), at their own line numbers
-lfor=$(grep -n 'for i := 0; i < 2\*n; i++ {' "$T/gosrc/main.go" | head -n1 | cut -d: -f1)
-lbody=$(grep -n 'x = x\*1.0000001 + 1e-9' "$T/gosrc/main.go" | head -n1 | cut -d: -f1)
-awk -v f="$lfor" -v b="$lbody" -v total="$a" '
-	$3 == f ":" || $3 == b ":" { if ($1 != ".") s += $1; if ($3 == b ":" && $1 != ".") hot = $1
-		if ($3 == b ":" && index($0, "x = x*1.0000001 + 1e-9")) text = 1 }
-	END { printf "go -list: %d of %d samples on lines %d and %d (%d on the body)\n", s, total, f, b, hot
-	exit !(text && hot > 0 && s >= 0.9 * total) }' "$T/list" ||
-	fail "-list main.burnA: the loop's lines $lfor/$lbody do not hold its samples: $(cat "$T/list")"
-
-# -disasm: pprof reads the instructions from the binary the mapping names
-pp -disasm 'main\.burnA' "$T/go.pb.gz"
-cp "$T/pp" "$T/dis"
-grep -q '^ROUTINE =* main\.burnA$' "$T/dis" || fail "-disasm main.burnA: $(cat "$T/dis")"
-[ "$(disasm_sum "$T/dis")" = "$a" ] ||
-	fail "-disasm main.burnA: instructions hold $(disasm_sum "$T/dis") samples, want $a: $(cat "$T/dis")"
-grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9a-f]+: .*main\.go:'"$lbody"'$' "$T/dis" ||
-	fail "-disasm main.burnA: no sampled instruction of line $lbody: $(cat "$T/dis")"
+gocheck go
 # ... and through PPROF_BINARY_PATH once the binary has moved
 mkdir "$T/bin"
 mv "$T/split-go" "$T/bin/"
@@ -173,6 +184,21 @@ grep -Eq '[0-9.]+m?s +[0-9a-f]+: .*main\.go:'"$lbody" "$T/w.dis" ||
 	fail "-http disasm: no sampled instruction of line $lbody"
 web_graph "$T/w.graph" main.burnA main.main
 web_stop
+
+# ---- 1b. pure Go, position-independent -------------------------------------
+# go build -buildmode=pie linked by the C linker (-linkmode=external, as cgo
+# programs are): .gopclntab is inside .data.rel.ro under no name, and the
+# export had no source lines (-list: "No source information") before pcprof
+# looked for it there
+if ! command -v cc >/dev/null; then
+	echo "# no C compiler: the externally linked PIE build is not tested"
+elif ! gobuild "$T/gosrc" "$T/split-go-pie" 0 -buildmode=pie -ldflags=-linkmode=external; then
+	echo "# the externally linked PIE build failed here, not tested: $(head -n3 "$T/gobuild")"
+else
+	[ "$(od -An -tx1 -j16 -N1 "$T/split-go-pie" | tr -d ' ')" = 03 ] || fail "split-go-pie: not position-independent"
+	record go-pie "$T/split-go-pie" 0.5
+	gocheck go-pie
+fi
 
 # ---- 2. cgo ------------------------------------------------------------------
 command -v cc >/dev/null || { echo "# no C compiler: the cgo case is not run"; exit 0; }
