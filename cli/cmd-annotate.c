@@ -26,26 +26,27 @@ enum { OPT_COLOR = 256 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pcprof annotate [OPTIONS] [FUNC...] [-i FILE]\n"
-		"\n"
-		"Show where in each function matching FUNC (fnmatch, on the names report\n"
-		"prints) the samples of FILE (default pcprof.data) are: its source lines\n"
-		"with their samples and shares, or with --asm its instructions.  Without\n"
-		"FUNC, the functions with most self samples.\n"
-		"\n"
-		"  -i, --input FILE     the recording (default pcprof.data)\n"
-		"  -a, --asm            instructions (from the module's file) instead of lines\n"
-		"  -n, --limit N        at most N functions (default 3 without FUNC; 0: all)\n"
-		"  -C, --context N      source lines shown around each sampled line (default 3)\n"
-		"      --color[=WHEN]   colour hot rows: auto (on a terminal, unless NO_COLOR\n"
-		"                       is set; the default), always or never\n" FILTER_USAGE(
-			"-f,") "  -h, --help           this text\n"
-			       "\n"
-			       "fn%%: share of the function's samples; all%%: of all samples.  "
-			       "Lines of code\n"
-			       "inlined into the function are shown in their own source files.\n"
-			       "See pcprof-annotate(1).\n");
+	fputs("usage: pcprof annotate [OPTIONS] [FUNC...] [-i FILE]\n"
+	      "\n"
+	      "Show where in each function matching FUNC (fnmatch, on the names report\n"
+	      "prints) the samples of FILE (default pcprof.data) are: its source lines\n"
+	      "with their samples and shares, or with --asm its instructions.  Without\n"
+	      "FUNC, the functions with most self samples.\n"
+	      "\n"
+	      "  -i, --input FILE     the recording (default pcprof.data)\n"
+	      "  -a, --asm            instructions (from the module's file) instead of lines\n"
+	      "  -n, --limit N        at most N functions (default 3 without FUNC; 0: all)\n"
+	      "  -C, --context N      source lines shown around each sampled line (default 3)\n"
+	      "      --color[=WHEN]   colour hot rows: auto (on a terminal, unless NO_COLOR\n"
+	      "                       is set; the default), always or never (or --colour)\n",
+	      f);
+	fputs(FILTER_USAGE("-f,"), f);
+	fputs("  -h, --help           this text\n"
+	      "\n"
+	      "fn%: share of the function's samples; all%: of all samples.  Lines of code\n"
+	      "inlined into the function are shown in their own source files.\n"
+	      "See pcprof-annotate(1).\n",
+	      f);
 }
 
 static bool use_color(const char *when)
