@@ -211,6 +211,8 @@ static void side_header(const char *what, const char *file, const struct model *
 	printf(", %zu process%s\n%-8s command ", f->nprocs, f->nprocs == 1 ? "" : "es", "");
 	text_put(stdout, f->prof->command);
 	putchar('\n');
+	if (f->opts.time) /* --time: what the period kept of this file */
+		view_time_header(f);
 }
 
 static void table(struct dtab *t, const struct model *m[2], bool lines, const struct view_paths *vp,

@@ -85,6 +85,13 @@ PROFIL_ENGINE=manual "$PCPROF" run -q -o "$T/i.data" -- "$PHASES" inject 2>"$T/e
 same "$T/i.data" "phase_a 7" --time 0-1
 same "$T/i.data" "phase_b 10" --time 1-
 same "$T/i.data" "phase_b 3" --time 2- -f 'phase_*'
+# diff says what the period kept of each file, as report does
+"$PCPROF" report --time 1- "$T/i.data" >"$T/r" 2>&1 || fail "report --time 1-"
+"$PCPROF" diff --time 1- "$T/i.data" "$T/i.data" >"$T/d" 2>&1 || fail "diff --time 1-"
+grep '^time ' "$T/r" >"$T/want"
+grep '^time ' "$T/d" >"$T/got"
+[ -s "$T/want" ] && cat "$T/want" "$T/want" | cmp -s - "$T/got" ||
+	fail "diff --time: $(cat "$T/got"), report --time: $(cat "$T/want")"
 
 # --no-demangle and --no-inline are accepted by all four (their effect:
 # t-demangle.sh, t-inline.sh)
