@@ -3,8 +3,9 @@
 # SYNOPSIS and the .It/.Op lines, long and short) is accepted by the
 # command, and each short option letter the command accepts is in its
 # page and its --help.  (t-man.sh compares the long options of --help
-# with the page.)  A refused option is told by its message: getopt's
-# "invalid/unrecognized option", pcprof run's "unknown option".
+# with the page.)  A refused option is told by its message, getopt's
+# "invalid/unrecognized option" or pcprof run's "unknown option", which
+# names the command ("pcprof report: ...") as every other message does.
 . "$(dirname "$0")/lib.sh"
 mkdir "$T/empty"
 # refused CMD OPT: CMD refuses OPT as an option it does not know
@@ -18,6 +19,9 @@ cmds=$(sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' "$T/cmds")
 for c in $cmds; do
 	page=man/pcprof-$c.1
 	"$PCPROF" "$c" --help >"$T/help" || fail "$c --help"
+	# a refused option is named with the command, like every other message
+	refused "$c" --bogus || fail "pcprof $c takes --bogus: $(cat "$T/err")"
+	head -1 "$T/err" | grep -q "^pcprof $c: .*--bogus" || fail "pcprof $c --bogus says: $(cat "$T/err")"
 	{
 		grep -E '^\.(It|Op) ' "$page"
 		sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' "$page"
