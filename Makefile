@@ -429,11 +429,15 @@ install: lib cli
 	if [ -x $(B)/install/pcprof ]; then install -d $(DESTDIR)$(BINDIR) && \
 		install -m 755 $(B)/install/pcprof $(DESTDIR)$(BINDIR)/pcprof; fi
 
+# Removes what install installed, the man pages too (same list), and the
+# libprofil include directory, which is ours alone.
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libprofil.so \
 		$(DESTDIR)$(LIBDIR)/libprofil.a $(DESTDIR)$(LIBDIR)/pkgconfig/libprofil.pc \
 		$(DESTDIR)$(LIBDIR)/libprofil-audit.so.1 \
 		$(DESTDIR)$(INCLUDEDIR)/libprofil $(DESTDIR)$(BINDIR)/pcprof
+	for m in $(wildcard man/*.[137]); do \
+		s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done
 
 # ---- misc ------------------------------------------------------------------
 

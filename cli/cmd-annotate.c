@@ -17,37 +17,36 @@
 
 #include "annotate.h"
 #include "cmd.h"
-#include "debuginfo.h"
+#include "filteropt.h"
 #include "srcpath.h"
 #include "util.h"
 #include "view.h"
 
-enum { OPT_COLOR = 256, OPT_NO_DEMANGLE };
+enum { OPT_COLOR = 256 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pcprof annotate [OPTIONS] [FUNC...] [-i FILE]\n"
-		"\n"
-		"Show where in each function matching FUNC (fnmatch, on the names report\n"
-		"prints) the samples of FILE (default pcprof.data) are: its source lines\n"
-		"with their samples and shares, or with --asm its instructions.  Without\n"
-		"FUNC, the functions with most self samples.\n"
-		"\n"
-		"  -i, --input FILE     the recording (default pcprof.data)\n"
-		"  -a, --asm            instructions (from the module's file) instead of lines\n"
-		"  -n, --limit N        at most N functions (default 3 without FUNC; 0: all)\n"
-		"  -C, --context N      source lines shown around each sampled line (default 3)\n"
-		"      --color[=WHEN]   colour hot rows: auto (on a terminal, unless NO_COLOR\n"
-		"                       is set; the default), always or never\n"
-		"  -p, --pid PID        only the process(es) with this pid\n"
-		"  -m, --module PAT     only samples in modules matching PAT (fnmatch)\n"
-		"      --no-demangle    C++ and Rust names as in the binary "
-		"(mangled)\n" DEBUGINFO_USAGE "  -h, --help           this text\n"
-		"\n"
-		"fn%%: share of the function's samples; all%%: of all samples.  Lines of code\n"
-		"inlined into the function are shown in their own source files.\n"
-		"See pcprof-annotate(1).\n");
+	fputs("usage: pcprof annotate [OPTIONS] [FUNC...] [-i FILE]\n"
+	      "\n"
+	      "Show where in each function matching FUNC (fnmatch, on the names report\n"
+	      "prints) the samples of FILE (default pcprof.data) are: its source lines\n"
+	      "with their samples and shares, or with --asm its instructions.  Without\n"
+	      "FUNC, the functions with most self samples.\n"
+	      "\n"
+	      "  -i, --input FILE     the recording (default pcprof.data)\n"
+	      "  -a, --asm            instructions (from the module's file) instead of lines\n"
+	      "  -n, --limit N        at most N functions (default 3 without FUNC; 0: all)\n"
+	      "  -C, --context N      source lines shown around each sampled line (default 3)\n"
+	      "      --color[=WHEN]   colour hot rows: auto (on a terminal, unless NO_COLOR\n"
+	      "                       is set; the default), always or never (or --colour)\n",
+	      f);
+	fputs(FILTER_USAGE("-f,"), f);
+	fputs("  -h, --help           this text\n"
+	      "\n"
+	      "fn%: share of the function's samples; all%: of all samples.  Lines of code\n"
+	      "inlined into the function are shown in their own source files.\n"
+	      "See pcprof-annotate(1).\n",
+	      f);
 }
 
 static bool use_color(const char *when)
@@ -180,10 +179,7 @@ int cmd_annotate(int argc, char **argv)
 		{ "context", required_argument, NULL, 'C' },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "module", required_argument, NULL, 'm' },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		DEBUGINFO_LONGOPTS,
+		FILTER_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,12 +187,10 @@ int cmd_annotate(int argc, char **argv)
 	bool asm_view = false;
 	long limit = -1;
 	struct ann_style st = { .context = 3 };
-	struct model_opts fo = { 0 };
+	struct filter_opts fo = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:an:C:p:m:h", longopts, NULL)) != -1) {
-		if (debuginfo_option(c, optarg))
-			continue;
+	while ((c = getopt_long(argc, argv, "i:an:C:h" FILTER_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			file = optarg;
@@ -213,19 +207,12 @@ int cmd_annotate(int argc, char **argv)
 		case OPT_COLOR:
 			when = optarg ? optarg : "always";
 			break;
-		case 'p':
-			fo.pid = model_parse_pid(optarg);
-			break;
-		case 'm':
-			fo.module = optarg;
-			break;
-		case OPT_NO_DEMANGLE:
-			fo.no_demangle = true;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (filter_option(c, optarg, &fo))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -237,7 +224,7 @@ int cmd_annotate(int argc, char **argv)
 		limit = npat ? 0 : 3;
 
 	struct pp_profile prof;
-	struct model *f = model_open(file, &fo, &prof);
+	struct model *f = model_open(file, &fo.model, &prof);
 	/* each function's samples in its code, the code inlined into it
 	 * included: a function is worth showing if it has some */
 	struct ann_index x;

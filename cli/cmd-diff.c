@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "filteropt.h"
 #include "model.h"
 #include "out.h"
 #include "util.h"
@@ -39,7 +40,7 @@
 
 #define NOISE_SE 3.0 /* a change beyond this many standard errors is real */
 
-enum { OPT_NO_DEMANGLE = 256, OPT_NO_INLINE, OPT_HTML, OPT_SOURCE_ROOT, OPT_FULL_PATHS };
+enum { OPT_HTML = 256 };
 
 static void usage(FILE *f)
 {
@@ -53,21 +54,17 @@ static void usage(FILE *f)
 		   "\n"
 		   "Options:\n"
 		   "  -l, --lines          by source line instead of by function\n"
-		   "  -s, --sort KEY       self (change of self share, default) or total\n"
+		   "  -s, --sort KEY       self (change of self share, default; or samples) or\n"
+		   "                       total\n"
 		   "  -n, --limit N        at most N rows\n"
 		   "      --html OUT       write NEW's flame graph coloured by the change of each\n"
 		   "                       frame's share (red grew, blue shrank) to OUT\n"
-		   "  -p, --pid PID        only the process(es) with this pid (in both files)\n"
-		   "  -m, --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		   "  -f, --function PAT   only functions matching PAT (fnmatch)\n"
-		   "      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		   "      --no-inline      inlined code is the function it was inlined into\n"
-		   "      --source-root DIR  --lines: paths relative to DIR\n"
-		   "      --full-paths     --lines: full source paths\n"
-		   "  -h, --help           this text\n"
 		   "\n"
-		   "Functions are matched by name and module file name, not by address, so a\n"
-		   "rebuilt program compares with its old self.  See pcprof-diff(1).\n");
+		   "Selection (in both files):\n" FILTER_USAGE("-f,") FILTER_PATH_USAGE
+		"  -h, --help           this text\n"
+		"\n"
+		"Functions are matched by name and module file name, not by address, so a\n"
+		"rebuilt program compares with its old self.  See pcprof-diff(1).\n");
 }
 
 /* One row of the comparison: one key, its counts in each file ([0] BASE,
@@ -214,6 +211,8 @@ static void side_header(const char *what, const char *file, const struct model *
 	printf(", %zu process%s\n%-8s command ", f->nprocs, f->nprocs == 1 ? "" : "es", "");
 	text_put(stdout, f->prof->command);
 	putchar('\n');
+	if (f->opts.time) /* --time: what the period kept of this file */
+		view_time_header(f);
 }
 
 static void table(struct dtab *t, const struct model *m[2], bool lines, const struct view_paths *vp,
@@ -283,24 +282,18 @@ int cmd_diff(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "html", required_argument, NULL, OPT_HTML },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "module", required_argument, NULL, 'm' },
-		{ "function", required_argument, NULL, 'f' },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-		{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
-		{ "full-paths", no_argument, NULL, OPT_FULL_PATHS },
+		FILTER_LONGOPTS,
+		FILTER_PATH_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct model_opts fo = { 0 };
-	struct view_paths vp = { 0 };
+	struct filter_opts fo = { 0 };
 	bool lines = false;
 	const char *html = NULL;
 	size_t limit = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ls:n:p:m:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ls:n:h" FILTER_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			lines = true;
@@ -319,31 +312,12 @@ int cmd_diff(int argc, char **argv)
 		case OPT_HTML:
 			html = optarg;
 			break;
-		case 'p':
-			fo.pid = model_parse_pid(optarg);
-			break;
-		case 'm':
-			fo.module = optarg;
-			break;
-		case 'f':
-			fo.function = optarg;
-			break;
-		case OPT_NO_DEMANGLE:
-			fo.no_demangle = true;
-			break;
-		case OPT_NO_INLINE:
-			fo.no_inline = true;
-			break;
-		case OPT_SOURCE_ROOT:
-			vp.source_root = optarg;
-			break;
-		case OPT_FULL_PATHS:
-			vp.full = true;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (filter_option(c, optarg, &fo))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -357,7 +331,7 @@ int cmd_diff(int argc, char **argv)
 	const struct model *m[2];
 	struct model *mm[2];
 	for (int i = 0; i < 2; i++)
-		m[i] = mm[i] = model_open(file[i], &fo, &prof[i]);
+		m[i] = mm[i] = model_open(file[i], &fo.model, &prof[i]);
 
 	if (html) {
 		char err[512];
@@ -386,7 +360,7 @@ int cmd_diff(int argc, char **argv)
 	if (!t.n)
 		printf("\nno samples in either file\n");
 	else
-		table(&t, m, lines, &vp, limit);
+		table(&t, m, lines, &fo.paths, limit);
 	for (int i = 0; i < 2; i++) {
 		char *notes = model_notes_text(m[i]);
 		if (*notes)

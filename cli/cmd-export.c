@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "debuginfo.h"
+#include "filteropt.h"
 #include "model.h"
 #include "out.h"
 #include "util.h"
@@ -30,23 +30,13 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < NFORMATS; i++)
 		fprintf(f, "  %-11s %s\n  %-11s (default -o %s)\n", formats[i]->name,
 			formats[i]->help, "", formats[i]->default_out);
-	fprintf(f,
-		"\n"
-		"Options:\n"
-		"  -f, --format FORMAT  one of the formats above\n"
-		"  -o, --output OUT     output file ('-': standard output), or directory for gmon\n"
-		"  -p, --pid PID        only the process(es) with this pid\n"
-		"      --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		"      --function PAT   only functions matching PAT (fnmatch; the name as\n"
-		"                       shown or as in the binary)\n"
-		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		"      --no-inline      inlined code is the function it was inlined "
-		"into\n"
-		"      --time FROM-TO   only samples of that period, in seconds since the run\n"
-		"                       started (1.5-3, 2- or -0.5)\n" DEBUGINFO_USAGE
-		"  -h, --help           this text\n"
-		"\n"
-		"See pcprof-export(1) and docs/formats.md.\n");
+	fprintf(f, "\n"
+		   "Options:\n"
+		   "  -f, --format FORMAT  one of the formats above\n"
+		   "  -o, --output OUT     output file ('-': standard output), or directory for "
+		   "gmon\n" FILTER_USAGE("   ") "  -h, --help           this text\n"
+						"\n"
+						"See pcprof-export(1) and docs/formats.md.\n");
 }
 
 static const char *known(void)
@@ -66,24 +56,16 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "module", required_argument, NULL, 'm' },
-		{ "function", required_argument, NULL, 'F' },
-		{ "no-demangle", no_argument, NULL, 'D' },
-		{ "no-inline", no_argument, NULL, 'I' },
-		{ "time", required_argument, NULL, 'T' },
-		DEBUGINFO_LONGOPTS,
+		FILTER_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fmtname = NULL, *out = NULL;
-	struct model_opts fo = { 0 };
-	struct tl_range period;
+	struct filter_opts fo = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:p:h", longopts, NULL)) != -1) {
-		if (debuginfo_option(c, optarg))
-			continue;
+	/* -f is --format here: --function has no short form */
+	while ((c = getopt_long(argc, argv, "f:o:p:m:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fmtname = optarg;
@@ -91,28 +73,12 @@ int cmd_export(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
-		case 'p':
-			fo.pid = model_parse_pid(optarg);
-			break;
-		case 'm':
-			fo.module = optarg;
-			break;
-		case 'F':
-			fo.function = optarg;
-			break;
-		case 'D':
-			fo.no_demangle = true;
-			break;
-		case 'I':
-			fo.no_inline = true;
-			break;
-		case 'T':
-			fo.time = tl_parse_arg(optarg, &period);
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
+			if (filter_option(c, optarg, &fo))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -132,10 +98,10 @@ int cmd_export(int argc, char **argv)
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!out)
 		out = fmt->default_out;
-	fo.no_inline |= fmt->no_inline;
+	fo.model.no_inline |= fmt->no_inline;
 
 	struct pp_profile prof;
-	struct model *f = model_open(file, &fo, &prof);
+	struct model *f = model_open(file, &fo.model, &prof);
 	char err[512];
 	if (fmt->write(f, out, err, sizeof err) != 0)
 		die(1, "%s", err);

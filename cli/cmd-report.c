@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "debuginfo.h"
+#include "filteropt.h"
 #include "model.h"
 #include "util.h"
 #include "view.h"
@@ -27,16 +27,7 @@ enum {
 	V_TIMELINE = 64,
 };
 
-enum {
-	OPT_CALLERS = 256,
-	OPT_CALLEES,
-	OPT_NO_DEMANGLE,
-	OPT_NO_INLINE,
-	OPT_SOURCE_ROOT,
-	OPT_FULL_PATHS,
-	OPT_TIME,
-	OPT_TIMELINE
-};
+enum { OPT_CALLERS = 256, OPT_CALLEES, OPT_TIMELINE };
 
 static void usage(FILE *f)
 {
@@ -59,22 +50,11 @@ static void usage(FILE *f)
 		"      --callees FUNC   the functions they call\n"
 		"      --timeline       each thread's CPU use over time, as a row of characters\n"
 		"\n"
-		"Selection and order:\n"
-		"  -p, --pid PID        only the process(es) with this pid\n"
-		"  -m, --module PAT     only modules whose path or name matches PAT (fnmatch)\n"
-		"  -f, --function PAT   only functions matching PAT (fnmatch)\n"
-		"      --time FROM-TO   only samples of that period, in seconds since the run\n"
-		"                       started (1.5-3, 2- or -0.5)\n"
+		"Selection and order:\n" FILTER_USAGE("-f,") FILTER_PATH_USAGE
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node)\n"
 		"  -v, --all            -P: every process, those without samples too\n"
 		"                       (default: counted on one line, unless -p)\n"
-		"      --no-demangle    C++ and Rust names as in the binary (mangled)\n"
-		"      --no-inline      inlined code is the function it was inlined into\n"
-		"                       (default: a function of its own, marked [inline])\n"
-		"      --source-root DIR  --lines: source paths relative to DIR (default: to\n"
-		"                       the compilation directory, when under it)\n"
-		"      --full-paths     --lines: full source paths\n" DEBUGINFO_USAGE
 		"  -h, --help           this text\n"
 		"\n"
 		"Percentages are of all samples of the selected processes.\n"
@@ -146,32 +126,23 @@ int cmd_report(int argc, char **argv)
 		{ "tree", no_argument, NULL, 't' },
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-		{ "time", required_argument, NULL, OPT_TIME },
 		{ "timeline", no_argument, NULL, OPT_TIMELINE },
-		{ "source-root", required_argument, NULL, OPT_SOURCE_ROOT },
-		{ "full-paths", no_argument, NULL, OPT_FULL_PATHS },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "module", required_argument, NULL, 'm' },
-		{ "function", required_argument, NULL, 'f' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'v' },
-		DEBUGINFO_LONGOPTS,
+		FILTER_LONGOPTS,
+		FILTER_PATH_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct view_opts o = { 0 };
 	unsigned views = 0;
 	const char *callers = NULL, *callees = NULL;
-	struct model_opts fo = { 0 };
-	struct tl_range period;
+	struct filter_opts fo = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "FlMPTtp:m:f:s:n:vh", longopts, NULL)) != -1) {
-		if (debuginfo_option(c, optarg))
-			continue;
+	while ((c = getopt_long(argc, argv, "FlMPTts:n:vh" FILTER_SHORTOPTS, longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 't':
 			views |= V_TREE;
@@ -181,21 +152,6 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CALLEES:
 			callees = optarg;
-			break;
-		case OPT_NO_DEMANGLE:
-			fo.no_demangle = true;
-			break;
-		case OPT_NO_INLINE:
-			fo.no_inline = true;
-			break;
-		case OPT_SOURCE_ROOT:
-			o.paths.source_root = optarg;
-			break;
-		case OPT_FULL_PATHS:
-			o.paths.full = true;
-			break;
-		case OPT_TIME:
-			fo.time = tl_parse_arg(optarg, &period);
 			break;
 		case OPT_TIMELINE:
 			views |= V_TIMELINE;
@@ -214,15 +170,6 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'T':
 			views |= V_THREADS;
-			break;
-		case 'p':
-			fo.pid = model_parse_pid(optarg);
-			break;
-		case 'm':
-			fo.module = optarg;
-			break;
-		case 'f':
-			fo.function = optarg;
 			break;
 		case 's': {
 			int s = model_sort_parse(optarg);
@@ -243,6 +190,8 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			if (filter_option(c, optarg, &fo))
+				break;
 			usage(stderr);
 			return 2;
 		}
@@ -252,14 +201,15 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
+	o.paths = fo.paths;
 	if (!views && !callers && !callees)
 		views = V_FUNCTIONS;
-	fo.threads = views & V_THREADS;
-	if (fo.pid)
+	fo.model.threads = views & V_THREADS;
+	if (fo.model.pid)
 		o.all = true; /* the processes asked for, with or without samples */
 
 	struct pp_profile prof;
-	struct model *f = model_open(file, &fo, &prof);
+	struct model *f = model_open(file, &fo.model, &prof);
 	header(f, file);
 	int missing = 0;
 	if (f->total == 0) {

@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 			snprintf(name, sizeof name, "pcprof %s", commands[i].name);
 			progname = name;
 			exit_failure = commands[i].failure;
+			argv[1] = name; /* getopt's messages: "pcprof report: ..." */
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	}

@@ -408,6 +408,12 @@ static int write_gmon(const struct model *f, const char *dir, char *err, size_t 
 		snprintf(err, errlen, "%s: not a directory (gmon writes one file per module)", dir);
 		return -1;
 	}
+	/* DIR/gmon...: a DIR given as "out/" (a shell completes it so) or "/"
+	 * is joined without doubling its slash */
+	int dlen = (int)strlen(dir);
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	const char *sep = dir[dlen - 1] == '/' ? "" : "/";
 	double achieved = model_achieved_hz(f);
 	uint32_t rate = achieved >= 1 ? (uint32_t)(achieved + 0.5) : f->procs[0].p->hz;
 	if (!rate)
@@ -429,13 +435,14 @@ static int write_gmon(const struct model *f, const char *dir, char *err, size_t 
 		for (char *c = name; *c; c++)
 			if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = '_';
-		size_t len = strlen(dir) + strlen(name) + 32;
+		size_t len = dlen + strlen(name) + 32;
 		char *path = xmalloc(len);
 		for (int k = 1;; k++) {
 			if (k == 1)
-				snprintf(path, len, "%s/gmon.%s.out", dir, name);
+				snprintf(path, len, "%.*s%sgmon.%s.out", dlen, dir, sep, name);
 			else
-				snprintf(path, len, "%s/gmon.%s.%d.out", dir, name, k);
+				snprintf(path, len, "%.*s%sgmon.%s.%d.out", dlen, dir, sep, name,
+					 k);
 			bool added;
 			strtab_add(&names, path, &added);
 			if (added)
