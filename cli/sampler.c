@@ -314,6 +314,33 @@ static int open_module(const struct target *s, const char *path, uint64_t lo, ui
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/* The load segment an executable mapping at file offset pgoff comes from,
+ * or NULL.  Several segments may hold that page: a linker that packs them
+ * (lld's default) starts the code in the page where the read-only data
+ * ends, and both are mapped from offset 0.  So rank those holding the page:
+ * an executable one first (the mapping is), then one that starts in that
+ * very page rather than runs on into it. */
+static const struct pp_segment *mapped_segment(const struct pp_module *m, uint64_t pgoff,
+					       uint64_t pagesize)
+{
+	const struct pp_segment *best = NULL;
+	int best_rank = -1;
+	for (uint32_t i = 0; i < m->nsegs; i++) {
+		const struct pp_segment *g = &m->seg[i];
+		uint64_t first = g->offset & ~(pagesize - 1);
+		if (pgoff < first || pgoff >= g->offset + (g->memsz ? g->memsz : 1))
+			continue;
+		int rank = 2 * !!(g->flags & PF_X) + (pgoff == first);
+		if (rank > best_rank) {
+			best = g;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/* Add the module of an executable mapping of path: [start, start + len)
+ * from file offset pgoff. */
 static void add_module(struct target *s, const char *path, uint64_t start, uint64_t len,
 		       uint64_t pgoff)
 {
@@ -333,17 +360,9 @@ static void add_module(struct target *s, const char *path, uint64_t start, uint6
 	} else {
 		return; /* anonymous code (a JIT): no module */
 	}
-	/* The bias maps file offset pgoff to start: find the load segment
-	 * holding that offset.  Not an ELF file: the mapping alone. */
-	const struct pp_segment *seg = NULL;
-	for (uint32_t i = 0; known && i < m.nsegs; i++) {
-		uint64_t first = m.seg[i].offset & ~(uint64_t)(s->pagesize - 1);
-		if (pgoff >= first &&
-		    pgoff < m.seg[i].offset + (m.seg[i].memsz ? m.seg[i].memsz : 1)) {
-			seg = &m.seg[i];
-			break;
-		}
-	}
+	/* The bias maps file offset pgoff to start.  Not an ELF file: the
+	 * mapping alone. */
+	const struct pp_segment *seg = known ? mapped_segment(&m, pgoff, s->pagesize) : NULL;
 	if (!seg) {
 		memset(&m, 0, sizeof m);
 		m.nsegs = 1;

@@ -52,17 +52,18 @@ snapshot()
 	grep -E '^Sig(Cgt|Ign|Blk)' "/proc/$1/status" >"$T/$2.sig"
 }
 
-# check_split ID: split_a holds 2/3 of the samples in split_a + split_b,
-# within 5 standard deviations of the binomial count
+# check_split ID [A B]: A (split_a) holds 2/3 of the samples in A + B
+# (split_b), within 5 standard deviations of the binomial count
 check_split()
 {
-	na=$(awk -v id="$1" '$1 == "fn" && $2 == id && $3 == "split_a" { print $5 }' "$T/dump")
-	nb=$(awk -v id="$1" '$1 == "fn" && $2 == id && $3 == "split_b" { print $5 }' "$T/dump")
+	fa=${2:-split_a} fb=${3:-split_b}
+	na=$(awk -v id="$1" -v f="$fa" '$1 == "fn" && $2 == id && $3 == f { print $5 }' "$T/dump")
+	nb=$(awk -v id="$1" -v f="$fb" '$1 == "fn" && $2 == id && $3 == f { print $5 }' "$T/dump")
 	na=${na:-0} nb=${nb:-0}
-	awk -v a="$na" -v b="$nb" 'BEGIN {
+	awk -v a="$na" -v b="$nb" -v fa="$fa" 'BEGIN {
 		n = a + b; want = n * 2 / 3; sd = sqrt(n * 2 / 9)
 		lo = want - 5 * sd; hi = want + 5 * sd
-		printf "split_a %d of %d samples (want %.1f, bounds %.1f..%.1f)\n", a, n, want, lo, hi
+		printf "%s %d of %d samples (want %.1f, bounds %.1f..%.1f)\n", fa, a, n, want, lo, hi
 		exit !(n >= 50 && a >= lo && a <= hi) }' ||
 		{ cat "$T/dump"; fail "the 2:1 split is not in the profile"; }
 }
