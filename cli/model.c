@@ -516,7 +516,8 @@ static void add_process(struct builder *b, uint32_t pi)
 			node = fnode[s->frame];
 		if (node == MODEL_NO_NODE) /* a stack of the profiler's frames */
 			node = chain_node(b, pc, MODEL_NO_NODE);
-		if (f->nodes[node].parent != MODEL_NO_NODE)
+		/* (a node's parent once: reading it is a cache miss a sample) */
+		if (!f->stacks && f->nodes[node].parent != MODEL_NO_NODE)
 			f->stacks = true;
 		uint32_t fmod = f->pcs[pc].mod;
 		struct model_pc *fp = &f->pcs[pc];
