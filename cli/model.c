@@ -468,6 +468,45 @@ static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap, c
 	return node;
 }
 
+/* Samples ahead of the one being added whose frame's node is fetched. */
+#define PREFETCH 16
+
+/* The sums of a run of samples at one location, for its pc, function and
+ * module (mod NULL: none): model_pc, model_fn and model_mod rows. */
+struct run {
+	struct model_pc *pc;
+	struct model_fn *fn;
+	struct model_mod *mod;
+	uint64_t samples;
+	double pc_s, fn_s, mod_s;
+};
+
+static void run_begin(struct run *r, struct model *f, uint32_t pc)
+{
+	r->pc = &f->pcs[pc];
+	r->fn = &f->fns[r->pc->fn];
+	r->mod = r->pc->mod != MODEL_NO_MOD ? &f->mods[r->pc->mod] : NULL;
+	r->samples = 0;
+	r->pc_s = r->pc->seconds;
+	r->fn_s = r->fn->seconds;
+	r->mod_s = r->mod ? r->mod->seconds : 0;
+}
+
+static void run_end(struct run *r)
+{
+	if (!r->pc)
+		return;
+	r->pc->samples += r->samples;
+	r->pc->seconds = r->pc_s;
+	r->fn->samples += r->samples;
+	r->fn->seconds = r->fn_s;
+	if (r->mod) {
+		r->mod->samples += r->samples;
+		r->mod->seconds = r->mod_s;
+	}
+	r->pc = NULL;
+}
+
 static void add_process(struct builder *b, uint32_t pi)
 {
 	struct model *f = b->f;
@@ -493,18 +532,31 @@ static void add_process(struct builder *b, uint32_t pi)
 		b->caphits = f->nhits + p->nsamples;
 		f->hits = xrealloc(f->hits, b->caphits * sizeof *f->hits);
 	}
+	/* The sums are kept in locals, and those of a run's pc, function and
+	 * module while the run lasts: the same additions in the same order as
+	 * into the rows, without a store and a load between each two (floating
+	 * point sums depend on the order). */
+	struct run r = { 0 };
+	uint64_t total = f->total, shown = f->shown, psamples = f->procs[pi].samples;
+	double total_s = f->total_seconds, shown_s = f->shown_seconds,
+	       pseconds = f->procs[pi].seconds;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pp_sample *s = &p->samples[i];
+		/* the frames' nodes are read in no order the samples follow */
+		if (i + PREFETCH < p->nsamples && p->samples[i + PREFETCH].frame < p->nframes)
+			__builtin_prefetch(&fnode[p->samples[i + PREFETCH].frame]);
 		if (!s->count)
 			continue;
 		if (pc == MODEL_NO_PC || s->pc != lastpc || s->module != lastmod) {
+			run_end(&r);
 			pc = loc_of(b, pi, modmap, s->module, s->pc, &hide);
 			lastpc = s->pc;
 			lastmod = s->module;
+			run_begin(&r, f, pc);
 		}
 		double secs = p->hz ? (double)s->count / p->hz : 0;
-		f->total += s->count;
-		f->total_seconds += secs;
+		total += s->count;
+		total_s += secs;
 		if (hide)
 			continue;
 		uint32_t node;
@@ -519,21 +571,14 @@ static void add_process(struct builder *b, uint32_t pi)
 		/* (a node's parent once: reading it is a cache miss a sample) */
 		if (!f->stacks && f->nodes[node].parent != MODEL_NO_NODE)
 			f->stacks = true;
-		uint32_t fmod = f->pcs[pc].mod;
-		struct model_pc *fp = &f->pcs[pc];
-		fp->samples += s->count;
-		fp->seconds += secs;
-		f->fns[fp->fn].samples += s->count;
-		f->fns[fp->fn].seconds += secs;
-		if (fmod != MODEL_NO_MOD) {
-			f->mods[fmod].samples += s->count;
-			f->mods[fmod].seconds += secs;
-		}
-		f->procs[pi].samples += s->count;
-		f->procs[pi].seconds += secs;
-		f->shown += s->count;
-		f->shown_seconds += secs;
-		GROW(f->hits, f->nhits, b->caphits);
+		r.samples += s->count;
+		r.pc_s += secs;
+		r.fn_s += secs;
+		r.mod_s += secs;
+		psamples += s->count;
+		pseconds += secs;
+		shown += s->count;
+		shown_s += secs;
 		f->hits[f->nhits++] = (struct model_hit){
 			.proc = pi,
 			.thread = s->thread < p->nthreads ? s->thread : UINT32_MAX,
@@ -543,6 +588,13 @@ static void add_process(struct builder *b, uint32_t pi)
 			.time = s->time,
 		};
 	}
+	run_end(&r);
+	f->total = total;
+	f->total_seconds = total_s;
+	f->shown = shown;
+	f->shown_seconds = shown_s;
+	f->procs[pi].samples = psamples;
+	f->procs[pi].seconds = pseconds;
 	free(fnode);
 	free(own);
 	/* the executable always has a module, samples or not: pprof names the
@@ -576,8 +628,11 @@ static struct walk tree_walk(const struct model *f)
 {
 	size_t n = f->nnodes;
 	struct walk w = { xmalloc((n ? n : 1) * sizeof *w.pre), xcalloc(n ? n : 1, sizeof *w.sub) };
-	for (size_t i = 0; i < f->nhits; i++)
+	for (size_t i = 0; i < f->nhits; i++) {
+		if (i + PREFETCH < f->nhits)
+			__builtin_prefetch(&w.sub[f->hits[i + PREFETCH].node]);
 		w.sub[f->hits[i].node] += f->hits[i].count;
+	}
 	/* parents come before their children: one backward pass sums subtrees */
 	for (size_t v = n; v-- > 0;)
 		if (f->nodes[v].parent != MODEL_NO_NODE)
