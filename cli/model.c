@@ -528,8 +528,11 @@ static void add_process(struct builder *b, uint32_t pi)
 	uint32_t pc = MODEL_NO_PC, lastmod = 0;
 	uint64_t lastpc = 0;
 	bool hide = false;
+	/* room for every sample, at least doubling (40,000 short processes
+	 * are common: one realloc each would copy the hits each time) */
 	if (b->caphits - f->nhits < p->nsamples) {
-		b->caphits = f->nhits + p->nsamples;
+		size_t want = f->nhits + p->nsamples;
+		b->caphits = want > 2 * b->caphits ? want : 2 * b->caphits;
 		f->hits = xrealloc(f->hits, b->caphits * sizeof *f->hits);
 	}
 	/* The sums are kept in locals, and those of a run's pc, function and
