@@ -18,7 +18,9 @@
 #define PP_STR_MAX     (1u << 20) /* longest string a file may hold */
 
 /* pp_parse flags */
-#define PP_PARSE_NO_CRC 1u /* do not verify checksums (fuzzing the parser) */
+#define PP_PARSE_NO_CRC                                                                            \
+	1u /* do not verify checksums (fuzzing the parser; pp_read verifies                        \
+	      them apart, on another thread) */
 
 /*
  * Parse a whole data file held in buf[0..len).  Returns 0 and fills *out

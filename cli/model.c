@@ -63,10 +63,19 @@ static void hmap_grow(struct hmap *h)
 	h->cap = cap;
 }
 
+/* Room for n entries without growing. */
+static void hmap_reserve(struct hmap *h, size_t n)
+{
+	while ((n + 1) * 2 > h->cap)
+		hmap_grow(h);
+}
+
 /* Look for hash; eq(ctx, idx) confirms a candidate.  Returns the slot: its
- * idx1 is 0 if absent (the caller then sets idx1 and hash). */
-static struct hslot *hmap_get(struct hmap *h, uint64_t hash, bool (*eq)(void *, uint32_t),
-			      void *ctx)
+ * idx1 is 0 if absent (the caller then sets idx1 and hash).  Inlined, so
+ * that each caller's eq is too: building the model of 10 million samples
+ * makes some millions of lookups. */
+__attribute__((always_inline)) static inline struct hslot *
+hmap_get(struct hmap *h, uint64_t hash, bool (*eq)(void *, uint32_t), void *ctx)
 {
 	if ((h->n + 1) * 2 > h->cap)
 		hmap_grow(h);
@@ -97,7 +106,6 @@ struct builder {
 	uint32_t kmod;
 	uint64_t kaddr;
 	const struct sym_frame *kinl; /* an inlined function's key, or NULL */
-	uint32_t kpc, kparent;
 };
 
 #define GROW(arr, n, cap)                                                                          \
@@ -123,10 +131,14 @@ static bool pc_eq(void *ctx, uint32_t i)
 	return b->f->pcs[i].mod == b->kmod && b->f->pcs[i].addr == b->kaddr;
 }
 
+/* A node's hash is mix(pc | parent << 32), and mix is a bijection of the
+ * 64-bit numbers (xor-shifts and products by odd numbers): equal hashes are
+ * equal keys, and a look at the node (a cache miss a frame) is not needed. */
 static bool node_eq(void *ctx, uint32_t i)
 {
-	struct builder *b = ctx;
-	return b->f->nodes[i].pc == b->kpc && b->f->nodes[i].parent == b->kparent;
+	(void)ctx;
+	(void)i;
+	return true;
 }
 
 /* A function is (module, start); an inlined one is (module, name, where
@@ -399,9 +411,7 @@ static uint32_t loc_of(struct builder *b, uint32_t pi, uint32_t *modmap, uint32_
 static uint32_t node_of(struct builder *b, uint32_t pc, uint32_t parent)
 {
 	struct model *f = b->f;
-	b->kpc = pc;
-	b->kparent = parent;
-	struct hslot *s = hmap_get(&b->nodemap, mix(pc ^ ((uint64_t)parent << 32)), node_eq, b);
+	struct hslot *s = hmap_get(&b->nodemap, mix(pc | (uint64_t)parent << 32), node_eq, b);
 	if (s->idx1)
 		return s->idx1 - 1;
 	GROW(f->nodes, f->nnodes, b->capnodes);
@@ -458,6 +468,45 @@ static uint32_t *frame_nodes(struct builder *b, uint32_t pi, uint32_t *modmap, c
 	return node;
 }
 
+/* Samples ahead of the one being added whose frame's node is fetched. */
+#define PREFETCH 16
+
+/* The sums of a run of samples at one location, for its pc, function and
+ * module (mod NULL: none): model_pc, model_fn and model_mod rows. */
+struct run {
+	struct model_pc *pc;
+	struct model_fn *fn;
+	struct model_mod *mod;
+	uint64_t samples;
+	double pc_s, fn_s, mod_s;
+};
+
+static void run_begin(struct run *r, struct model *f, uint32_t pc)
+{
+	r->pc = &f->pcs[pc];
+	r->fn = &f->fns[r->pc->fn];
+	r->mod = r->pc->mod != MODEL_NO_MOD ? &f->mods[r->pc->mod] : NULL;
+	r->samples = 0;
+	r->pc_s = r->pc->seconds;
+	r->fn_s = r->fn->seconds;
+	r->mod_s = r->mod ? r->mod->seconds : 0;
+}
+
+static void run_end(struct run *r)
+{
+	if (!r->pc)
+		return;
+	r->pc->samples += r->samples;
+	r->pc->seconds = r->pc_s;
+	r->fn->samples += r->samples;
+	r->fn->seconds = r->fn_s;
+	if (r->mod) {
+		r->mod->samples += r->samples;
+		r->mod->seconds = r->mod_s;
+	}
+	r->pc = NULL;
+}
+
 static void add_process(struct builder *b, uint32_t pi)
 {
 	struct model *f = b->f;
@@ -472,16 +521,45 @@ static void add_process(struct builder *b, uint32_t pi)
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
+	/* most frames are a node of their own: no rehashing as they come */
+	hmap_reserve(&b->nodemap, f->nnodes + p->nframes);
 	uint32_t *fnode = frame_nodes(b, pi, modmap, own);
+	/* samples are sorted by (module, pc): a run of them has one location */
+	uint32_t pc = MODEL_NO_PC, lastmod = 0;
+	uint64_t lastpc = 0;
+	bool hide = false;
+	/* room for every sample, at least doubling (40,000 short processes
+	 * are common: one realloc each would copy the hits each time) */
+	if (b->caphits - f->nhits < p->nsamples) {
+		size_t want = f->nhits + p->nsamples;
+		b->caphits = want > 2 * b->caphits ? want : 2 * b->caphits;
+		f->hits = xrealloc(f->hits, b->caphits * sizeof *f->hits);
+	}
+	/* The sums are kept in locals, and those of a run's pc, function and
+	 * module while the run lasts: the same additions in the same order as
+	 * into the rows, without a store and a load between each two (floating
+	 * point sums depend on the order). */
+	struct run r = { 0 };
+	uint64_t total = f->total, shown = f->shown, psamples = f->procs[pi].samples;
+	double total_s = f->total_seconds, shown_s = f->shown_seconds,
+	       pseconds = f->procs[pi].seconds;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pp_sample *s = &p->samples[i];
+		/* the frames' nodes are read in no order the samples follow */
+		if (i + PREFETCH < p->nsamples && p->samples[i + PREFETCH].frame < p->nframes)
+			__builtin_prefetch(&fnode[p->samples[i + PREFETCH].frame]);
 		if (!s->count)
 			continue;
-		bool hide;
-		uint32_t pc = loc_of(b, pi, modmap, s->module, s->pc, &hide);
+		if (pc == MODEL_NO_PC || s->pc != lastpc || s->module != lastmod) {
+			run_end(&r);
+			pc = loc_of(b, pi, modmap, s->module, s->pc, &hide);
+			lastpc = s->pc;
+			lastmod = s->module;
+			run_begin(&r, f, pc);
+		}
 		double secs = p->hz ? (double)s->count / p->hz : 0;
-		f->total += s->count;
-		f->total_seconds += secs;
+		total += s->count;
+		total_s += secs;
 		if (hide)
 			continue;
 		uint32_t node;
@@ -493,23 +571,17 @@ static void add_process(struct builder *b, uint32_t pi)
 			node = fnode[s->frame];
 		if (node == MODEL_NO_NODE) /* a stack of the profiler's frames */
 			node = chain_node(b, pc, MODEL_NO_NODE);
-		if (f->nodes[node].parent != MODEL_NO_NODE)
+		/* (a node's parent once: reading it is a cache miss a sample) */
+		if (!f->stacks && f->nodes[node].parent != MODEL_NO_NODE)
 			f->stacks = true;
-		uint32_t fmod = f->pcs[pc].mod;
-		struct model_pc *fp = &f->pcs[pc];
-		fp->samples += s->count;
-		fp->seconds += secs;
-		f->fns[fp->fn].samples += s->count;
-		f->fns[fp->fn].seconds += secs;
-		if (fmod != MODEL_NO_MOD) {
-			f->mods[fmod].samples += s->count;
-			f->mods[fmod].seconds += secs;
-		}
-		f->procs[pi].samples += s->count;
-		f->procs[pi].seconds += secs;
-		f->shown += s->count;
-		f->shown_seconds += secs;
-		GROW(f->hits, f->nhits, b->caphits);
+		r.samples += s->count;
+		r.pc_s += secs;
+		r.fn_s += secs;
+		r.mod_s += secs;
+		psamples += s->count;
+		pseconds += secs;
+		shown += s->count;
+		shown_s += secs;
 		f->hits[f->nhits++] = (struct model_hit){
 			.proc = pi,
 			.thread = s->thread < p->nthreads ? s->thread : UINT32_MAX,
@@ -519,6 +591,13 @@ static void add_process(struct builder *b, uint32_t pi)
 			.time = s->time,
 		};
 	}
+	run_end(&r);
+	f->total = total;
+	f->total_seconds = total_s;
+	f->shown = shown;
+	f->shown_seconds = shown_s;
+	f->procs[pi].samples = psamples;
+	f->procs[pi].seconds = pseconds;
 	free(fnode);
 	free(own);
 	/* the executable always has a module, samples or not: pprof names the
@@ -533,56 +612,117 @@ static void add_process(struct builder *b, uint32_t pi)
 
 /*
  * Inclusive totals: every shown sample adds its count to each pc, function,
- * source line (lines_too) and module on its stack, once however often the
- * stack holds it.  Samples are summed per stack first, and each stack is
- * walked once; a stamp per row (the stack being walked) says whether the
- * row already has this stack's count.
+ * source line and module on its stack, once however often the stack holds
+ * it.  Walking every sampled stack from its leaf costs stacks x depth (20
+ * million steps for the million stacks of bench/report-stacks, a fifth of
+ * a report); this is linear in the nodes instead.  A row's total is the
+ * sum, over the nodes where it first appears on the way down from a root,
+ * of the samples in that node's subtree: every sample whose stack holds
+ * the row is under exactly one such node.  A walk of the tree in preorder
+ * keeps the path from the root and a count per row of its nodes on that
+ * path, so "first on the path" is a count of 0.
  */
-static void add_totals(struct model *f, bool lines_too)
+struct walk {
+	uint32_t *pre; /* the nodes in preorder */
+	uint64_t *sub; /* the samples of each node's subtree */
+};
+
+static struct walk tree_walk(const struct model *f)
 {
-	uint64_t *count = xcalloc(f->nnodes ? f->nnodes : 1, sizeof *count);
-	for (size_t i = 0; i < f->nhits; i++)
-		count[f->hits[i].node] += f->hits[i].count;
-	uint32_t *pcst = xmalloc((f->npcs + 1) * sizeof *pcst);
-	uint32_t *fnst = xmalloc((f->nfns + 1) * sizeof *fnst);
-	uint32_t *modst = xmalloc((f->nmods + 1) * sizeof *modst);
-	uint32_t *linest = xmalloc((f->nlines + 1) * sizeof *linest);
-	memset(pcst, 0xff, (f->npcs + 1) * sizeof *pcst);
-	memset(fnst, 0xff, (f->nfns + 1) * sizeof *fnst);
-	memset(modst, 0xff, (f->nmods + 1) * sizeof *modst);
-	memset(linest, 0xff, (f->nlines + 1) * sizeof *linest);
-	for (uint32_t n = 0; n < f->nnodes; n++) {
-		uint64_t c = count[n];
-		if (!c)
-			continue;
-		for (uint32_t k = n; k != MODEL_NO_NODE; k = f->nodes[k].parent) {
-			struct model_pc *pc = &f->pcs[f->nodes[k].pc];
+	size_t n = f->nnodes;
+	struct walk w = { xmalloc((n ? n : 1) * sizeof *w.pre), xcalloc(n ? n : 1, sizeof *w.sub) };
+	for (size_t i = 0; i < f->nhits; i++) {
+		if (i + PREFETCH < f->nhits)
+			__builtin_prefetch(&w.sub[f->hits[i + PREFETCH].node]);
+		w.sub[f->hits[i].node] += f->hits[i].count;
+	}
+	/* parents come before their children: one backward pass sums subtrees */
+	for (size_t v = n; v-- > 0;)
+		if (f->nodes[v].parent != MODEL_NO_NODE)
+			w.sub[f->nodes[v].parent] += w.sub[v];
+	/* children lists (the roots are the children of slot n) */
+	uint32_t *first = xcalloc(n + 2, sizeof *first);
+	for (size_t v = 0; v < n; v++) {
+		uint32_t p = f->nodes[v].parent;
+		first[(p == MODEL_NO_NODE ? n : p) + 1]++;
+	}
+	for (size_t k = 0; k <= n; k++)
+		first[k + 1] += first[k];
+	uint32_t *child = xmalloc((n ? n : 1) * sizeof *child);
+	uint32_t *next = xmalloc((n + 1) * sizeof *next);
+	memcpy(next, first, (n + 1) * sizeof *next);
+	for (size_t v = 0; v < n; v++) {
+		uint32_t p = f->nodes[v].parent;
+		child[next[p == MODEL_NO_NODE ? n : p]++] = (uint32_t)v;
+	}
+	/* preorder with a stack of nodes to visit; stack[] never holds more
+	 * than n, as each node is pushed once */
+	uint32_t *stack = next;
+	size_t top = 0, npre = 0;
+	for (uint32_t k = first[n + 1]; k-- > first[n];)
+		stack[top++] = child[k];
+	while (top) {
+		uint32_t v = stack[--top];
+		w.pre[npre++] = v;
+		for (uint32_t k = first[v + 1]; k-- > first[v];)
+			stack[top++] = child[k];
+	}
+	free(first);
+	free(child);
+	free(next);
+	return w;
+}
+
+static void add_totals(struct model *f, const struct walk *w, bool lines_too)
+{
+	size_t n = f->nnodes, maxdepth = 0;
+	for (size_t v = 0; v < n; v++)
+		if (f->nodes[v].depth > maxdepth)
+			maxdepth = f->nodes[v].depth;
+	uint32_t *path = xmalloc((maxdepth + 1) * sizeof *path);
+	uint32_t *onpc = xcalloc(f->npcs + 1, sizeof *onpc);
+	uint32_t *onfn = xcalloc(f->nfns + 1, sizeof *onfn);
+	uint32_t *onmod = xcalloc(f->nmods + 1, sizeof *onmod);
+	uint32_t *online = xcalloc(f->nlines + 1, sizeof *online);
+	size_t depth = 0;
+	for (size_t i = 0; i <= n; i++) {
+		/* leave the nodes that are not above the next one */
+		size_t d = i < n ? f->nodes[w->pre[i]].depth : 1;
+		for (; depth >= d; depth--) {
+			const struct model_pc *pc = &f->pcs[f->nodes[path[depth - 1]].pc];
 			if (lines_too) {
-				if (pc->lineix != UINT32_MAX && linest[pc->lineix] != n) {
-					linest[pc->lineix] = n;
-					f->lines[pc->lineix].total += c;
-				}
+				if (pc->lineix != UINT32_MAX)
+					online[pc->lineix]--;
 				continue;
 			}
-			if (pcst[f->nodes[k].pc] != n) {
-				pcst[f->nodes[k].pc] = n;
-				pc->total += c;
-			}
-			if (fnst[pc->fn] != n) {
-				fnst[pc->fn] = n;
-				f->fns[pc->fn].total += c;
-			}
-			if (pc->mod != MODEL_NO_MOD && modst[pc->mod] != n) {
-				modst[pc->mod] = n;
-				f->mods[pc->mod].total += c;
-			}
+			onpc[f->nodes[path[depth - 1]].pc]--;
+			onfn[pc->fn]--;
+			if (pc->mod != MODEL_NO_MOD)
+				onmod[pc->mod]--;
 		}
+		if (i == n)
+			break;
+		uint32_t v = w->pre[i];
+		uint64_t c = w->sub[v];
+		path[depth++] = v;
+		struct model_pc *pc = &f->pcs[f->nodes[v].pc];
+		if (lines_too) {
+			if (pc->lineix != UINT32_MAX && online[pc->lineix]++ == 0)
+				f->lines[pc->lineix].total += c;
+			continue;
+		}
+		if (onpc[f->nodes[v].pc]++ == 0)
+			pc->total += c;
+		if (onfn[pc->fn]++ == 0)
+			f->fns[pc->fn].total += c;
+		if (pc->mod != MODEL_NO_MOD && onmod[pc->mod]++ == 0)
+			f->mods[pc->mod].total += c;
 	}
-	free(count);
-	free(pcst);
-	free(fnst);
-	free(modst);
-	free(linest);
+	free(path);
+	free(onpc);
+	free(onfn);
+	free(onmod);
+	free(online);
 }
 
 struct fnkey {
@@ -802,9 +942,12 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	free(b.pcmap.s);
 	free(b.fnmap.s);
 	free(b.nodemap.s);
-	add_totals(f, false);
+	struct walk w = tree_walk(f);
+	add_totals(f, &w, false);
 	build_lines(f);
-	add_totals(f, true);
+	add_totals(f, &w, true);
+	free(w.pre);
+	free(w.sub);
 	if (opts->threads)
 		build_threads(f);
 	return f;
