@@ -77,6 +77,26 @@ for d in 0 0.01 0.03 0.1; do
 done
 rm -f "$T/p40k.data" "$T/cut.data"
 
+# A body of 1 MiB or more has its checksum summed on another thread while
+# it is parsed (cli/data.c): a byte flipped in its middle or its last byte
+# is still "checksum mismatch", never a crash or a report.
+"$FIX" many "$T/flip.data" 40000 || fail "mkfixture many"
+size=$(wc -c <"$T/flip.data")
+[ "$size" -gt 2097152 ] || fail "fixture of $size bytes: too small for the threaded checksum"
+for at in $((size / 2)) $((size - 1)); do
+	cp "$T/flip.data" "$T/flip2.data"
+	b=$(od -An -tu1 -j "$at" -N1 "$T/flip2.data" | tr -d ' ')
+	printf "$(printf '\\%03o' $(((b + 1) % 256)))" |
+		dd of="$T/flip2.data" bs=1 seek="$at" conv=notrunc 2>/dev/null
+	cmp -s "$T/flip.data" "$T/flip2.data" && fail "byte $at not flipped"
+	rc=0
+	"$PCPROF" report "$T/flip2.data" >/dev/null 2>"$T/err" || rc=$?
+	[ $rc = 1 ] && grep -q "corrupted: checksum mismatch" "$T/err" ||
+		fail "byte $at of $size flipped: exit $rc, $(cat "$T/err")"
+done
+"$PCPROF" report "$T/flip.data" >/dev/null 2>"$T/err" || fail "the unflipped file: $(cat "$T/err")"
+rm -f "$T/flip.data" "$T/flip2.data"
+
 # ---- a huge file that is not a data file -----------------------------------
 big=$T/big.data
 if truncate -s 20G "$big" 2>/dev/null; then
