@@ -109,7 +109,7 @@ int main(void)
 		return 1;
 	}
 	/* The hot spot runs last.  A signal the kernel delivers late (on a
-	 * busy machine, up to a fifth of a second of CPU late) stands for
+	 * busy machine, a fifth of a second of CPU late or more) stands for
 	 * every tick since the one before, at the pc where it lands: ticks
 	 * move into later work, never into earlier. */
 	spend(refill, 0.15);
