@@ -8,10 +8,26 @@
 # Each example profiles its own hot function on the real timer and prints
 # tables of "name count" lines, each ending with a "total N" line.  Every
 # table must hold at least 20 ticks and give the hot function more than
-# half of them.  Bound: the hot function burns 0.6 s of CPU and a second
-# function 0.15 s, so about 80 % of about 75 ticks are expected; 50 %
-# leaves room for the rate tolerance (+-25 %) and for ticks in libc
-# (clock()) while still failing if ticks were misplaced or lost.
+# half of them.  Each example burns 0.15 s of CPU in a second function,
+# then 0.6 s in the hot one: at 100 Hz about 75 ticks, of which an idle
+# run gives the hot function 45-58 and the second one 10-17 (the rest land
+# in libc's clock(), outside the tables).  Ticks are not independent
+# samples on a loaded machine: the kernel checks a thread's CPU timer only
+# at a scheduler tick that finds it running, so one signal can stand for
+# many ticks, all charged where it lands, and what no signal took is paid
+# at the last signal's pc when profiling stops.  That moves ticks forward
+# in time, never back, so the hot function runs last: a late signal can
+# only move the second function's ticks into it.  Failing then takes about
+# 36 of the hot function's ticks landing outside the table: 13 sd of the
+# idle binomial.
+#
+# Known to fail on the default engine (thread-timer) when the kernel all
+# but stops its signals: beside two nice 0 busy loops on a busy 2-core
+# machine, a third of the runs got 0-2 signals for the 75 ticks (perf,
+# interleaved with them, 74-75), and the one pc that got them all decides
+# the table: _start ("main": no signal at all), clock() (total 0),
+# or, with the hot function first, "51 of 58 ticks in make_words".  No
+# bound can fix that: it is a library problem (issue 8, item 17).
 set -eu
 cd "$(dirname "$0")/../.."
 . tests/helpers/stage.sh
@@ -50,7 +66,7 @@ while read -r name hot tables; do
 			if ($1 == "total") {
 				n++
 				if ($2 < 20 || 2 * h <= $2) {
-					printf "table %d: %s has %d of %d ticks\n", n, hot, h, $2
+					printf "table %d: %s has %d of %d ticks; want total >= 20 and %s > %d\n", n, hot, h, $2, hot, $2 / 2
 					bad = 1
 				}
 				h = 0
