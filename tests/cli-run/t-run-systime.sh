@@ -63,7 +63,14 @@ for e in $engines; do
 	rd=$(samples_of "$T/dd.data" read)
 	wr=$(samples_of "$T/dd.data" write)
 	echo "# $e: dd: read $rd samples, write $wr"
-	[ "$rd" -ge $((20 * (wr + 1))) ] || fail "$e: dd: read $rd samples, write $wr"
+	# The bug this guards against put 99 % in write.  A few samples may
+	# land in write on a loaded machine: the kernel checks a thread's CPU
+	# timer at a scheduler tick that finds the thread running, which under
+	# contention can be the tick after read returned (docs/reliability.md,
+	# "Known limits"; a CI run at load 6 gave read 75, write 3).  So: at
+	# least 20 samples in read, and write under a tenth of the two.
+	[ "$rd" -ge 20 ] && [ $((10 * wr)) -lt $((rd + wr)) ] ||
+		fail "$e: dd: read $rd samples, write $wr (want read >= 20, write < 10 % of both)"
 done
 
 # The unprivileged case.  Everything the user writes goes to $U.
