@@ -630,11 +630,14 @@ static void parse_body(struct rbuf *body, struct pp_profile *out)
 			else if (nproc == want)
 				fail(&r, "corrupted: more process records than the %zu announced",
 				     want);
-			else
-				parse_proc(&r, &out->procs[nproc]);
-			/* Counted even when it failed, so pp_free frees its parts. */
-			if (have_info && nproc < want)
+			else {
+				/* Counted before it is parsed, so that pp_free frees
+				 * its parts if parsing fails or a SIGBUS (the file
+				 * shrank: pp_read) leaves parse_proc half way; the
+				 * process is zeroed (calloc) and filled in order. */
 				out->nprocs = ++nproc;
+				parse_proc(&r, &out->procs[nproc - 1]);
+			}
 		}
 		body->failed = r.failed;
 	}
@@ -828,10 +831,11 @@ static int parse_fd(int fd, size_t size, struct pp_profile *out, char *err, size
 			/* the checksums' verdict first, as pp_parse gives it */
 			const uint8_t *p = map;
 			const char *bad = NULL;
-			if (crc(p, 28) != rd32(p + 28))
-				bad = "corrupted: header checksum mismatch";
-			else if (job.short_read)
+			/* a file that shrank first: its header may be gone */
+			if (job.short_read)
 				bad = "changed size while being read";
+			else if (crc(p, 28) != rd32(p + 28))
+				bad = "corrupted: header checksum mismatch";
 			else if (job.crc != rd32(p + 24))
 				bad = "corrupted: checksum mismatch";
 			if (bad) {
@@ -844,7 +848,8 @@ static int parse_fd(int fd, size_t size, struct pp_profile *out, char *err, size
 	} else {
 		if (crc_apart)
 			pthread_join(th, NULL);
-		/* what pp_parse had built is freed; a string it was reading leaks */
+		/* what pp_parse had built is freed (a string it was copying
+		 * leaks) */
 		pp_free(out);
 		set_err(err, errlen, "changed size while being read");
 		r = -1;

@@ -81,7 +81,13 @@ static char *line_dup(const char *path, int line, bool trim)
 		size_t len = ANN_TEXT;
 		while (len && (t[len] & 0xc0) == 0x80)
 			len--;
-		strcpy(t + len, "\xe2\x80\xa6");
+		/* "..." is 3 bytes: more than the cut may free (a line of
+		 * ANN_TEXT + 1 bytes has room for 1), so into a new buffer */
+		char *c = xmalloc(len + 4);
+		memcpy(c, t, len);
+		memcpy(c + len, "\xe2\x80\xa6", 4);
+		free(t);
+		t = c;
 	}
 	return t;
 }

@@ -258,11 +258,21 @@ static bool find_module(const struct image *im, const struct go_pcln *g, uint64_
 	return false;
 }
 
+/* Do the header's offsets and its function table lie within the table?
+ * Every later read (names, files, pc tables) trusts them. */
+static bool layout_fits(const struct go_pcln *g)
+{
+	uint64_t len = g->t.len;
+	return g->nfunc && g->nfunc <= len / (2 * g->ent) && g->nameoff < len && g->cuoff < len &&
+	       g->fileoff < len && g->pctab < len && g->pcln < len &&
+	       (g->nfunc + 1) * 2 * g->ent <= len - g->pcln;
+}
+
 /* The table at link-time address at, its bytes t: its header read, its
  * moduledata found; NULL if t is no table or, unless named, has no
  * moduledata (then it was only bytes that looked like a header). */
 static struct go_pcln *table_at(const struct image *im, Elf *elf, struct table t, uint64_t at,
-				bool named)
+				bool named, unsigned *searches)
 {
 	bool ok = true;
 	if (t.len < 16)
@@ -291,12 +301,17 @@ static struct go_pcln *table_at(const struct image *im, Elf *elf, struct table t
 	g.pctab = get(&t, h + 3 * w, t.ptr, &ok);
 	g.pcln = get(&t, h + 4 * w, t.ptr, &ok);
 	g.ent = v118 ? 4 : t.ptr;
-	if (!ok || g.nfunc == 0 || g.nfunc > t.len / (2 * g.ent) || g.nameoff >= t.len ||
-	    g.pcln >= t.len || (g.nfunc + 1) * 2 * g.ent > t.len - g.pcln)
+	if (!ok || !layout_fits(&g))
 		return NULL;
 	/* gofunc: word 38 of the moduledata in 1.18-1.19, 40 from 1.20 */
 	unsigned last = !v118 ? MD_PCLNTABLE + 1 : g.v120 ? 40 : 38;
 	uint64_t md[41];
+	/* a moduledata search reads every writable word: a file of many
+	 * headers (crafted) would take their product, so a few only */
+	if (searches && *searches == 0)
+		return NULL;
+	if (searches)
+		--*searches;
 	bool module = find_module(im, &g, at, md, last);
 	if (!module && !named)
 		return NULL;
@@ -305,6 +320,8 @@ static struct go_pcln *table_at(const struct image *im, Elf *elf, struct table t
 		if (end <= at || end - at < g.pcln || end - at > t.len)
 			return NULL;
 		g.t.len = end - at;
+		if (!layout_fits(&g)) /* its offsets, checked again in the shorter table */
+			return NULL;
 	}
 	if (v118 && !g.text && module)
 		g.text = md[MD_TEXT];
@@ -340,11 +357,12 @@ struct go_pcln *symtab_go_open(Elf *elf)
 	struct go_pcln *g = NULL;
 	if (d && d->d_buf)
 		g = table_at(&im, elf, (struct table){ d->d_buf, d->d_size, 0, im.little },
-			     sh.sh_addr, true);
+			     sh.sh_addr, true, NULL);
 	/* An externally linked one has the table inside .data.rel.ro, under
 	 * no name of its own (and its symbol, runtime.pclntab, is stripped
 	 * with the others): a header, at an aligned address of a section of
 	 * data, that the moduledata points to. */
+	unsigned searches = 16;
 	for (size_t i = 0; !scn && !g && i < im.nsec; i++) {
 		const struct sec *s = &im.sec[i];
 		uint64_t o = (im.ptr - s->addr % im.ptr) % im.ptr;
@@ -352,7 +370,7 @@ struct go_pcln *symtab_go_open(Elf *elf)
 			if ((s->t.p[o] == 0xff || s->t.p[o + 3] == 0xff) && s->t.p[o + 1] == 0xff &&
 			    s->t.p[o + 2] == 0xff)
 				g = table_at(&im, elf, image_table(&im, s->addr + o), s->addr + o,
-					     false);
+					     false, &searches);
 	}
 	image_close(&im);
 	return g;
