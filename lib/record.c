@@ -235,7 +235,7 @@ static void record_exit(void)
 	profil__lock(&saved);
 	profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
 	profil__unlock(&saved);
-	profil__sink_rename(&rec, 0); /* threads that named themselves after their first sample */
+	profil__sink_rename_all(&rec); /* threads that named themselves after their first sample */
 	snapshot_modules();
 	finish(PCPROF_END_EXIT);
 }
@@ -246,7 +246,7 @@ static void record_exit(void)
 void profil__record_exec(uint64_t thread_cpu)
 {
 	if (atomic_load(&profil__rec)) {
-		profil__sink_rename(&rec, 0);
+		profil__sink_rename_all(&rec);
 		snapshot_modules();
 		map.h->exec_cpu_ns = thread_cpu;
 		finish(PCPROF_END_EXEC);

@@ -95,10 +95,11 @@ static void taken(struct profil_rec *r, struct profil_levels *t, uint32_t k)
 		grow(r, t, k);
 }
 
-/* Thread tid's index in the thread table, or UINT32_MAX if there is no
- * room.  Threads never leave, so a probe that meets a free entry in a lower
- * level knows the thread is not in that level. */
-static uint32_t thread_index(struct profil_rec *r, pid_t tid)
+/* Thread tid's index in the thread table; with add, a new entry if it has
+ * none; UINT32_MAX if it has none (or, with add, there is no room).
+ * Threads never leave, so a probe that meets a free entry in a lower level
+ * knows the thread is not in that level. */
+static uint32_t thread_index(struct profil_rec *r, pid_t tid, bool add)
 {
 	struct profil_levels *t = &r->thr;
 	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
@@ -116,6 +117,8 @@ static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 				continue;
 			if (k + 1 < levels)
 				break;
+			if (!add)
+				return UINT32_MAX;
 			if (atomic_compare_exchange_strong(AI32(&e->tid), &cur, tid)) {
 				read_comm(tid, e->name);
 				taken(r, t, k);
@@ -125,41 +128,31 @@ static uint32_t thread_index(struct profil_rec *r, pid_t tid)
 				return (uint32_t)i;
 		}
 	}
-	grow(r, t, levels - 1);
+	if (add)
+		grow(r, t, levels - 1);
 	return UINT32_MAX;
 }
 
-/* Read again the name of thread tid, or (tid 0) of every recorded thread
- * still in this process: a thread's name is read at its first sample, and
- * a thread that names itself later (a pool worker, python's prctl) would
- * keep the name it was born with.  Called by the control half where a
- * thread ends and where the process does (lib/record.c); not on the signal
- * path, though AS-safe. */
-void profil__sink_rename(struct profil_rec *r, pid_t tid)
+/* Read entry e's name again from the kernel, if its thread is still one
+ * of this process: a thread's name is read at its first sample, and a
+ * thread that names itself later (a pool worker, python's prctl) would keep
+ * the name it was born with. */
+static void rename_entry(struct pcprof_raw_thread *e)
 {
-	struct profil_levels *t = &r->thr;
-	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
-	uint32_t levels = open_levels(t);
-	uint64_t hash = profil__mix64((uint64_t)tid);
-	for (uint32_t k = 0; k < levels; k++) {
-		uint64_t size = (uint64_t)t->base << k;
-		uint64_t n = tid ? (size < MAX_PROBE ? size : MAX_PROBE) : size;
-		for (uint64_t probe = 0; probe < n; probe++) {
-			struct pcprof_raw_thread *e =
-				&thr[tid ? level_index(t, k, hash, (uint32_t)probe)
-					 : size - t->base + probe];
-			int32_t cur = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
-			if (cur == 0 && tid)
-				break; /* not in this level */
-			if (cur == 0 || (tid && cur != tid))
-				continue;
-			char name[16];
-			if (read_comm(cur, name))
-				memcpy(e->name, name, sizeof name);
-			if (tid)
-				return;
-		}
-	}
+	int32_t tid = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
+	char name[16];
+	if (tid && read_comm(tid, name))
+		memcpy(e->name, name, sizeof name);
+}
+
+/* Called by the control half where the process ends or execs
+ * (lib/record.c); not on the signal path, though AS-safe. */
+void profil__sink_rename_all(struct profil_rec *r)
+{
+	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)r->thr.at;
+	uint64_t n = (((uint64_t)1 << open_levels(&r->thr)) - 1) * r->thr.base;
+	for (uint64_t i = 0; i < n; i++)
+		rename_entry(&thr[i]);
 }
 
 /* The node of (parent, pc): the first one found in any level, or a new one
@@ -328,7 +321,7 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr
 			atomic_store_explicit(A64(&h->cpu_ns), cpu, memory_order_relaxed);
 	}
 
-	uint32_t ti = thread_index(r, tid);
+	uint32_t ti = thread_index(r, tid, true);
 	if (ti == UINT32_MAX)
 		atomic_fetch_add_explicit(A64(&h->lost_threads), weight, memory_order_relaxed);
 	else
@@ -374,8 +367,9 @@ void profil__record_thread_loss(bool unseen)
 void profil__record_thread_end(void)
 {
 	struct profil_rec *r = atomic_load(&profil__rec);
-	if (r)
-		profil__sink_rename(r, profil__gettid());
+	uint32_t ti = r ? thread_index(r, profil__gettid(), false) : UINT32_MAX;
+	if (ti != UINT32_MAX)
+		rename_entry(&((struct pcprof_raw_thread *)r->thr.at)[ti]);
 }
 
 void profil__record_unsampled(struct profil_rec *r, unsigned long weight)

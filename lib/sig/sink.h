@@ -76,10 +76,9 @@ PROFIL_HIDDEN void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc,
 				  const uintptr_t *stack, int depth, unsigned long weight,
 				  bool signal);
 
-/* Read again the recorded name of thread tid, or of every thread still
- * in this process if tid is 0 (see sink.c).  AS-safe, but one open per
- * thread: control paths only. */
-PROFIL_HIDDEN void profil__sink_rename(struct profil_rec *r, pid_t tid);
+/* Read again the recorded name of every thread still in this process
+ * (see sink.c).  AS-safe, but one open per thread: control paths only. */
+PROFIL_HIDDEN void profil__sink_rename_all(struct profil_rec *r);
 
 /* The calling thread ends (its exit handlers run): in the active
  * recording, if any, its name becomes the one it has now. */
