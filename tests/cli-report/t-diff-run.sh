@@ -18,7 +18,20 @@ diff_() {
 	table "$T/d" '   base     new' >"$T/rows"
 }
 diff_ "$T/a.data" "$T/b.data"
+case $SANITIZE in
+*thread*)
+	# Under ThreadSanitizer most samples are in its runtime (libtsan and
+	# the fixture's __tsan_*@plt stubs), whose split over its inline
+	# helpers moves between two runs of the same program by 3-4 standard
+	# errors (a CI run: MemoryAccess 29.1% -> 31.9%, se 0.8): that is the
+	# runtime's shadow state, not sampling noise.  Its rows are left out
+	# of the noise count; the fixture's own are all kept.
+	grep -v -e 'libtsan\.so' -e '__tsan_' "$T/rows" >"$T/own" || true
+	mv "$T/own" "$T/rows"
+	;;
+esac
 rows=$(wc -l <"$T/rows")
+[ "$rows" -ge 3 ] || fail "only $rows rows to compare: $(cat "$T/d")"
 real=$(awk '$10 !~ /~/' "$T/rows" | wc -l)
 [ $((real * 20)) -le "$rows" ] || fail "$real of $rows rows beyond noise between two runs: $(cat "$T/d")"
 for f in fix_hot hot_lib_spin fix_warm; do

@@ -6,28 +6,24 @@
 # staged library.
 #
 # Each example profiles its own hot function on the real timer and prints
-# tables of "name count" lines, each ending with a "total N" line.  Every
-# table must hold at least 20 ticks and give the hot function more than
-# half of them.  Each example burns 0.15 s of CPU in a second function,
-# then 0.6 s in the hot one: at 100 Hz about 75 ticks, of which an idle
-# run gives the hot function 45-58 and the second one 10-17 (the rest land
-# in libc's clock(), outside the tables).  Ticks are not independent
-# samples on a loaded machine: the kernel checks a thread's CPU timer only
-# at a scheduler tick that finds it running, so one signal can stand for
-# many ticks, all charged where it lands, and what no signal took is paid
-# at the last signal's pc when profiling stops.  That moves ticks forward
-# in time, never back, so the hot function runs last: a late signal can
-# only move the second function's ticks into it.  Failing then takes about
-# 36 of the hot function's ticks landing outside the table: 13 sd of the
-# idle binomial.
+# tables of "name count" lines, each ending with a "total N" line and a
+# "from S signals" line (profil_stats(): the distinct samples).  Every
+# table must hold at least 20 ticks.  Each example burns 0.1 s of CPU in a
+# second function, then 0.6 s in the hot one (asking clock() only every
+# 16 calls): at 100 Hz about 70 ticks, and the hot function's share of
+# the work is p = 6/7.
 #
-# Known to fail on the default engine (thread-timer) when the kernel all
-# but stops its signals: beside two nice 0 busy loops on a busy 2-core
-# machine, a third of the runs got 0-2 signals for the 75 ticks (perf,
-# interleaved with them, 74-75), and the one pc that got them all decides
-# the table: _start ("main": no signal at all), clock() (total 0),
-# or, with the hot function first, "51 of 58 ticks in make_words".  No
-# bound can fix that: it is a library problem (issue 8, item 17).
+# Where the ticks land is a sample of S signals, not of the ticks: the
+# kernel checks a thread's CPU timer only at a scheduler tick that finds it
+# running, so beside CPU-bound programs one signal can stand for many
+# ticks (measured: 1-36 signals for 75 ticks beside two nice 0 busy loops;
+# docs/reliability.md), all charged where it lands.  The hot function must
+# have more than half of a table's ticks whenever S is large enough for
+# that to hold at 5 standard deviations of the binomial over signals,
+# p - 5 sqrt(p (1 - p) / S) > 1/2, i.e. S >= 24; a table from fewer
+# signals cannot tell, and the test says so (and skips if no table could).
+# Late signals move ticks forward in time, never back, and the hot
+# function runs last, so lateness only favours it.
 set -eu
 cd "$(dirname "$0")/../.."
 . tests/helpers/stage.sh
@@ -60,20 +56,35 @@ while read -r name hot tables; do
 		cat "$stage/$name.out"
 		exit 1
 	fi
-	if ! awk -v hot="$hot" -v want="$tables" '
+	if ! awk -v hot="$hot" -v want="$tables" -v name="$name" -v notes="$stage/notes" '
 		NF == 2 && $2 ~ /^[0-9]+$/ {
 			if ($1 == hot) h = $2
-			if ($1 == "total") {
-				n++
-				if ($2 < 20 || 2 * h <= $2) {
-					printf "table %d: %s has %d of %d ticks; want total >= 20 and %s > %d\n", n, hot, h, $2, hot, $2 / 2
+			if ($1 == "total") { n++; t = $2; open_ = 1 }
+		}
+		$1 == "from" && $3 == "signals" && NF == 3 {
+			if (!open_) { printf "a signals line without its table\n"; bad = 1 }
+			open_ = 0
+			judged++
+			s = $2; p = 6 / 7
+			if (t < 20) {
+				printf "table %d: total %d ticks, want >= 20\n", n, t
+				bad = 1
+			} else if (s > 0 && p - 5 * sqrt(p * (1 - p) / s) > 0.5) {
+				print name >>notes
+				if (2 * h <= t) {
+					printf "table %d: %s has %d of %d ticks from %d signals; want more than %d\n", n, hot, h, t, s, t / 2
 					bad = 1
 				}
-				h = 0
+			} else {
+				printf "# %s table %d: %d ticks from %d signals, too few to judge where they landed\n", name, n, t, s
 			}
+			h = 0
 		}
 		END {
-			if (n != want) { printf "%d tables, want %d\n", n, want; bad = 1 }
+			if (n != want || judged != want) {
+				printf "%d tables and %d signals lines, want %d\n", n, judged, want
+				bad = 1
+			}
 			exit bad
 		}' "$stage/$name.out"; then
 		echo "$name: output:"
@@ -93,3 +104,9 @@ nm -u "$stage/hpux-sprofil" | grep -q ' __sprofil_strict$' || {
 	echo "hpux-sprofil does not call __sprofil_strict"
 	exit 1
 }
+
+# Where no table had signals enough, nothing said where the time went.
+if [ ! -s "$stage/notes" ]; then
+	echo "SKIP: no table came from 24 signals or more (a machine too busy to judge placement)"
+	exit 77
+fi
