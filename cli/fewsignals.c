@@ -14,9 +14,10 @@
  * thread's CPU clock says it is due, libprofil(7)), but all the ticks a
  * signal brings are charged at the one pc where it lands: the placement of
  * samples rests on the signals, not on the samples.  Its sampling error
- * goes as 1 / sqrt(signals), so when each signal brings 4 times what it
- * should, the error is twice what the sample count suggests: the note is
- * given from there on.
+ * goes as 1 / sqrt(signals), so when each signal brings over 3 times what
+ * it should, the error is over 1.7 times what the sample count suggests:
+ * the note is given from there on (seen beside two busy loops: 9 to 31
+ * signals for 75 ticks at 100 Hz; 23 and fewer get it).
  *
  * What a signal should bring: one period, or one kernel tick's worth of
  * periods at rates above the tick.  The tick is not in the recording, and
@@ -26,11 +27,11 @@
  * rule assumes the slowest tick, 100 Hz: a signal should bring
  * max(1, hz / 100) ticks.  On faster-tick kernels that overestimates it and
  * never calls a high rate a problem (1 kHz with HZ 250: 4 per signal, the
- * note from 40), at the price of seeing delays at high rates only when they
- * are worse (at 1 kHz with HZ 250, 10 times the due weight against 4 at
- * 100 Hz).  In time: the note needs under one signal per 40 ms of CPU time
- * (per 4 periods below 100 Hz).  The one legitimate cause of that is a
- * system call as long (4 ticks of the slowest kernel, twice dd's).
+ * note above 30), at the price of seeing delays at high rates only when
+ * they are worse (at 1 kHz with HZ 250, 7.5 times the due weight against 3
+ * at 100 Hz).  In time: the note needs under one signal per 30 ms of CPU
+ * time (per 3 periods below 100 Hz).  The one legitimate cause of that is
+ * a system call as long (3 ticks of the slowest kernel, 1.5 times dd's).
  *
  * A thread also has ticks that no signal of its own brings (owed): the CPU
  * time before its first signal and after its last, each up to a period and
@@ -47,7 +48,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SIGNAL_WEIGHT_MAX 4 /* ticks per signal, in what one should bring */
+#define SIGNAL_WEIGHT_MAX 3 /* ticks per signal, in what one should bring */
 #define THREAD_OWED_MAX   3 /* ticks per thread without a signal, the same */
 #define SLOWEST_TICK_HZ   100
 

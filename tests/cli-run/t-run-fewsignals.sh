@@ -2,7 +2,7 @@
 # When the kernel delivers a timer engine's signals late and seldom, each
 # brings many ticks, all charged where it lands: pcprof run's summary and
 # pcprof report's header say that the placement rests on few signals
-# (cli/fewsignals.c: more than 4 x max(1, hz / 100) ticks per signal, after
+# (cli/fewsignals.c: more than 3 x max(1, hz / 100) ticks per signal, after
 # 3 x that per thread), and never for what the rate or the threads explain.
 # Exact recordings, no real timer: a program compiled here injects ticks
 # through the manual engine, then writes into its own recording (as its
@@ -112,11 +112,11 @@ noted one "placement rests on 1 signal for 75 samples"
 # The same with the process-wide timer.
 rec proc 100 1 75 1 process-timer
 noted proc "placement rests on 1 signal for 75 samples"
-# The edge: 75 ticks are 4 per signal and 3 for the thread with 18 signals.
-rec edge17 100 1 75 17 thread-timer
-noted edge17 "placement rests on 17 signals for 75 samples"
-rec edge18 100 1 75 18 thread-timer
-quiet edge18
+# The edge: 75 ticks are 3 per signal and 3 for the thread with 24 signals.
+rec edge23 100 1 75 23 thread-timer
+noted edge23 "placement rests on 23 signals for 75 samples"
+rec edge24 100 1 75 24 thread-timer
+quiet edge24
 # A signal per tick but one (a short program's last tick, owed).
 rec most 100 1 75 74 thread-timer
 quiet most
@@ -124,13 +124,13 @@ quiet most
 rec dd 100 1 76 38 thread-timer
 quiet dd
 # 1 kHz on a kernel that ticks at 250 Hz: a signal per 4 ticks by design,
-# and 2.5 times more on one that ticks at 100 Hz; 10 times more is late.
+# and 2.5 times more on one that ticks at 100 Hz; 7.5 times more is late.
 rec khz 1000 1 752 188 thread-timer
 quiet khz
 rec khz100 1000 1 752 76 thread-timer
 quiet khz100
-rec khzlate 1000 1 752 18 thread-timer
-noted khzlate "placement rests on 18 signals for 752 samples"
+rec khzlate 1000 1 752 24 thread-timer
+noted khzlate "placement rests on 24 signals for 752 samples"
 # 40 threads too short for a signal: their ticks are paid owed.
 rec short 100 40 2 0 thread-timer
 quiet short
