@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fewsignals.h"
 #include "filteropt.h"
 #include "model.h"
 #include "util.h"
@@ -96,6 +97,13 @@ static void header(const struct model *f, const char *file)
 		printf("; achieved %.1f Hz", model_achieved_hz(f));
 	}
 	printf("; lost %" PRIu64 "\n", f->lost);
+	/* As pcprof run's summary says it (fewsignals.c). */
+	struct fewsignals few = { 0 };
+	for (size_t i = 0; i < f->nprocs; i++)
+		fewsignals_add(&few, f->procs[i].p);
+	char note[256];
+	if (fewsignals_note(&few, "pcprof run ", note, sizeof note))
+		printf("%-10s %s\n", "note", note);
 	if (f->opts.module || f->opts.function) {
 		printf("%-10s %" PRIu64 " samples (%.2f%%) match", "shown", f->shown,
 		       f->total ? 100.0 * (double)f->shown / (double)f->total : 0.0);

@@ -48,6 +48,7 @@
 #include "cmd.h"
 #include "data.h"
 #include "exekind.h"
+#include "fewsignals.h"
 #include "raw.h"
 #include "record-format.h"
 #include "sampler.h"
@@ -850,9 +851,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	unsigned hz = 0;
 	char engines[128] = "";
+	struct fewsignals few = { 0 };
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pp_process *pr = &set->procs[i];
 		const struct raw_info *in = &set->info[i];
+		fewsignals_add(&few, pr);
 		ticks += pr->ticks;
 		signals += pr->signals;
 		cpu += pr->cpu_ns;
@@ -970,6 +973,10 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			 unstarted, unstarted == 1 ? "" : "es");
 	if (user_time)
 		add_item(&lost, "system time (perf could sample user time only)");
+	/* Not lost: the samples are there, but in few places (fewsignals.c). */
+	char note[256];
+	if (fewsignals_note(&few, "", note, sizeof note))
+		add(&t, "; %s", note);
 	add(&t, "; lost: %s", lost.len ? lost.s : "none");
 	if (abrupt)
 		add(&t, "; %zu ended without exit (_exit, crash or kill: data kept)", abrupt);
