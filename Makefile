@@ -324,6 +324,13 @@ $(CLI_REPORT)/t-random: CLI_LIBS += -lcapstone
 
 tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
 
+# tests/helpers/datashim.c: preloaded into pcprof by the t-data-*.sh tests
+# (plain or sanitizer build alike), so never instrumented.
+$(B)/tests/helpers/datashim.so: tests/helpers/datashim.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) -O1 -g -fPIC -shared -o $@ $< -ldl -pthread
+tests: $(B)/tests/helpers/datashim.so
+
 # ---- profil-family tests and examples (tests/family, tests/compat, examples/)
 # The family tests share tests/family/family.h.  examples/*.c are programs
 # written as on each seed system (HP-UX, IRIX, Solaris, Tru64, AIX); here

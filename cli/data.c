@@ -769,6 +769,7 @@ struct crc_job {
 	size_t len; /* of the body, which starts at PP_HEADER_SIZE */
 	uint32_t crc;
 	bool short_read; /* an error, or the file ended early */
+	int err;         /* the error (errno), if it was one */
 };
 
 static void *crc_job_run(void *arg)
@@ -777,9 +778,13 @@ static void *crc_job_run(void *arg)
 	size_t chunk = 1u << 20, done = 0;
 	uint8_t *buf = malloc(chunk);
 	uLong c = crc32(0L, Z_NULL, 0);
+	if (!buf)
+		j->err = ENOMEM;
 	while (buf && done < j->len) {
 		size_t n = j->len - done < chunk ? j->len - done : chunk;
 		ssize_t k = read_at(j->fd, buf, n, (off_t)(PP_HEADER_SIZE + done));
+		if (k < 0)
+			j->err = errno;
 		if (k != (ssize_t)n)
 			break;
 		c = crc32(c, buf, (uInt)n);
@@ -831,8 +836,11 @@ static int parse_fd(int fd, size_t size, struct pp_profile *out, char *err, size
 			/* the checksums' verdict first, as pp_parse gives it */
 			const uint8_t *p = map;
 			const char *bad = NULL;
-			/* a file that shrank first: its header may be gone */
-			if (job.short_read)
+			/* a read that failed or a file that shrank first: its
+			 * header may be gone; an error is not a change of size */
+			if (job.err)
+				bad = strerror(job.err);
+			else if (job.short_read)
 				bad = "changed size while being read";
 			else if (crc(p, 28) != rd32(p + 28))
 				bad = "corrupted: header checksum mismatch";
