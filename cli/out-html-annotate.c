@@ -574,13 +574,23 @@ static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t
 	free(t);
 	ins = asm_text(&v.a, NULL);
 	cut.cold = false;
-	for (cut.context = ANN_CONTEXT; cut.context >= 0; cut.context--) {
-		t = fn_text(&v, &cut, NULL, ins);
-		if (strlen(t) <= room)
-			goto cut_done;
-		free(t);
-	}
+	/* no context first: if the sampled lines alone do not fit, no more
+	 * context will */
 	cut.context = 0;
+	t = fn_text(&v, &cut, NULL, ins);
+	if (strlen(t) <= room) {
+		for (cut.context = ANN_CONTEXT; cut.context > 0; cut.context--) {
+			char *u = fn_text(&v, &cut, NULL, ins);
+			if (strlen(u) <= room) {
+				free(t);
+				t = u;
+				break;
+			}
+			free(u);
+		}
+		goto cut_done;
+	}
+	free(t);
 	t = NULL;
 	for (int pass = 0; pass < 2 && !t; pass++) {
 		cut.insns = pass == 0;
@@ -591,9 +601,9 @@ static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t
 			t = NULL;
 			continue;
 		}
-		/* t holds lo lines and fits; hi lines do not (nrows + 1:
-		 * beyond all) */
-		size_t lo = 0, hi = v.nrows + 1;
+		/* t holds lo lines and fits; hi lines do not (all of them
+		 * did not with the instructions) */
+		size_t lo = 0, hi = pass ? v.nrows + 1 : v.nrows;
 		while (hi - lo > 1) {
 			cut.keep = lo + (hi - lo) / 2;
 			char *u = fn_text(&v, &cut, NULL, ins);
