@@ -51,10 +51,9 @@
 	// out-html-annotate.c's fn_text: [context, sampled lines, their
 	// samples, 1 without the instructions])
 	function cut(c) {
-		const out = ['the lines of its cold stretches'];
-		if (c[0] < A.context)
-			out.push(c[0] ? 'all but ' + c[0] + ' line' + (c[0] === 1 ? '' : 's') +
-				' around each sampled line' : 'every line without samples');
+		const out = [c[0] >= A.context ? 'the lines of its cold stretches' : c[0] ? 'all but ' +
+			c[0] + ' line' + (c[0] === 1 ? '' : 's') + ' around each sampled line' :
+			'every line without samples'];
 		if (c[1])
 			out.push(c[1] + ' sampled line' + (c[1] === 1 ? '' : 's') + ' with ' + c[2] +
 				' sample' + (c[2] === 1 ? '' : 's') + ', those with fewest (in the rows ' +

@@ -553,10 +553,10 @@ static char *asm_text(const struct ann_fn *a, size_t *cold)
  * not even its first line fits); cold: the bytes of hidden lines and of
  * hidden instructions in the page so far.  A listing over room leaves
  * out, until it fits: the rows of its cold stretches, the lines of
- * context (3, 2, 1, 0 around each sampled line), then the sampled lines
- * with fewest samples (as many as a binary search finds room for), first
- * with its instructions, then without.  Each try writes it again: only a
- * function too large for the page pays for them. */
+ * context (3, 2, 1, 0 around each sampled line), its instructions, then
+ * the sampled lines with fewest samples (as many as a binary search finds
+ * room for).  Each try writes it again: only a function too large for
+ * the page pays for them. */
 static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t cold[2])
 {
 	struct view v;
@@ -591,30 +591,28 @@ static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t
 		goto cut_done;
 	}
 	free(t);
-	t = NULL;
-	for (int pass = 0; pass < 2 && !t; pass++) {
-		cut.insns = pass == 0;
-		cut.keep = 0;
-		t = fn_text(&v, &cut, NULL, ins);
-		if (strlen(t) > room) {
+	/* then without the instructions (the second tab), and then without
+	 * the sampled lines with fewest samples: t holds lo of them and
+	 * fits, hi do not */
+	cut.insns = false;
+	cut.keep = 0;
+	t = fn_text(&v, &cut, NULL, ins);
+	if (strlen(t) > room) {
+		free(t);
+		t = NULL;
+		goto cut_done;
+	}
+	size_t lo = 0, hi = v.nrows + 1;
+	while (hi - lo > 1) {
+		cut.keep = lo + (hi - lo) / 2;
+		char *u = fn_text(&v, &cut, NULL, ins);
+		if (strlen(u) <= room) {
 			free(t);
-			t = NULL;
-			continue;
-		}
-		/* t holds lo lines and fits; hi lines do not (all of them
-		 * did not with the instructions) */
-		size_t lo = 0, hi = pass ? v.nrows + 1 : v.nrows;
-		while (hi - lo > 1) {
-			cut.keep = lo + (hi - lo) / 2;
-			char *u = fn_text(&v, &cut, NULL, ins);
-			if (strlen(u) <= room) {
-				free(t);
-				t = u;
-				lo = cut.keep;
-			} else {
-				free(u);
-				hi = cut.keep;
-			}
+			t = u;
+			lo = cut.keep;
+		} else {
+			free(u);
+			hi = cut.keep;
 		}
 	}
 cut_done:
