@@ -437,7 +437,7 @@ struct view {
 	struct ann_fn a;
 	struct ann_src src;
 	size_t nrows;         /* src.rows */
-	uint32_t *rank;       /* src.rows, most samples first */
+	uint32_t *rank;       /* src.rows, most samples first (ties: by file, line) */
 	bool *keep;           /* per src.rows: in the page */
 	struct ann_line *sub; /* (one file's rows in the page) */
 };
