@@ -32,7 +32,7 @@ annbuild "$T/big" "$T/src/anntarget.c"
 HOTL=$(grep -n 'HOT \*/$' "$T/src/anntarget.c" | cut -d: -f1)
 annaddrs "$T/big" hot_loop
 # record EVERY DATA: 1 sample at the first instruction of every EVERY-th
-# BIG line, 40 at every 500th; the lines in $T/want-lines, "LINE SAMPLES"
+# BIG line, 40 at every 500th ($T/biglines: the BIG lines' numbers)
 record() {
 	grep -n ' BIG ' "$T/src/anntarget.c" | cut -d: -f1 >"$T/biglines"
 	awk -v e="$1" 'NR == FNR { if (FNR % e == 0) big[$1] = FNR; next }
