@@ -550,15 +550,17 @@ static char *asm_text(const struct ann_fn *a, size_t *cold)
 }
 
 /* Function fn's listing as a JSON object of at most room bytes (NULL:
- * not even its first line fits); cold: the bytes of hidden lines and of
- * hidden instructions in the page so far.  A listing over room leaves
+ * not even its first line fits), whole or not; cold: the bytes of hidden
+ * lines and of hidden instructions in the page so far.  A listing over room leaves
  * out, until it fits: the rows of its cold stretches, the lines of
  * context (3, 2, 1, 0 around each sampled line), its instructions, then
  * the sampled lines with fewest samples (as many as a binary search finds
  * room for).  Each try writes it again: only a function too large for
  * the page pays for them. */
-static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t cold[2])
+static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t cold[2],
+		     bool *whole)
 {
+	*whole = false;
 	struct view v;
 	view_open(&v, x, fn);
 	size_t c[2] = { cold[0], cold[1] };
@@ -569,6 +571,7 @@ static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t
 	if (strlen(t) <= room) {
 		cold[0] = c[0];
 		cold[1] = c[1];
+		*whole = true;
 		goto done;
 	}
 	free(t);
@@ -650,22 +653,28 @@ void out_html_annotate(FILE *s, const struct model *f, const uint32_t *fnix)
 		"\"context\":%d,\"budget\":%u,\"fns\":{",
 		ann_style, ANN_TOP, 100.0 / ANN_SHARE, ANN_CONTEXT, ANN_BUDGET >> 20);
 	/* used: the bytes of listings so far, at most ANN_BUDGET: each one
-	 * gets what is left, cut to fit (fn_json) */
+	 * gets what is left, cut to fit (fn_json); after one that had to be
+	 * cut, the rest get none: what the cut left is less than a row or
+	 * two, and each try would write a whole listing again */
 	size_t used = 0, cold[2] = { 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		uint32_t fn = list[i];
 		fprintf(s, "%s\"%" PRIu32 "\":", i ? "," : "", fnix[fn] - 1);
 		const char *why = NULL;
 		char *t = NULL;
+		bool whole = true;
 		if (i >= ANN_TOP && x.code[fn] * ANN_SHARE < f->total)
 			why = "top";
-		else if (used >= ANN_BUDGET || !(t = fn_json(&x, fn, ANN_BUDGET - used, cold)))
+		else if (used >= ANN_BUDGET ||
+			 !(t = fn_json(&x, fn, ANN_BUDGET - used, cold, &whole)))
 			why = "size";
+		if (!whole)
+			used = ANN_BUDGET;
 		if (why) {
 			fprintf(s, "{\"s\":%" PRIu64 ",\"why\":\"%s\"}", x.code[fn], why);
 			continue;
 		}
-		used += strlen(t);
+		used += whole ? strlen(t) : 0;
 		fputs(t, s);
 		free(t);
 	}
