@@ -9,7 +9,7 @@
 # page stay within the bound plus the page's own few hundred KB, the JSON
 # is valid, and in headless chromium the view says what it leaves out;
 # the hottest lines are there (HOT, the 40-sample lines, the last of them
-# far after the cut), and every sampled line and sample is either a row
+# far after the cut), the next function (mix_step) has none, and every sampled line and sample is either a row
 # of its own or counted in a row "… N lines, M of them with samples, not
 # in this page …": the rows' samples add up to the function's.  Then the
 # same with every 4th line sampled, which fits with no context lines: no
@@ -64,6 +64,8 @@ record 1 "$T/a.data"
 # (almost all of the bound used: the cut keeps what fits)
 export_page "$T/a.data" "$T/a.html" $((BUDGET * 9 / 10))
 grep -q '"cut":\[0,[1-9][0-9]*,' "$T/ann.json" || fail "no sampled lines said to be left out"
+# the function after it (mix_step, inlined into it) has no listing
+[ "$(grep -o '"why":"size"' "$T/ann.json" | wc -l)" = 1 ] || fail "not one function over the bound"
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chromium" ] || skip "chromium not installed: the page's size and JSON checked, not its view"
