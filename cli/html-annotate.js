@@ -45,6 +45,25 @@
 		return '';
 	}
 
+	const bound = 'it keeps at most ' + A.budget + ' MB of listings';
+
+	// what a listing cut to fit the page's bound leaves out ("cut" of
+	// out-html-annotate.c's fn_text: [context, sampled lines, their
+	// samples, 1 without the instructions])
+	function cut(c) {
+		const out = [c[0] >= A.context ? 'the lines of its cold stretches' : c[0] ? 'all but ' +
+			c[0] + ' line' + (c[0] === 1 ? '' : 's') + ' around each sampled line' :
+			'every line without samples'];
+		if (c[1])
+			out.push(c[1] + ' sampled line' + (c[1] === 1 ? '' : 's') + ' with ' + c[2] +
+				' sample' + (c[2] === 1 ? '' : 's') + ', those with fewest (in the rows ' +
+				'\u201c\u2026 N lines, M of them with samples \u2026\u201d)');
+		if (c[3])
+			out.push('its instructions');
+		return 'Not all of this listing is in this page (' + bound + '): it leaves out ' +
+			out.join(', ') + '; pcprof annotate shows the whole function.';
+	}
+
 	function open(fn) {
 		const a = A.fns[fn];
 		const mod = D.fmod[fn] >= 0 ? D.mods[D.fmod[fn]] : '[unknown]';
@@ -83,6 +102,8 @@
 				});
 			}
 		}
+		if (a.cut)
+			add(box, 'p', cut(a.cut), 'why');
 		instructions(a);
 		const { body, row, counts } = listing(box, 'source', 'line', a);
 		body.parentNode.id = 'ann-source';
@@ -92,6 +113,12 @@
 				row('note', ['', '', '', '',
 					'(source file not found: its lines are shown without their text)']);
 			for (const r of f.r) {
+				if (!r[0] && r[4]) { // [0, first line, lines, 0, sampled lines, samples]
+					row('gap', counts(r[5]).concat(['\u2026', '\u2026 ' + r[2] + ' line' +
+						(r[2] === 1 ? '' : 's') + ', ' + r[4] + ' of them with samples, not in ' +
+						'this page: ' + bound + ' (pcprof annotate shows them) \u2026']));
+					continue;
+				}
 				if (!r[0]) { // [0, first line, lines, [texts]]
 					gap(row, r[2], 'line', 'pcprof annotate --context shows them', r[3] &&
 						((at) => r[3].map((t, i) => {

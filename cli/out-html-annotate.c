@@ -10,8 +10,13 @@
  * The page stays small whatever the profile: only functions with samples
  * in their code, at most the ANN_TOP with most of them plus every one
  * above 1/ANN_SHARE of all samples, each line cut at ANN_TEXT bytes, and
- * no more than ANN_BUDGET bytes of it in all; for every other function
- * of the flame graph with samples, the page says why it has no listing.
+ * no more than ANN_BUDGET bytes of it in all, hottest function first; for
+ * every other function of the flame graph with samples, the page says
+ * why it has no listing.  A listing larger than what is left of
+ * ANN_BUDGET (one huge generated function is enough) is cut to fit
+ * (fn_json): it leaves out what is farthest from the samples first, then
+ * its sampled lines with fewest samples, each counted in a row where it
+ * was, and says so.
  *
  * The cold stretches the listings collapse (as annotate prints them, "...")
  * carry their hidden lines and instructions, for the script to show on a
@@ -65,11 +70,13 @@ static const char ann_style[] =
 
 struct ann_json {
 	FILE *s;
-	const char *path;
+	const struct ann_file *fl; /* every sampled line of the file */
+	const bool *keep;          /* per fl->rows: in the page (NULL: all are) */
 	bool comma;
-	int prev;     /* the last line written */
-	bool gap;     /* a cold stretch after it, written with the next row */
-	size_t *cold; /* the bytes of hidden lines in the page so far */
+	int prev;        /* the last line written */
+	bool gap;        /* a cold stretch after it, written with the next row */
+	size_t *cold;    /* the bytes of hidden lines in the page so far (NULL: none) */
+	uint64_t out[2]; /* the sampled lines left out, and their samples */
 };
 
 /* Line `line` of path as the page shows it (NULL: no such line), cut at
@@ -101,33 +108,85 @@ static void json_text(FILE *s, const char *text)
 }
 
 /* Append the hidden rows t (a JSON array, freed) of a cold stretch if
- * they fit the page's ANN_COLD bound. */
+ * they fit the page's ANN_COLD bound (cold NULL: never). */
 static void cold_put(FILE *s, char *t, size_t *cold)
 {
 	size_t len = strlen(t);
-	if (*cold + len <= ANN_COLD) {
+	if (cold && *cold + len <= ANN_COLD) {
 		fprintf(s, ",%s", t);
 		*cold += len;
 	}
 	free(t);
 }
 
+/* The first of fl's sampled lines at or after line `line`. */
+static size_t row_from(const struct ann_file *fl, int line)
+{
+	size_t lo = 0, hi = fl->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (fl->rows[m].line < line)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* The sampled lines from..to of j's file that the page leaves out: how
+ * many, their samples, the first and the last. */
+static uint64_t left_out(const struct ann_json *j, int from, int to, uint64_t *samples, int *first,
+			 int *last)
+{
+	uint64_t k = 0;
+	*samples = 0;
+	for (size_t i = j->keep ? row_from(j->fl, from) : j->fl->n;
+	     i < j->fl->n && j->fl->rows[i].line <= to; i++) {
+		if (j->keep[i])
+			continue;
+		if (!k++)
+			*first = j->fl->rows[i].line;
+		*last = j->fl->rows[i].line;
+		*samples += j->fl->rows[i].samples;
+	}
+	return k;
+}
+
+/* Count k sampled lines and their samples as left out, and say so at the
+ * end of a stretch's row: [0, first, n, 0, k, samples]. */
+static void json_out(struct ann_json *j, uint64_t k, uint64_t samples)
+{
+	fprintf(j->s, ",0,%" PRIu64 ",%" PRIu64 "]", k, samples);
+	j->out[0] += k;
+	j->out[1] += samples;
+}
+
 /* The cold stretch of j's file from j->prev + 1 up to line `to` (or the
  * file's end): [0, first line, lines, ["text", ...]], without the texts
- * when over the bounds. */
+ * when over the bounds; [0, first, lines, 0, k, samples] when it holds
+ * sampled lines left out of the page. */
 static void json_gap(struct ann_json *j, int to)
 {
 	int from = j->prev + 1, n = 0;
-	while (from + n <= to && ann_source_text(j->path, from + n))
+	while (from + n <= to && ann_source_text(j->fl->path, from + n))
 		n++;
 	fprintf(j->s, "%s[0,%d,%d", j->comma ? "," : "", from, n);
 	j->comma = true;
 	j->gap = false;
-	if (n > 0 && n <= ANN_GAP) {
+	if (n > 0)
+		j->prev = from + n - 1;
+	uint64_t ks;
+	int f0, f1;
+	uint64_t k = n > 0 ? left_out(j, from, from + n - 1, &ks, &f0, &f1) : 0;
+	if (k) {
+		json_out(j, k, ks);
+		return;
+	}
+	if (n > 0 && n <= ANN_GAP && j->cold) {
 		struct membuf m;
 		FILE *b = membuf_open(&m);
 		for (int l = from; l < from + n; l++) {
-			char *t = line_dup(j->path, l, false);
+			char *t = line_dup(j->fl->path, l, false);
 			fputs(l > from ? "," : "[", b);
 			json_text(b, t ? t : "");
 			free(t);
@@ -136,6 +195,23 @@ static void json_gap(struct ann_json *j, int to)
 		cold_put(j->s, membuf_close(&m), j->cold);
 	}
 	fputc(']', j->s);
+}
+
+/* The sampled lines left out after j->prev up to line `to` that no cold
+ * stretch holds (before the first row, after the last, between the rows
+ * of a file that cannot be read) as one stretch of their own, from the
+ * first of them to the last. */
+static void json_drop(struct ann_json *j, int to)
+{
+	uint64_t ks;
+	int f0, f1;
+	uint64_t k = left_out(j, j->prev + 1, to, &ks, &f0, &f1);
+	if (!k)
+		return;
+	fprintf(j->s, "%s[0,%d,%d", j->comma ? "," : "", f0, f1 - f0 + 1);
+	j->comma = true;
+	json_out(j, k, ks);
+	j->prev = f1;
 }
 
 /* One row: [line, samples, "text"], [line, samples] without text; a cold
@@ -149,11 +225,17 @@ static void json_row(void *ctx, int line, uint64_t n, const char *text)
 	}
 	if (j->gap)
 		json_gap(j, line - 1);
+	json_drop(j, line - 1);
+	if (j->keep && !n) { /* a sampled line left out but shown as context */
+		size_t i = row_from(j->fl, line);
+		if (i < j->fl->n && j->fl->rows[i].line == line)
+			n = j->fl->rows[i].samples;
+	}
 	j->prev = line;
 	fputs(j->comma ? "," : "", j->s);
 	j->comma = true;
 	fprintf(j->s, "[%d,%" PRIu64, line, n);
-	char *t = text ? line_dup(j->path, line, false) : NULL;
+	char *t = text ? line_dup(j->fl->path, line, false) : NULL;
 	if (t) {
 		fputc(',', j->s);
 		json_text(j->s, t);
@@ -340,39 +422,207 @@ static void asm_rows(FILE *s, const struct asm_list *lp, const bool *shown, uint
 	fputc(']', s);
 }
 
-/* Function fn's listing as a JSON object; cold: the bytes of hidden lines
- * and of hidden instructions in the page so far. */
-static void fn_json(FILE *s, const struct ann_index *x, uint32_t fn, size_t cold[2])
-{
-	const struct model *f = x->f;
+/* How much of a function's listing the page holds (fn_text). */
+struct cut {
+	int context; /* source lines around each sampled one */
+	bool cold;   /* the rows of cold stretches (within ANN_COLD) */
+	size_t keep; /* sampled lines, the hottest first (view's nrows: all) */
+	bool insns;  /* the instructions */
+};
+
+/* A function's listing, collected once, written with fn_text as much of
+ * it as a cut says. */
+struct view {
+	const struct model *f;
 	struct ann_fn a;
 	struct ann_src src;
-	ann_collect(x, fn, &a);
-	ann_source_collect(&a, &src);
-	fprintf(s,
-		"{\"s\":%" PRIu64 ",\"self\":%" PRIu64 ",\"inl\":%d,\"nomod\":%d,\"nol\":%" PRIu64
-		",\"files\":[",
-		a.samples, f->fns[fn].samples, f->fns[fn].inlined, f->fns[fn].mod == MODEL_NO_MOD,
-		src.nolines);
-	for (size_t i = 0; i < src.nfiles; i++) {
-		const struct ann_file *fl = &src.files[i];
+	size_t nrows;         /* src.rows */
+	uint32_t *rank;       /* src.rows, most samples first (ties: by file, line) */
+	bool *keep;           /* per src.rows: in the page */
+	struct ann_line *sub; /* (one file's rows in the page) */
+};
+
+static const struct ann_line *rank_rows;
+
+static int by_samples(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (rank_rows[x].samples != rank_rows[y].samples)
+		return rank_rows[x].samples > rank_rows[y].samples ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static void view_open(struct view *v, const struct ann_index *x, uint32_t fn)
+{
+	v->f = x->f;
+	ann_collect(x, fn, &v->a);
+	ann_source_collect(&v->a, &v->src);
+	v->nrows = 0;
+	for (size_t i = 0; i < v->src.nfiles; i++)
+		v->nrows += v->src.files[i].n;
+	v->rank = xmalloc((v->nrows + 1) * sizeof *v->rank);
+	for (size_t i = 0; i < v->nrows; i++)
+		v->rank[i] = (uint32_t)i;
+	rank_rows = v->src.rows;
+	qsort(v->rank, v->nrows, sizeof *v->rank, by_samples);
+	v->keep = xcalloc(v->nrows + 1, sizeof *v->keep);
+	v->sub = xmalloc((v->nrows + 1) * sizeof *v->sub);
+}
+
+static void view_close(struct view *v)
+{
+	free(v->rank);
+	free(v->keep);
+	free(v->sub);
+	ann_source_free(&v->src);
+	ann_free(&v->a);
+}
+
+/* The function's listing as a JSON object, as much as cut says, its
+ * instructions asm_text (asm: "asm", "asmwhy" and so on, from asm_json);
+ * cold: the bytes of hidden lines in the page so far. */
+static char *fn_text(struct view *v, const struct cut *cut, size_t *cold, const char *asm_text)
+{
+	const struct model_fn *fn = &v->f->fns[v->a.fn];
+	for (size_t r = 0; r < v->nrows; r++)
+		v->keep[v->rank[r]] = r < cut->keep;
+	struct membuf m;
+	FILE *s = membuf_open(&m);
+	uint64_t out[2] = { 0, 0 };
+	for (size_t i = 0; i < v->src.nfiles; i++) {
+		const struct ann_file *fl = &v->src.files[i];
+		const bool *keep = v->keep + (fl->rows - v->src.rows);
 		char *p = text_dup(fl->path);
 		fputs(i ? ",{\"p\":\"" : "{\"p\":\"", s);
 		out_json_html_str(s, p);
 		free(p);
 		fprintf(s, "\",\"s\":%" PRIu64 ",\"own\":%d,\"miss\":%d,\"r\":[", fl->samples,
 			fl->decl > 0, !ann_source_readable(fl->path));
-		struct ann_json j = { s, fl->path, false, 0, false, &cold[0] };
-		ann_file_walk(fl, ANN_CONTEXT, json_row, &j);
+		/* the walk over the sampled lines in the page; the others in
+		 * the stretches between them, or in stretches of their own */
+		struct ann_file in = *fl;
+		in.rows = v->sub;
+		in.n = 0;
+		for (size_t k = 0; k < fl->n; k++)
+			if (keep[k])
+				v->sub[in.n++] = fl->rows[k];
+		struct ann_json j = { s, fl,    in.n < fl->n ? keep : NULL, false,
+				      0, false, cut->cold ? cold : NULL,    { 0, 0 } };
+		if (in.n)
+			ann_file_walk(&in, cut->context, json_row, &j);
 		if (j.gap) /* (ann_file_walk ends on a line) */
 			json_gap(&j, INT_MAX);
+		json_drop(&j, INT_MAX);
 		fputs("]}", s);
+		out[0] += j.out[0];
+		out[1] += j.out[1];
 	}
-	fputc(']', s);
-	asm_json(s, &a, &cold[1]);
+	char *files = membuf_close(&m);
+	s = membuf_open(&m);
+	fprintf(s,
+		"{\"s\":%" PRIu64 ",\"self\":%" PRIu64 ",\"inl\":%d,\"nomod\":%d,\"nol\":%" PRIu64,
+		v->a.samples, fn->samples, fn->inlined, fn->mod == MODEL_NO_MOD, v->src.nolines);
+	/* what is left out: "cut":[context, sampled lines, their samples,
+	 * 1 without the instructions] */
+	if (!cut->cold || cut->context < ANN_CONTEXT || cut->keep < v->nrows || !cut->insns)
+		fprintf(s, ",\"cut\":[%d,%" PRIu64 ",%" PRIu64 ",%d]", cut->context, out[0], out[1],
+			!cut->insns);
+	fprintf(s, ",\"files\":[%s]", files);
+	if (cut->insns)
+		fputs(asm_text, s);
+	else
+		fprintf(s,
+			",\"asmwhy\":\"not in this page: it keeps at most %u MB of listings "
+			"(pcprof annotate --asm shows them)\"",
+			ANN_BUDGET >> 20);
 	fputc('}', s);
-	ann_source_free(&src);
-	ann_free(&a);
+	free(files);
+	return membuf_close(&m);
+}
+
+/* Function fn's instructions for fn_text (cold: as there). */
+static char *asm_text(const struct ann_fn *a, size_t *cold)
+{
+	struct membuf m;
+	FILE *s = membuf_open(&m);
+	asm_json(s, a, cold);
+	return membuf_close(&m);
+}
+
+/* Function fn's listing as a JSON object of at most room bytes (NULL:
+ * not even its first line fits), whole or not; cold: the bytes of hidden
+ * lines and of hidden instructions in the page so far.  A listing over room leaves
+ * out, until it fits: the rows of its cold stretches, the lines of
+ * context (3, 2, 1, 0 around each sampled line), its instructions, then
+ * the sampled lines with fewest samples (as many as a binary search finds
+ * room for).  Each try writes it again: only a function too large for
+ * the page pays for them. */
+static char *fn_json(const struct ann_index *x, uint32_t fn, size_t room, size_t cold[2],
+		     bool *whole)
+{
+	*whole = false;
+	struct view v;
+	view_open(&v, x, fn);
+	size_t c[2] = { cold[0], cold[1] };
+	char *ins = asm_text(&v.a, &c[1]);
+	struct cut cut = { ANN_CONTEXT, true, v.nrows, true };
+	char *t = fn_text(&v, &cut, &c[0], ins);
+	free(ins);
+	if (strlen(t) <= room) {
+		cold[0] = c[0];
+		cold[1] = c[1];
+		*whole = true;
+		goto done;
+	}
+	free(t);
+	ins = asm_text(&v.a, NULL);
+	cut.cold = false;
+	/* no context first: if the sampled lines alone do not fit, no more
+	 * context will */
+	cut.context = 0;
+	t = fn_text(&v, &cut, NULL, ins);
+	if (strlen(t) <= room) {
+		for (cut.context = ANN_CONTEXT; cut.context > 0; cut.context--) {
+			char *u = fn_text(&v, &cut, NULL, ins);
+			if (strlen(u) <= room) {
+				free(t);
+				t = u;
+				break;
+			}
+			free(u);
+		}
+		goto cut_done;
+	}
+	free(t);
+	/* then without the instructions (the second tab), and then without
+	 * the sampled lines with fewest samples: t holds lo of them and
+	 * fits, hi do not */
+	cut.insns = false;
+	cut.keep = 0;
+	t = fn_text(&v, &cut, NULL, ins);
+	if (strlen(t) > room) {
+		free(t);
+		t = NULL;
+		goto cut_done;
+	}
+	size_t lo = 0, hi = v.nrows + 1;
+	while (hi - lo > 1) {
+		cut.keep = lo + (hi - lo) / 2;
+		char *u = fn_text(&v, &cut, NULL, ins);
+		if (strlen(u) <= room) {
+			free(t);
+			t = u;
+			lo = cut.keep;
+		} else {
+			free(u);
+			hi = cut.keep;
+		}
+	}
+cut_done:
+	free(ins);
+done:
+	view_close(&v);
+	return t;
 }
 
 static const uint64_t *sort_code;
@@ -400,26 +650,31 @@ void out_html_annotate(FILE *s, const struct model *f, const uint32_t *fnix)
 		"<style>\n%s</style>\n<aside class=\"ann\" id=\"ann\" hidden "
 		"aria-label=\"source view\"></aside>\n"
 		"<script type=\"application/json\" id=\"ann-data\">{\"top\":%d,\"share\":%g,"
-		"\"context\":%d,\"fns\":{",
-		ann_style, ANN_TOP, 100.0 / ANN_SHARE, ANN_CONTEXT);
+		"\"context\":%d,\"budget\":%u,\"fns\":{",
+		ann_style, ANN_TOP, 100.0 / ANN_SHARE, ANN_CONTEXT, ANN_BUDGET >> 20);
+	/* used: the bytes of listings so far, at most ANN_BUDGET: each one
+	 * gets what is left, cut to fit (fn_json); after one that had to be
+	 * cut, the rest get none: what the cut left is less than a row or
+	 * two, and each try would write a whole listing again */
 	size_t used = 0, cold[2] = { 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		uint32_t fn = list[i];
 		fprintf(s, "%s\"%" PRIu32 "\":", i ? "," : "", fnix[fn] - 1);
 		const char *why = NULL;
+		char *t = NULL;
+		bool whole = true;
 		if (i >= ANN_TOP && x.code[fn] * ANN_SHARE < f->total)
 			why = "top";
-		else if (used >= ANN_BUDGET)
+		else if (used >= ANN_BUDGET ||
+			 !(t = fn_json(&x, fn, ANN_BUDGET - used, cold, &whole)))
 			why = "size";
+		if (!whole)
+			used = ANN_BUDGET;
 		if (why) {
 			fprintf(s, "{\"s\":%" PRIu64 ",\"why\":\"%s\"}", x.code[fn], why);
 			continue;
 		}
-		struct membuf m;
-		FILE *b = membuf_open(&m);
-		fn_json(b, &x, fn, cold);
-		char *t = membuf_close(&m);
-		used += strlen(t);
+		used += whole ? strlen(t) : 0;
 		fputs(t, s);
 		free(t);
 	}
