@@ -69,7 +69,8 @@ bool fewsignals_note(const struct fewsignals *c, const char *run, char *buf, siz
 		return false;
 	snprintf(buf, len,
 		 "placement rests on %llu signal%s for %llu samples (the kernel delayed the "
-		 "timer signals: CPU contention? %s--engine perf is not affected)",
+		 "timer signals: CPU contention or long system calls? %s--engine perf, where "
+		 "allowed, is not affected)",
 		 (unsigned long long)c->signals, c->signals == 1 ? "" : "s",
 		 (unsigned long long)c->ticks, run);
 	return true;

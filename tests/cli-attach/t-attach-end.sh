@@ -37,6 +37,8 @@ time.sleep(6)
 sys.exit(p.wait())' "$SPLIT" 1.5 "$T/beat2" 3 >"$T/pid" &
 parent=$!
 wait_file "$T/beat2"
+# The child can beat before python3 has printed its pid (seen under load).
+wait_file "$T/pid"
 pid=$(head -n1 "$T/pid")
 t0=$(date +%s%N)
 timeout 20 "$PCPROF" attach -o "$T/exit.data" --hz 200 "$pid" 2>"$T/err" || fail "attach exited $?: $(cat "$T/err")"

@@ -92,9 +92,9 @@ static int is_data_file(int fd)
 }
 
 /* Bytes the program has allocated: the sanitizer's count in a sanitizer
- * build (its allocator replaces malloc), else glibc's (the main arena's
- * chunks in use plus the mapped ones; the reader allocates on the main
- * thread). */
+ * build (its allocator replaces malloc), else glibc's (mallinfo2: the chunks in use in every
+ * arena plus the mapped ones, so the checksum thread's 1 MiB buffer too,
+ * while it lives). */
 static long long allocated(void)
 {
 	if (san_allocated)
