@@ -16,11 +16,15 @@ rc=0
 [ $rc = 3 ] || fail "pcprof run did not exit with the shell's 3: $(cat "$T/runout")"
 "$PCPROF" report -P -v "$T/e.data" >"$T/r" 2>&1 || fail "report -P: $(cat "$T/r")"
 table "$T/r" '    pid' >"$T/rows"
-# columns: pid ppid self% samples seconds cpu achieved Hz engine lost end...
-fixrow=$(grep 'mkfixture spin' "$T/rows") || fail "no mkfixture row: $(cat "$T/r")"
-shrow=$(grep -v 'mkfixture spin' "$T/rows" | grep ' sh ') || fail "no sh row: $(cat "$T/r")"
-echo "$fixrow" | grep -q ' exit ?  ' || fail "unreaped child's end is not 'exit ?': $fixrow"
-echo "$shrow" | grep -q ' exit 3  ' || fail "the shell's end is not 'exit 3': $shrow"
+# columns: pid ppid self% samples seconds cpu achieved Hz engine lost, the
+# end in two words (exit STATUS), the command line
+fixrow=$(awk -v f="$FIX" '$13 == f' "$T/rows")
+shrow=$(awk '$13 == "sh"' "$T/rows")
+[ -n "$fixrow" ] && [ -n "$shrow" ] || fail "no mkfixture or no sh row: $(cat "$T/r")"
+[ "$(echo "$fixrow" | awk '{ print $11, $12 }')" = "exit ?" ] ||
+	fail "unreaped child's end is not 'exit ?': $fixrow"
+[ "$(echo "$shrow" | awk '{ print $11, $12 }')" = "exit 3" ] ||
+	fail "the shell's end is not 'exit 3': $shrow"
 grep -q 'exit -' "$T/r" && fail "a negative exit status is shown: $(cat "$T/r")"
 grep -q '^processes  *2: [0-9]* [0-9]*$' "$T/r" || fail "header of two processes: $(head -4 "$T/r")"
 
