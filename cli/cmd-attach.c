@@ -179,10 +179,14 @@ int cmd_attach(int argc, char **argv)
 	size_t nprocs;
 	struct sampler_info info;
 	sampler_finish(s, &procs, &nprocs, &info);
+	/* The recording's command is what ran, as pcprof run's is: the
+	 * target's command line (report, diff and the exports show it; the
+	 * engine "external" and this pid say it was attached), or, when the
+	 * kernel gave none (a zombie, a kernel thread), how it was attached. */
 	char cmd[64];
 	snprintf(cmd, sizeof cmd, "pcprof attach %d", (int)pid);
 	struct pp_profile p = {
-		.command = xstrdup(cmd),
+		.command = xstrdup(procs[0].cmdline[0] ? procs[0].cmdline : cmd),
 		.start_ns = procs[0].start_ns,
 		.end_ns = procs[0].end_ns,
 		.nprocs = nprocs,

@@ -208,7 +208,11 @@ static void side_header(const char *what, const char *file, const struct model *
 	printf(": %" PRIu64 " samples (%.2f s)", f->total, f->total_seconds);
 	if (f->cpu_ns)
 		printf(", CPU time %.2f s", (double)f->cpu_ns / 1e9);
-	printf(", %zu process%s\n%-8s command ", f->nprocs, f->nprocs == 1 ? "" : "es", "");
+	size_t nproc = model_processes(f);
+	printf(", %zu process%s", nproc, nproc == 1 ? "" : "es");
+	if (nproc != f->nprocs) /* as report's header says it */
+		printf(" (%zu images, exec)", f->nprocs);
+	printf("\n%-8s command ", "");
 	text_put(stdout, f->prof->command);
 	putchar('\n');
 	if (f->opts.time) /* --time: what the period kept of this file */

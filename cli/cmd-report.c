@@ -79,11 +79,25 @@ static void header(const struct model *f, const char *file)
 	printf("\n%-10s ", "command");
 	text_put(stdout, f->prof->command);
 	putchar('\n');
-	printf("%-10s %zu:", "processes", f->nprocs);
-	for (size_t i = 0; i < f->nprocs && i < 8; i++)
-		printf(" %d", (int)f->procs[i].p->pid);
-	if (f->nprocs > 8)
-		printf(" and %zu more", f->nprocs - 8);
+	/* Processes, each pid once: an exec chain is one process of several
+	 * images (-P lists the images). */
+	size_t nproc = model_processes(f), shown = 0;
+	printf("%-10s %zu", "processes", nproc);
+	if (nproc != f->nprocs)
+		printf(" (%zu images, exec)", f->nprocs);
+	putchar(':');
+	int32_t pid[8];
+	for (size_t i = 0; i < f->nprocs && shown < 8; i++) {
+		size_t k = 0;
+		while (k < shown && pid[k] != f->procs[i].p->pid)
+			k++;
+		if (k == shown) {
+			pid[shown++] = f->procs[i].p->pid;
+			printf(" %d", (int)f->procs[i].p->pid);
+		}
+	}
+	if (nproc > shown)
+		printf(" and %zu more", nproc - shown);
 	putchar('\n');
 	char *engines = model_distinct(f, false), *rates = model_distinct(f, true);
 	printf("%-10s ", "engine");

@@ -1040,6 +1040,60 @@ static const char *recording_parent(void)
 	return "/tmp";
 }
 
+/*
+ * Name every module by the file itself, as /proc/PID/maps does, which is
+ * what pcprof attach records: the library records the name the loader
+ * used (liblzma.so.5, /lib/... through the /lib -> usr/lib link), attach
+ * the file behind it (/usr/lib/.../liblzma.so.5.4.1).  One name for one
+ * file makes a run and an attach of the same program agree in report,
+ * export and diff (whose rows are keyed by module name, and whose labels
+ * of unnamed code are "module+0xADDRESS"); matching by build id in diff
+ * alone would leave the reports and those labels apart.  The files are
+ * resolved here, right after the run, on the machine and in the mount
+ * namespace the program ran in; a name that no longer resolves (the file
+ * was removed) is kept as recorded.
+ */
+static void name_files_as_mapped(struct pp_profile *p)
+{
+	/* Each distinct path is resolved once (a realpath is some 5 system
+	 * calls, ~15 us; an exec-heavy run has tens of thousands of images
+	 * that map the same few libraries): an open-addressing table of
+	 * (recorded, resolved) pairs, resolved NULL when it stays as it is. */
+	size_t nmod = 0;
+	for (size_t i = 0; i < p->nprocs; i++)
+		nmod += p->procs[i].nmodules;
+	size_t nslot = 64;
+	while (nslot < 2 * nmod)
+		nslot *= 2;
+	struct {
+		char *path, *real;
+	} *slot = xcalloc(nslot, sizeof *slot);
+	char buf[PATH_MAX];
+	for (size_t i = 0; i < p->nprocs; i++)
+		for (size_t k = 0; k < p->procs[i].nmodules; k++) {
+			struct pp_module *m = &p->procs[i].modules[k];
+			if (m->path[0] != '/')
+				continue;
+			size_t h = hash_bytes(m->path, strlen(m->path), HASH_INIT) & (nslot - 1);
+			while (slot[h].path && strcmp(slot[h].path, m->path) != 0)
+				h = (h + 1) & (nslot - 1);
+			if (!slot[h].path) {
+				slot[h].path = xstrdup(m->path);
+				if (realpath(m->path, buf) && strcmp(buf, m->path) != 0)
+					slot[h].real = xstrdup(buf);
+			}
+			if (slot[h].real) {
+				free(m->path);
+				m->path = xstrdup(slot[h].real);
+			}
+		}
+	for (size_t h = 0; h < nslot; h++) {
+		free(slot[h].path);
+		free(slot[h].real);
+	}
+	free(slot);
+}
+
 /* The recordings in dir, with what waiting told us about how each process
  * ended. */
 static void collect(const char *dir, struct raw_set *set, const struct run *r, struct pp_profile *p)
@@ -1051,6 +1105,7 @@ static void collect(const char *dir, struct raw_set *set, const struct run *r, s
 	p->nprocs = set->n;
 	p->procs = set->procs;
 	p->bucket_ns = set->bucket_ns;
+	name_files_as_mapped(p);
 }
 
 /* Write the data file, then remove the recordings.  A write that fails

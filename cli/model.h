@@ -232,6 +232,11 @@ const char *model_mod_name(const struct model *f, uint32_t mod);
  * "100 Hz (2), 1000 Hz (1)".  A malloc'd string. */
 char *model_distinct(const struct model *f, bool hz);
 
+/* The processes among the selected images (procs): their distinct pids.
+ * Each exec makes a new image of the same process, so a shell script that
+ * execs its last command is one process of two images. */
+size_t model_processes(const struct model *f);
+
 /* Achieved sampling rate: ticks per CPU second (0 if unknown). */
 double model_achieved_hz(const struct model *f);
 

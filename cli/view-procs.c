@@ -16,7 +16,14 @@ static const char *end_text(const struct pp_process *p, char *buf, size_t n)
 {
 	switch (p->end) {
 	case PP_END_EXIT:
-		snprintf(buf, n, "exit %d", (int)p->exit_status);
+		/* The recording says the image exited, but its status is known
+		 * only to whoever waited for it (cli/raw.c): pcprof run knows the
+		 * status of the processes it reaps, not of their children, and
+		 * -1 would read as 255. */
+		if (p->exit_status < 0)
+			snprintf(buf, n, "exit ?");
+		else
+			snprintf(buf, n, "exit %d", (int)p->exit_status);
 		break;
 	case PP_END_EXEC:
 		snprintf(buf, n, "exec");
