@@ -132,10 +132,8 @@ int cmd_merge(int argc, char **argv)
 	}
 	if (!out)
 		die(2, "no -o OUT given");
-	if (argc - optind < 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind < 1)
+		usage_error(2, "no data file to merge");
 	size_t nin = (size_t)(argc - optind);
 	struct pp_profile *in = xcalloc(nin, sizeof *in);
 	char err[512];

@@ -204,10 +204,8 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind > 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind > 1)
+		usage_error(2, "extra operand '%s': one data file at most", argv[optind + 1]);
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	o.paths = fo.paths;
 	if (!views && !callers && !callees)
@@ -218,6 +216,7 @@ int cmd_report(int argc, char **argv)
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo.model, &prof);
+	filter_check_match(f, file);
 	header(f, file);
 	int missing = 0;
 	if (f->total == 0) {
