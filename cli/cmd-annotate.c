@@ -82,6 +82,9 @@ static void print_insn(void *ctx, const struct ann_insn *in)
 		return;
 	}
 	if (in->file) {
+		const struct model_fn *fn = &p->a->f->fns[p->a->fn];
+		if (fn->mod != MODEL_NO_MOD)
+			ann_source_check_age(in->file, p->a->f->mods[fn->mod].path);
 		printf("%9s  %6s  %6s  %10s  ", "", "", "", "");
 		text_put(stdout, basename(in->file));
 		printf(":%d  ", in->line);
