@@ -234,8 +234,7 @@ int cmd_annotate(int argc, char **argv)
 		default:
 			if (filter_option(c, optarg, &fo))
 				break;
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	st.color = use_color(when);

@@ -146,8 +146,7 @@ int cmd_archive(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	if (argc - optind > 1)

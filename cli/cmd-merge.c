@@ -126,8 +126,7 @@ int cmd_merge(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	if (!out)

@@ -200,8 +200,7 @@ int cmd_report(int argc, char **argv)
 		default:
 			if (filter_option(c, optarg, &fo))
 				break;
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	if (argc - optind > 1)

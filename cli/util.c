@@ -61,6 +61,11 @@ void usage_error(int status, const char *fmt, ...)
 	exit(status);
 }
 
+void try_help(int status)
+{
+	die(status, "try '%s --help'", progname);
+}
+
 unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,
 			 unsigned long hi)
 {

@@ -20,6 +20,10 @@ __attribute__((format(printf, 1, 2))) void warnx_(const char *fmt, ...);
  * stderr, one line, then exit(status). */
 __attribute__((noreturn, format(printf, 2, 3))) void usage_error(int status, const char *fmt, ...);
 
+/* After getopt's own message on a bad option: "pcprof CMD: try 'pcprof
+ * CMD --help'", then exit(status). */
+__attribute__((noreturn)) void try_help(int status);
+
 /* The decimal number s, from lo to hi, or die(status) naming opt. */
 unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,
 			 unsigned long hi);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Usage mistakes are one line naming the mistake and pointing at --help
-# (exit 2), never the bare usage text; a --module or --function that
+# (a bad option: getopt's line, then the pointer; exit 2), never the bare
+# usage text; a --module or --function that
 # matches none of a file's samples says so and exits 1 in report, export
 # and annotate (as --callers does), rather than printing an empty table or
 # writing an empty file; annotate takes a data file given as its first
@@ -18,6 +19,16 @@ try 2 "^pcprof merge: no data file to merge \(try 'pcprof merge --help'\)$" \
 	"$PCPROF" merge -o "$T/m.data"
 [ ! -e "$T/x.folded" ] && [ ! -e "$T/x.ar" ] && [ ! -e "$T/m.data" ] ||
 	fail "a command with a bad operand wrote its output"
+
+# a bad option: getopt's line naming it, then where to look; not the help
+for cmd in report export annotate merge archive; do
+	rc=0
+	"$PCPROF" $cmd --bogus "$T/fx.data" >"$T/o" 2>"$T/e" || rc=$?
+	[ $rc = 2 ] && [ ! -s "$T/o" ] && [ "$(wc -l <"$T/e")" = 2 ] &&
+		grep -q "^pcprof $cmd: unrecognized option '--bogus'" "$T/e" &&
+		grep -qx "pcprof $cmd: try 'pcprof $cmd --help'" "$T/e" ||
+		fail "$cmd --bogus: exit $rc: $(cat "$T/e")"
+done
 
 # filters that match nothing: exit 1, one message, no table, no file
 for sel in "-f nomatch" "-m nomatch" "--function nomatch --module '*'"; do
