@@ -74,6 +74,10 @@ void ann_hot_off(bool on);
  * the first time it is asked (to say so once). */
 bool ann_source_line(const char *path, int line, bool trim);
 bool ann_source_missing(const char *path);
+/* A note on stderr, once per source file, when path was modified after
+ * module (the file the samples' module was read from): the line numbers
+ * its debug information gives are those of the text it was built from. */
+void ann_source_check_age(const char *path, const char *module);
 void ann_sources_free(void);
 /* Line `line` of path as it is in the file (NULL: not readable or not
  * there; kept until ann_sources_free), and as ann_source_line shows it

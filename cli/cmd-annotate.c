@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "annotate.h"
+#include "archive.h"
 #include "cmd.h"
+#include "data.h"
 #include "filteropt.h"
 #include "srcpath.h"
 #include "util.h"
@@ -27,13 +29,15 @@ enum { OPT_COLOR = 256 };
 static void usage(FILE *f)
 {
 	fputs("usage: pcprof annotate [OPTIONS] [FUNC...] [-i FILE]\n"
+	      "       pcprof annotate [OPTIONS] FILE [FUNC...]\n"
 	      "\n"
 	      "Show where in each function matching FUNC (fnmatch, on the names report\n"
 	      "prints) the samples of FILE (default pcprof.data) are: its source lines\n"
 	      "with their samples and shares, or with --asm its instructions.  Without\n"
 	      "FUNC, the functions with most self samples.\n"
 	      "\n"
-	      "  -i, --input FILE     the recording (default pcprof.data)\n"
+	      "  -i, --input FILE     the recording (default pcprof.data; without -i, a\n"
+	      "                       first operand that is a data file is the recording)\n"
 	      "  -a, --asm            instructions (from the module's file) instead of lines\n"
 	      "  -n, --limit N        at most N functions (default 3 without FUNC; 0: all)\n"
 	      "  -C, --context N      source lines shown around each sampled line (default 3)\n"
@@ -78,6 +82,9 @@ static void print_insn(void *ctx, const struct ann_insn *in)
 		return;
 	}
 	if (in->file) {
+		const struct model_fn *fn = &p->a->f->fns[p->a->fn];
+		if (fn->mod != MODEL_NO_MOD)
+			ann_source_check_age(in->file, p->a->f->mods[fn->mod].path);
 		printf("%9s  %6s  %6s  %10s  ", "", "", "", "");
 		text_put(stdout, basename(in->file));
 		printf(":%d  ", in->line);
@@ -161,6 +168,20 @@ static int view_asm(const struct ann_fn *a, const struct ann_style *st)
 
 /* ---- the command --------------------------------------------------------------- */
 
+/* Does path name a pcprof data file or archive (by its first bytes)?  A
+ * function name pattern almost never does. */
+static bool data_file(const char *path)
+{
+	char magic[8];
+	FILE *in = fopen(path, "rb");
+	if (!in)
+		return false;
+	bool is = fread(magic, 1, sizeof magic, in) == sizeof magic &&
+		  memcmp(magic, PP_MAGIC, sizeof magic) == 0;
+	fclose(in);
+	return is || archive_is(path);
+}
+
 static bool fn_matches(const struct model_fn *fn, char **pat, int npat)
 {
 	for (int i = 0; i < npat; i++)
@@ -183,7 +204,7 @@ int cmd_annotate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file = "pcprof.data", *when = NULL;
+	const char *file = NULL, *when = NULL;
 	bool asm_view = false;
 	long limit = -1;
 	struct ann_style st = { .context = 3 };
@@ -213,18 +234,28 @@ int cmd_annotate(int argc, char **argv)
 		default:
 			if (filter_option(c, optarg, &fo))
 				break;
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	st.color = use_color(when);
 	char **pat = argv + optind;
 	int npat = argc - optind;
+	/* "pcprof annotate x.data" means the recording, not a function named
+	 * so (as report and export take it): without -i, a first operand
+	 * that is a data file is the input. */
+	if (!file && npat && data_file(pat[0])) {
+		file = pat[0];
+		pat++;
+		npat--;
+	}
+	if (!file)
+		file = "pcprof.data";
 	if (limit < 0)
 		limit = npat ? 0 : 3;
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo.model, &prof);
+	filter_check_match(f, file);
 	/* each function's samples in its code, the code inlined into it
 	 * included: a function is worth showing if it has some */
 	struct ann_index x;

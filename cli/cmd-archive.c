@@ -146,14 +146,11 @@ int cmd_archive(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
-	if (argc - optind > 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind > 1)
+		usage_error(2, "extra operand '%s': one data file at most", argv[optind + 1]);
 	const char *data = optind < argc ? argv[optind] : "pcprof.data";
 	char *defout = NULL;
 	if (!out) {

@@ -79,8 +79,7 @@ int cmd_export(int argc, char **argv)
 		default:
 			if (filter_option(c, optarg, &fo))
 				break;
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	if (!fmtname)
@@ -91,10 +90,8 @@ int cmd_export(int argc, char **argv)
 			fmt = formats[i];
 	if (!fmt)
 		die(2, "unknown format '%s' (known: %s)", fmtname, known());
-	if (argc - optind > 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind > 1)
+		usage_error(2, "extra operand '%s': one data file at most", argv[optind + 1]);
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	if (!out)
 		out = fmt->default_out;
@@ -102,6 +99,7 @@ int cmd_export(int argc, char **argv)
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo.model, &prof);
+	filter_check_match(f, file);
 	char err[512];
 	if (fmt->write(f, out, err, sizeof err) != 0)
 		die(1, "%s", err);

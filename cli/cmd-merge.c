@@ -126,16 +126,13 @@ int cmd_merge(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
 	if (!out)
 		die(2, "no -o OUT given");
-	if (argc - optind < 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind < 1)
+		usage_error(2, "no data file to merge");
 	size_t nin = (size_t)(argc - optind);
 	struct pp_profile *in = xcalloc(nin, sizeof *in);
 	char err[512];

@@ -214,14 +214,11 @@ int cmd_report(int argc, char **argv)
 		default:
 			if (filter_option(c, optarg, &fo))
 				break;
-			usage(stderr);
-			return 2;
+			try_help(2); /* after getopt's message naming the option */
 		}
 	}
-	if (argc - optind > 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind > 1)
+		usage_error(2, "extra operand '%s': one data file at most", argv[optind + 1]);
 	const char *file = optind < argc ? argv[optind] : "pcprof.data";
 	o.paths = fo.paths;
 	if (!views && !callers && !callees)
@@ -232,6 +229,7 @@ int cmd_report(int argc, char **argv)
 
 	struct pp_profile prof;
 	struct model *f = model_open(file, &fo.model, &prof);
+	filter_check_match(f, file);
 	header(f, file);
 	int missing = 0;
 	if (f->total == 0) {

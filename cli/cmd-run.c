@@ -80,7 +80,7 @@ extern char **environ;
 struct opts {
 	const char *out;
 	const char *from;   /* --from: convert the recordings kept there */
-	unsigned long hz;   /* 0: PROFIL_HZ (set in the environment) */
+	unsigned long hz;   /* --hz, else PROFIL_HZ, else the default */
 	const char *engine; /* NULL: PROFIL_ENGINE or automatic */
 	bool follow;
 	bool stacks;   /* PCPROF_STACKS: a call stack with every sample */
@@ -264,13 +264,21 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 	if (o->from && optind < argc)
 		die(EXIT_RUN_FAILED, "--from runs nothing: no PROGRAM ('%s') with it",
 		    argv[optind]);
-	if (!o->from && optind >= argc) {
-		usage(stderr);
-		exit(EXIT_RUN_FAILED);
-	}
-	/* The user's PROFIL_HZ stays in force; else our default rate. */
+	if (!o->from && optind >= argc)
+		die(EXIT_RUN_FAILED, "no PROGRAM to run (try 'pcprof run --help')");
+	/* The raw data is a file written whole and renamed into place (and
+	 * read back for the summary): it cannot be a pipe or a terminal. */
+	if (strcmp(o->out, "-") == 0)
+		die(EXIT_RUN_FAILED,
+		    "-o -: the data file cannot be standard output (write a file; ./- "
+		    "names one called '-')");
+	/* The user's PROFIL_HZ stays in force, checked as --hz is: the
+	 * library would quietly take its own 100 Hz for a bad one; else our
+	 * default rate. */
 	const char *env_hz = getenv("PROFIL_HZ");
-	if (!o->hz && !(env_hz && *env_hz))
+	if (!o->hz && !o->from && env_hz && *env_hz)
+		o->hz = number("PROFIL_HZ in the environment", env_hz, 1, 10000);
+	if (!o->hz)
 		o->hz = PCPROF_DEFAULT_HZ;
 	*first = optind;
 }
@@ -1261,15 +1269,7 @@ static bool choose_mode(const struct opts *o, char **prog, struct external *ext)
 	}
 	snprintf(ext->why, sizeof ext->why, "external: %s",
 		 o->mode == MODE_EXTERNAL ? "--mode external" : ext->obstacle);
-	const char *env = getenv("PROFIL_HZ");
-	unsigned long hz = o->hz;
-	if (!hz && env && *env) {
-		char *end;
-		hz = strtoul(env, &end, 10);
-		if (*end || hz < 1 || hz > 10000)
-			hz = 0;
-	}
-	ext->hz = hz ? (unsigned)hz : PCPROF_DEFAULT_HZ;
+	ext->hz = (unsigned)o->hz; /* PROFIL_HZ or the default when not --hz (parse) */
 	return true;
 }
 

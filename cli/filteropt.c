@@ -4,6 +4,23 @@
  */
 #include "filteropt.h"
 
+#include <inttypes.h>
+
+#include "util.h"
+
+void filter_check_match(const struct model *f, const char *file)
+{
+	if (!f->total || f->shown || (!f->opts.module && !f->opts.function))
+		return;
+	const char *m = f->opts.module, *fn = f->opts.function;
+	die(1,
+	    "%s: none of its %" PRIu64
+	    " samples match%s%s%s%s%s%s ('pcprof report -%c %s' lists the %s)",
+	    file, f->total, m ? " --module '" : "", m ? m : "", m ? "'" : "",
+	    fn ? " --function '" : "", fn ? fn : "", fn ? "'" : "", fn ? 'F' : 'M', file,
+	    fn ? "functions" : "modules");
+}
+
 bool filter_option(int c, const char *arg, struct filter_opts *o)
 {
 	switch (c) {

@@ -87,4 +87,9 @@ enum {
  * exits 2 with a message. */
 bool filter_option(int c, const char *arg, struct filter_opts *o);
 
+/* Exit 1 with a message when f has samples but --module/--function leave
+ * none of them: an empty table or file would look like a result.  (diff
+ * checks its two files together: a function may be gone from one.) */
+void filter_check_match(const struct model *f, const char *file);
+
 #endif

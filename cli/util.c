@@ -17,8 +17,8 @@
 const char *progname = "pcprof";
 int exit_failure = 1;
 
-/* "pcprof CMD: message" and a newline on stderr. */
-static void vmessage(const char *fmt, va_list ap)
+/* "pcprof CMD: message", then tail (if any) and a newline on stderr. */
+static void vmessage(const char *tail, const char *fmt, va_list ap)
 {
 	char *msg;
 	fprintf(stderr, "%s: ", progname);
@@ -28,6 +28,8 @@ static void vmessage(const char *fmt, va_list ap)
 		text_put(stderr, msg);
 		free(msg);
 	}
+	if (tail)
+		fputs(tail, stderr);
 	fputc('\n', stderr);
 }
 
@@ -35,7 +37,7 @@ void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vmessage(NULL, fmt, ap);
 	va_end(ap);
 	exit(status);
 }
@@ -44,8 +46,24 @@ void warnx_(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vmessage(NULL, fmt, ap);
 	va_end(ap);
+}
+
+void usage_error(int status, const char *fmt, ...)
+{
+	char tail[128];
+	snprintf(tail, sizeof tail, " (try '%s --help')", progname);
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(tail, fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void try_help(int status)
+{
+	die(status, "try '%s --help'", progname);
 }
 
 unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,

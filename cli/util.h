@@ -16,6 +16,14 @@ extern const char *progname; /* "pcprof" or "pcprof CMD" for messages */
 __attribute__((noreturn, format(printf, 2, 3))) void die(int status, const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx_(const char *fmt, ...);
 
+/* A usage mistake: "pcprof CMD: message (try 'pcprof CMD --help')" on
+ * stderr, one line, then exit(status). */
+__attribute__((noreturn, format(printf, 2, 3))) void usage_error(int status, const char *fmt, ...);
+
+/* After getopt's own message on a bad option: "pcprof CMD: try 'pcprof
+ * CMD --help'", then exit(status). */
+__attribute__((noreturn)) void try_help(int status);
+
 /* The decimal number s, from lo to hi, or die(status) naming opt. */
 unsigned long number_arg(int status, const char *opt, const char *s, unsigned long lo,
 			 unsigned long hi);

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "annotate.h"
 #include "srcpath.h"
@@ -153,6 +154,7 @@ struct src {
 	char **line; /* line[i] is line i + 1, without its newline */
 	int n;
 	bool missing, said;
+	bool aged; /* ann_source_check_age said its note */
 	struct src *next;
 };
 
@@ -197,6 +199,26 @@ bool ann_source_missing(const char *path)
 		return false;
 	s->said = true;
 	return true;
+}
+
+void ann_source_check_age(const char *path, const char *module)
+{
+	struct src *s = src_get(path);
+	struct stat sst, mst;
+	if (s->missing || s->aged || !module || stat(path, &sst) != 0 || stat(module, &mst) != 0 ||
+	    !S_ISREG(mst.st_mode))
+		return;
+	/* The module's mtime is when it was linked (or copied, which only
+	 * makes it later): no build time is recorded to do better. */
+	if (sst.st_mtim.tv_sec < mst.st_mtim.tv_sec || (sst.st_mtim.tv_sec == mst.st_mtim.tv_sec &&
+							sst.st_mtim.tv_nsec <= mst.st_mtim.tv_nsec))
+		return;
+	s->aged = true;
+	fputs("note: ", stderr);
+	text_put(stderr, path);
+	fputs(" is newer than ", stderr);
+	text_put(stderr, module);
+	fputs(": its lines may not match the samples\n", stderr);
 }
 
 bool ann_source_readable(const char *path)
@@ -411,6 +433,8 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 {
 	struct ann_src src;
 	ann_source_collect(a, &src);
+	uint32_t mod = a->f->fns[a->fn].mod;
+	const char *module = mod == MODEL_NO_MOD ? NULL : a->f->mods[mod].path;
 	printf("%9s  %6s  %6s  %6s  %s\n", "samples", "fn%", "all%", "line", "source");
 	for (size_t i = 0; i < src.nfiles; i++) {
 		const char *path = src.files[i].path;
@@ -420,6 +444,8 @@ void view_annotate_source(const struct ann_fn *a, const struct ann_style *st)
 		if (ann_source_missing(path))
 			printf("  (source file not found: its lines are shown without their "
 			       "text)\n");
+		else
+			ann_source_check_age(path, module);
 		struct print_ctx p = { a, path, st };
 		ann_file_walk(&src.files[i], st->context, print_row, &p);
 	}

@@ -19,6 +19,31 @@ for bad in "--hz 0" "--hz 10001" "--hz x" "--engine bogus" "--slots 10" "--slots
 	[ $rc = 125 ] || fail "'$bad': exit $rc, want 125"
 	[ "$(wc -l <"$T/err")" = 1 ] || fail "'$bad': $(cat "$T/err")"
 done
+# PROFIL_HZ is checked as --hz is (the library would quietly take 100 Hz
+# for a bad one), unless --hz overrides it; an empty one is unset.
+for bad in abc 20000 0 -5; do
+	(cd "$T" && PROFIL_HZ=$bad "$PCPROF" run -q -- true) 2>"$T/err"
+	rc=$?
+	[ $rc = 125 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "PROFIL_HZ.*'$bad'" "$T/err" ||
+		fail "PROFIL_HZ=$bad: exit $rc: $(cat "$T/err")"
+	[ ! -e "$T/pcprof.data" ] || fail "PROFIL_HZ=$bad: a data file was written"
+done
+PROFIL_HZ=abc "$PCPROF" run -q --hz 300 -o "$T/hz.data" -- true || fail "--hz over a bad PROFIL_HZ"
+PROFIL_HZ=300 "$PCPROF" run -q -o "$T/hz.data" -- "$HOT" main 0.05 || fail "PROFIL_HZ=300"
+dump "$T/hz.data"
+[ "$(field "$(procs)" hz)" = 300 ] || fail "PROFIL_HZ=300: hz=$(field "$(procs)" hz)"
+# No PROGRAM, or -o -: one line saying so, nothing run or written.
+for args in "" "-q" "-q --" "-q -o - -- true"; do
+	# shellcheck disable=SC2086
+	(cd "$T" && "$PCPROF" run $args) >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc = 125 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] ||
+		fail "run $args: exit $rc: $(cat "$T/err")"
+done
+grep -q "standard output" "$T/err" || fail "-o -: $(cat "$T/err")"
+[ ! -e "$T/-" ] || fail "-o - wrote a file named -"
+"$PCPROF" run 2>"$T/err"
+grep -q "no PROGRAM to run (try 'pcprof run --help')" "$T/err" || fail "no PROGRAM: $(cat "$T/err")"
 "$PCPROF" run -o 2>"$T/err"
 [ $? = 125 ] && grep -q "needs a value" "$T/err" || fail "-o without a value: $(cat "$T/err")"
 "$PCPROF" run -q -o "$T" -- true 2>"$T/err"
