@@ -336,6 +336,12 @@ int cmd_diff(int argc, char **argv)
 	struct model *mm[2];
 	for (int i = 0; i < 2; i++)
 		m[i] = mm[i] = model_open(file[i], &fo.model, &prof[i]);
+	/* A filter may match in one file only (a function that is new or
+	 * gone); matching in neither is a mistyped pattern, as in report. */
+	if (!m[0]->shown || !m[1]->total)
+		filter_check_match(m[1], file[1]);
+	if (!m[1]->shown || !m[0]->total)
+		filter_check_match(m[0], file[0]);
 
 	if (html) {
 		char err[512];

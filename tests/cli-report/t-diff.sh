@@ -106,4 +106,6 @@ rc=0
 [ "$rc" = 2 ] && grep -q '^usage: pcprof diff' "$T/e" || fail "one file: exit $rc, $(cat "$T/e")"
 try 2 "bad sort key" "$PCPROF" diff -s name "$T/fx.data" "$T/fx.data"
 try 1 'nonexistent' "$PCPROF" diff "$T/fx.data" "$T/nonexistent"
+# a filter that matches in neither file is a mistake; in one, a change
+try 1 'none of its .* samples match --function' "$PCPROF" diff -f 'no_such_fn*' "$T/fx.data" "$T/fx.data"
 exit 0
