@@ -26,4 +26,14 @@ PROFIL_HIDDEN void profil__record_fork_child(void);
 PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);
 
+/* For the exec wrappers (exec.c), between record_exec and the exec, in the
+ * thread that execs (never a vfork child): the recording directory when
+ * exec'd images are to be recorded (a recording runs and follows them),
+ * else NULL; and what the image about to start will be, with why it will
+ * not be recorded (enum pcprof_raw_unfollowed) if the wrapper can tell.
+ * A later call replaces an earlier one (the PATH search tries several
+ * files); record_exec_failed clears it.  Not AS-safe; no allocation. */
+PROFIL_HIDDEN const char *profil__record_follow_dir(void);
+PROFIL_HIDDEN void profil__record_exec_target(uint32_t why, const char *path, char *const argv[]);
+
 #endif
