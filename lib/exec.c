@@ -226,6 +226,24 @@ static uint32_t check_file(int dirfd, const char *path, int flags, int depth)
 	return why;
 }
 
+/*
+ * Can the image (the same user as now: the file is not set-ID) make its
+ * recording in dir?  Not access(2): a process that changed user keeps its
+ * capabilities until the exec (setpriv, su), which takes them away from a
+ * user other than root.  So the mode bits, for the effective user, with
+ * group members counted as others: a wrong "cannot write" is harmless,
+ * since pcprof shows a reason only for an image that has no recording.
+ */
+static bool can_write(const char *dir)
+{
+	struct stat st;
+	uid_t euid = geteuid();
+	if (euid == 0 || stat(dir, &st) < 0)
+		return true;
+	mode_t need = st.st_uid == euid ? S_IWUSR | S_IXUSR : S_IWOTH | S_IXOTH;
+	return (st.st_mode & need) == need;
+}
+
 /* Called with every file the wrapper is about to exec, when `noting`:
  * record where the exec goes, and why the image will not be recorded. */
 static __thread bool noting;
@@ -241,10 +259,7 @@ static void note_target(int dirfd, const char *path, int flags, char *const argv
 	uint32_t why = check_env(envp, dir);
 	if (!why)
 		why = check_file(dirfd, path, flags, 0);
-	/* The same user as now (the file is not set-ID): can it make its
-	 * recording?  (A process that changed user before the exec.) */
-	if (!why && syscall(SYS_faccessat2, AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0 &&
-	    errno == EACCES)
+	if (!why && !can_write(dir))
 		why = PCPROF_UNF_USER;
 	profil__record_exec_target(why, path, argv);
 }
