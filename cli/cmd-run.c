@@ -874,24 +874,33 @@ static void add_unrecorded(struct text *t, const struct raw_set *set, const char
 #define GAP_MARGIN_NS(procs, tree) (20000000u + 1000000u * (uint64_t)(procs) + (tree) / 100)
 
 /* "st: statically linked; md5sum: run with ...": the first few distinct
- * reasons, each with the first program it applies to. */
+ * reasons, each with the first program it applies to: the images added
+ * for an exec (raw.h), and the first child of each image that vforked
+ * and exec'd where the library does not follow. */
 static void add_unentered(struct text *t, const struct raw_set *set)
 {
 	bool seen[PCPROF_UNF_MAX + 1] = { false };
-	size_t shown = 0, n = 0;
+	size_t shown = 0, more = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		const struct raw_info *in = &set->info[i];
-		if (!in->unentered)
+		const char *exe = NULL;
+		uint32_t why = 0;
+		if (in->unentered)
+			exe = set->procs[i].exe, why = in->unfollowed;
+		else if (in->spawn_path)
+			exe = in->spawn_path, why = in->spawn_why;
+		if (!exe)
 			continue;
-		n++;
-		if (seen[in->unfollowed] || shown == 3)
+		if (seen[why] || shown == 3) {
+			more += !seen[why];
 			continue;
-		seen[in->unfollowed] = true;
-		const char *exe = set->procs[i].exe, *base = strrchr(exe, '/');
+		}
+		seen[why] = true;
+		const char *base = strrchr(exe, '/');
 		add(t, "%s%s: %s", shown++ ? "; " : " (", base ? base + 1 : exe,
-		    raw_unfollowed_text(in->unfollowed));
+		    raw_unfollowed_text(why));
 	}
-	add(t, "%s)", shown < n && shown == 3 ? "; ..." : "");
+	add(t, "%s)", more ? "; ..." : "");
 }
 
 /* One line: what was recorded, at what rate, what it cost the target, and
@@ -920,6 +929,7 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			unentered_cpu += pr->cpu_ns;
 			continue;
 		}
+		unentered += in->spawn_unfollowed;
 		recorded++;
 		fewsignals_add(&few, pr);
 		ticks += pr->ticks;
@@ -1021,8 +1031,10 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			 (double)(gap > unentered_cpu ? gap : unentered_cpu) * 1e-9, unentered,
 			 unentered == 1 ? "" : "s");
 		add_unentered(&lost, set);
-	} else if (tree_cpu_ns && !set->nunrecorded && gap > GAP_MARGIN_NS(recorded, tree_cpu_ns)) {
-		/* (Images without a recording, said above, explain a gap.) */
+	} else if (tree_cpu_ns && !set->nunrecorded && !set->nbad &&
+		   gap > GAP_MARGIN_NS(recorded, tree_cpu_ns)) {
+		/* (Images without a recording or with an unreadable one, said
+		 * here too, explain a gap.) */
 		add_item(&lost,
 			 "%.2f s CPU not sampled (of %.2f s the process tree used: processes "
 			 "libprofil did not enter%s, see pcprof-run(1) CAVEATS)",

@@ -418,6 +418,11 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->tl_bucket_ns = h.tl_bucket_ns;
 	info->unfollowed =
 		h.exec_unfollowed <= PCPROF_UNF_MAX ? h.exec_unfollowed : PCPROF_UNF_NONE;
+	info->spawn_unfollowed = h.spawn_unfollowed;
+	if (h.spawn_unfollowed && h.spawn_state == 2) {
+		info->spawn_why = h.spawn_why <= PCPROF_UNF_MAX ? h.spawn_why : PCPROF_UNF_NONE;
+		info->spawn_path = bounded_dup(h.spawn_path, sizeof h.spawn_path);
+	}
 	if (h.end == PCPROF_END_EXEC) {
 		info->exec_path = bounded_dup(h.exec_path, sizeof h.exec_path);
 		info->exec_cmdline = bounded_dup(h.exec_cmdline, sizeof h.exec_cmdline);
@@ -669,6 +674,7 @@ void raw_set_free(struct raw_set *set)
 	for (size_t i = 0; set->info && i < set->n; i++) {
 		free(set->info[i].exec_path);
 		free(set->info[i].exec_cmdline);
+		free(set->info[i].spawn_path);
 	}
 	free(set->info);
 	free(set->unrecorded);

@@ -45,6 +45,11 @@ struct raw_info {
 	/* For an image that exec'd (version 5), else NULL: the file and
 	 * arguments (raw_set_free frees them). */
 	char *exec_path, *exec_cmdline;
+	/* Children that shared this image's memory (vfork) and exec'd where
+	 * the library does not follow (version 5), and the first one's reason
+	 * and file (NULL if not known). */
+	uint32_t spawn_unfollowed, spawn_why;
+	char *spawn_path;
 };
 
 /* "statically linked", ...: why an exec'd image was not recorded. */

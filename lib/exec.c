@@ -37,10 +37,12 @@
  * that cannot write the recording directory (setpriv, su), another ELF
  * class.  Only looked at: the program's exec, its environment and its
  * behaviour stay what it asked for (an env -i program gets its empty
- * environment, not our LD_PRELOAD back).  Not in a vfork child, which
- * would write into its parent's recording (and posix_spawn's exec is
- * glibc's internal one, which we never see): pcprof's comparison of the
- * tree's CPU time with the recordings' catches those (cmd-run.c).
+ * environment, not our LD_PRELOAD back).  A vfork child (dash runs its
+ * commands so) shares its parent's memory and so its recording: it only
+ * counts there, with atomics and no allocation, the children that went
+ * where we cannot follow (note_target).  posix_spawn's exec is glibc's
+ * internal one, which we never see: pcprof's comparison of the tree's CPU
+ * time with the recordings' is what catches those (cmd-run.c).
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -244,14 +246,25 @@ static bool can_write(const char *dir)
 	return (st.st_mode & need) == need;
 }
 
-/* Called with every file the wrapper is about to exec, when `noting`:
- * record where the exec goes, and why the image will not be recorded. */
-static __thread bool noting;
+/*
+ * What to do with every file the wrapper is about to exec: nothing; note
+ * it in our own recording (our exec, after the stop); or count it in the
+ * recording of the image whose memory we share (a vfork child: that
+ * image goes on running, and its recording says how many of its children
+ * went where the library does not follow, and the first one).
+ * Thread-local: a vfork child runs on the TLS of the thread that vforked,
+ * which is stopped in vfork and not in an exec of its own; every exec
+ * sets it before it tries a file, so what a child leaves there is never
+ * read.
+ */
+enum { NOTE_NONE, NOTE_OWN, NOTE_SPAWN };
+static __thread int noting;
+static __thread int spawn_counted; /* what NOTE_SPAWN counted for the last file */
 
 static void note_target(int dirfd, const char *path, int flags, char *const argv[],
 			char *const envp[])
 {
-	if (!noting)
+	if (noting == NOTE_NONE)
 		return;
 	const char *dir = profil__record_follow_dir();
 	if (!dir)
@@ -261,7 +274,12 @@ static void note_target(int dirfd, const char *path, int flags, char *const argv
 		why = check_file(dirfd, path, flags, 0);
 	if (!why && !can_write(dir))
 		why = PCPROF_UNF_USER;
-	profil__record_exec_target(why, path, argv);
+	if (noting == NOTE_OWN) {
+		profil__record_exec_target(why, path, argv);
+	} else {
+		profil__record_spawn_failed(spawn_counted); /* the file before, if any */
+		spawn_counted = profil__record_spawn_target(why, path);
+	}
 }
 
 static bool must_stop(void)
@@ -420,11 +438,12 @@ static int around_exec(const struct exec_req *q)
 	bool stop = must_stop();
 	if (stop)
 		profil__exec_prepare();
-	/* Thread-local: a vfork child of another thread (whose TLS is its
-	 * vforking thread's, stopped in vfork) never notes into our file. */
-	noting = stop;
+	noting = stop ? NOTE_OWN : (pid_t)syscall(SYS_getpid) != our_pid ? NOTE_SPAWN : NOTE_NONE;
+	spawn_counted = 0;
 	int r = run(q);
-	noting = false;
+	if (noting == NOTE_SPAWN)
+		profil__record_spawn_failed(spawn_counted);
+	noting = NOTE_NONE;
 	if (stop)
 		profil__exec_failed();
 	errno = -r;

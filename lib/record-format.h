@@ -204,10 +204,19 @@ struct pcprof_raw_header {
 	 * level still share one page. */
 	char exec_path[256];    /* END_EXEC: the file exec'd, as named */
 	char exec_cmdline[256]; /* END_EXEC: its argv joined by spaces */
+	/* (atomic) Children sharing this image's memory (vfork) whose exec
+	 * went where the library will not follow (a reason other than NONE),
+	 * and the first one: its reason and file.  spawn_state: 0 free, 1 a
+	 * child is writing, 2 spawn_why and spawn_path are valid. */
+	uint32_t spawn_unfollowed;
+	uint32_t spawn_state;
+	uint32_t spawn_why;
+	uint32_t pad6;
+	char spawn_path[256];
 };
 
 /* docs/formats.md lists every field's offset: keep them in step. */
-_Static_assert(sizeof(struct pcprof_raw_header) == 2656, "header size as in docs/formats.md");
+_Static_assert(sizeof(struct pcprof_raw_header) == 2928, "header size as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, stack_cut) == PCPROF_RAW_V2_HEADER_SIZE,
 	       "version 3 appends to version 2's header");

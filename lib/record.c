@@ -288,6 +288,38 @@ void profil__record_exec_target(uint32_t why, const char *path, char *const argv
 }
 
 /*
+ * The vfork child writes into the parent's header (the mapping is the
+ * parent's): a count, and the first child's reason and file, claimed with
+ * spawn_state so that two children (of two threads) never mix theirs.
+ * Returns 0: not counted, 1: counted, 2: counted and named.
+ */
+int profil__record_spawn_target(uint32_t why, const char *path)
+{
+	if (!atomic_load(&profil__rec) || why == PCPROF_UNF_NONE)
+		return 0;
+	struct pcprof_raw_header *h = map.h;
+	atomic_fetch_add(A32(&h->spawn_unfollowed), 1);
+	uint32_t free_state = 0;
+	if (!atomic_compare_exchange_strong(A32(&h->spawn_state), &free_state, 1))
+		return 1;
+	h->spawn_why = why;
+	h->spawn_path[0] = '\0';
+	profil__strlcat(h->spawn_path, sizeof h->spawn_path, path);
+	atomic_store(A32(&h->spawn_state), 2);
+	return 2;
+}
+
+void profil__record_spawn_failed(int counted)
+{
+	if (!counted || !atomic_load(&profil__rec))
+		return;
+	struct pcprof_raw_header *h = map.h;
+	atomic_fetch_sub(A32(&h->spawn_unfollowed), 1);
+	if (counted == 2)
+		atomic_store(A32(&h->spawn_state), 0);
+}
+
+/*
  * In the child after fork (control lock held, one thread, signals blocked):
  * its samples must not land in the parent's file.  Give it its own file
  * with a copy of the parent's module table (same indices, so the audit

@@ -36,4 +36,12 @@ PROFIL_HIDDEN void profil__record_exec_failed(void);
 PROFIL_HIDDEN const char *profil__record_follow_dir(void);
 PROFIL_HIDDEN void profil__record_exec_target(uint32_t why, const char *path, char *const argv[]);
 
+/* In a vfork child (sharing the recording image's memory, so its file):
+ * about to exec `path`, which will not be recorded for `why`; returns
+ * whether it was counted, to be undone with profil__record_spawn_failed
+ * if the exec fails.  No allocation, no lock: atomics on the shared
+ * header only. */
+PROFIL_HIDDEN int profil__record_spawn_target(uint32_t why, const char *path);
+PROFIL_HIDDEN void profil__record_spawn_failed(int counted);
+
 #endif
