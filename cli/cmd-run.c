@@ -556,7 +556,11 @@ struct reaped {
 
 struct run {
 	pid_t pid;
-	int status;            /* the program's */
+	int status; /* the program's */
+	/* CPU time of every descendant reaped so far, each with what it had
+	 * reaped (getrusage RUSAGE_CHILDREN), once the program is waited for;
+	 * 0: not known (--from of an older run). */
+	uint64_t tree_cpu_ns;
 	struct reaped *reaped; /* every process pcprof waited for */
 	size_t nreaped, capreaped;
 };
@@ -694,11 +698,19 @@ static void wait_program(struct run *r)
 	restore_dispositions();
 	while (reap(r, WNOHANG) > 0)
 		;
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		r->tree_cpu_ns =
+			((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+				1000000000u +
+			((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
 }
 
 /* What waiting told us about how each process ended: it belongs to the
- * last image of that pid (the one that did not exec).  An image killed
- * before the library wrote its final CPU time gets the one /proc had. */
+ * last image of that pid, the one that did not exec (an image the library
+ * never entered, which raw_collect added after the one that exec'd, when
+ * there is one).  An image killed before the library wrote its final CPU
+ * time, or never entered, gets the one /proc had. */
 static void apply_statuses(struct raw_set *set, const struct run *r)
 {
 	for (size_t i = 0; i < r->nreaped; i++) {
@@ -722,8 +734,9 @@ static void apply_statuses(struct raw_set *set, const struct run *r)
 /* ---- what only pcprof run knows, kept beside the recordings ---- */
 
 /*
- * RUN_INFO: "pcprof-run 1", "start NS", "end NS", one "reaped PID STATUS
- * CPU_NS" per process waited for, "command", then the command's bytes to
+ * RUN_INFO: "pcprof-run 1", "start NS", "end NS", "tree CPU_NS" (the
+ * tree's CPU time, struct run), one "reaped PID STATUS CPU_NS" per process
+ * waited for, "command", then the command's bytes to
  * the end of the file.  Written before the data file, so that it is there
  * whatever happens to the write (or to pcprof); it is small, and a file
  * system too full for it only costs --from the exit statuses.
@@ -735,8 +748,9 @@ static void save_run_info(const char *dir, const struct pp_profile *p, const str
 	FILE *f = fopen(path, "wxe");
 	if (!f)
 		return;
-	fprintf(f, "pcprof-run 1\nstart %llu\nend %llu\n", (unsigned long long)p->start_ns,
-		(unsigned long long)p->end_ns);
+	fprintf(f, "pcprof-run 1\nstart %llu\nend %llu\ntree %llu\n",
+		(unsigned long long)p->start_ns, (unsigned long long)p->end_ns,
+		(unsigned long long)r->tree_cpu_ns);
 	for (size_t i = 0; i < r->nreaped; i++)
 		fprintf(f, "reaped %d %d %llu\n", (int)r->reaped[i].pid, r->reaped[i].status,
 			(unsigned long long)r->reaped[i].cpu_ns);
@@ -759,6 +773,8 @@ static bool load_run_info(const char *dir, struct pp_profile *p, struct run *r)
 		  fscanf(f, "start %llu\nend %llu\n", &a, &b) == 2;
 	p->start_ns = a;
 	p->end_ns = b;
+	if (ok && fscanf(f, "tree %llu\n", &a) == 1) /* since the tree line was added */
+		r->tree_cpu_ns = a;
 	int pid, st;
 	while (ok && fscanf(f, "reaped %d %d %llu\n", &pid, &st, &a) == 3) {
 		if (r->nreaped == r->capreaped) {
@@ -846,10 +862,60 @@ static void add_unrecorded(struct text *t, const struct raw_set *set, const char
 	add(t, "%s)", n > 8 ? ", ..." : "");
 }
 
+/*
+ * Time the recordings do not account for.  The recordings account for
+ * every CPU nanosecond of the images they cover (each image's process CPU
+ * clock, from the fork or the exec to exit: record-format.h); the tree's
+ * CPU time is what getrusage(RUSAGE_CHILDREN) says of every descendant
+ * reaped, each with what it reaped.  Both come from the same scheduler
+ * clock, so what a recorded process costs beyond its recording is only
+ * the kernel's part of its fork and exit, the exit handlers after ours and
+ * pcprof's child before its exec: 0.2 ms a process on this machine (200
+ * processes of 5 ms from a shell loop, as in tests/cli-run/t-run-short.sh:
+ * 0.03-0.04 s of 1.06 s).  The margin is 20 ms + 1 ms a recorded process
+ * + 1% of the tree: five times that cost, and still below what a single
+ * unentered program must burn to matter (a few percent of the run).  Not counted on either side:
+ * processes still running (recorded until now, not reaped), children of a parent that ignores
+ * SIGCHLD (the kernel reaps them without adding their time to anyone's),
+ * and orphans adopted by another subreaper than pcprof.
+ */
+#define GAP_MARGIN_NS(procs, tree) (20000000u + 1000000u * (uint64_t)(procs) + (tree) / 100)
+
+/* "st: statically linked; md5sum: run with ...": the first few distinct
+ * reasons, each with the first program it applies to: the images added
+ * for an exec (raw.h), and the first child of each image that vforked
+ * and exec'd where the library does not follow. */
+static void add_unentered(struct text *t, const struct raw_set *set)
+{
+	bool seen[PCPROF_UNF_MAX + 1] = { false };
+	size_t shown = 0, more = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct raw_info *in = &set->info[i];
+		const char *exe = NULL;
+		uint32_t why = 0;
+		if (in->unentered)
+			exe = set->procs[i].exe, why = in->unfollowed;
+		else if (in->spawn_path)
+			exe = in->spawn_path, why = in->spawn_why;
+		if (!exe)
+			continue;
+		if (seen[why] || shown == 3) {
+			more += !seen[why];
+			continue;
+		}
+		seen[why] = true;
+		const char *base = strrchr(exe, '/');
+		add(t, "%s%s: %s", shown++ ? "; " : " (", base ? base + 1 : exe,
+		    raw_unfollowed_text(why));
+	}
+	add(t, "%s)", more ? "; ..." : "");
+}
+
 /* One line: what was recorded, at what rate, what it cost the target, and
- * anything lost or unusual. */
+ * anything lost or unusual.  tree_cpu_ns: the CPU time of the whole
+ * process tree pcprof waited for (struct run), 0 if unknown. */
 static void summary(const struct raw_set *set, const char *dir, const char *out,
-		    const struct opts *o)
+		    const struct opts *o, uint64_t tree_cpu_ns)
 {
 	uint64_t ticks = 0, signals = 0, cpu = 0, mem = 0, lost_table = 0, lost_threads = 0,
 		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0, owed = 0,
@@ -857,12 +923,22 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	uint32_t partial = 0; /* 1 + the first bucket a timeline lost */
 	int room_err = 0, mod_err = 0;
 	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
+	size_t unentered = 0, recorded = 0;
+	uint64_t unentered_cpu = 0, counted_cpu = 0; /* counted: in tree_cpu_ns */
 	unsigned hz = 0;
 	char engines[128] = "";
 	struct fewsignals few = { 0 };
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pp_process *pr = &set->procs[i];
 		const struct raw_info *in = &set->info[i];
+		/* Not recorded: its CPU time (if pcprof reaped it) is not sampled. */
+		if (in->unentered) {
+			unentered++;
+			unentered_cpu += pr->cpu_ns;
+			continue;
+		}
+		unentered += in->spawn_unfollowed;
+		recorded++;
 		fewsignals_add(&few, pr);
 		ticks += pr->ticks;
 		signals += pr->signals;
@@ -896,12 +972,15 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
 		 * and it is there), or ended without exit handlers. */
+		bool alive = false;
 		if (in->raw_end == PCPROF_END_RUNNING) {
 			if (pr->end == PP_END_UNKNOWN && kill(pr->pid, 0) == 0)
-				running++;
+				running++, alive = true;
 			else
 				abrupt++;
 		}
+		if (!alive)
+			counted_cpu += pr->cpu_ns;
 		if (pr->hz > hz)
 			hz = pr->hz;
 		if (pr->engine[0] && !strstr(engines, pr->engine)) {
@@ -929,9 +1008,9 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	add(&t, " (%s", engines[0] ? engines : "no engine");
 	if (ticks && sigrate < 0.9 * achieved)
 		add(&t, ", %.0f signals/s", sigrate);
-	add(&t, "), %zu process%s, %zu thread%s", set->n, set->n == 1 ? "" : "es", threads,
+	add(&t, "), %zu process%s, %zu thread%s", recorded, recorded == 1 ? "" : "es", threads,
 	    threads == 1 ? "" : "s");
-	if (set->n) {
+	if (recorded) {
 		add(&t, ", recording memory <= ");
 		add_bytes(&t, mem);
 	}
@@ -950,6 +1029,26 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			 mod_err == ENOSPC ? "module table full" : strerror(mod_err));
 	if (set->nunrecorded)
 		add_unrecorded(&lost, set, dir);
+	/* Time the recordings miss: the images the exec wrappers saw go where
+	 * the library could not follow (named), and beyond the margin what
+	 * nothing named (posix_spawn, vfork, a program that execs with raw
+	 * system calls...).  The gap holds the named images' time too. */
+	uint64_t gap = tree_cpu_ns > counted_cpu ? tree_cpu_ns - counted_cpu : 0;
+	if (unentered) {
+		add_item(&lost, "%.2f s CPU of %zu process image%s the library could not enter",
+			 (double)(gap > unentered_cpu ? gap : unentered_cpu) * 1e-9, unentered,
+			 unentered == 1 ? "" : "s");
+		add_unentered(&lost, set);
+	} else if (tree_cpu_ns && !set->nunrecorded && !set->nbad &&
+		   gap > GAP_MARGIN_NS(recorded, tree_cpu_ns)) {
+		/* (Images without a recording or with an unreadable one, said
+		 * here too, explain a gap.) */
+		add_item(&lost,
+			 "%.2f s CPU not sampled (of %.2f s the process tree used: processes "
+			 "libprofil did not enter%s, see pcprof-run(1) CAVEATS)",
+			 (double)gap * 1e-9, (double)tree_cpu_ns * 1e-9,
+			 o->follow ? "" : ", not followed with --no-follow");
+	}
 	/* Threads counts the threads (the library's thread_errors); the ticks
 	 * are their CPU time x rate where it could be read (libprofil(7)). */
 	if (unsampled && unsampled_ticks)
@@ -1119,7 +1218,7 @@ static void collect(const char *dir, struct raw_set *set, const struct run *r, s
 /* Write the data file, then remove the recordings.  A write that fails
  * keeps them, and says how to finish. */
 static void write_data(const char *dir, const char *where, struct pp_profile *p,
-		       const struct raw_set *set, const struct opts *o)
+		       const struct raw_set *set, const struct opts *o, uint64_t tree_cpu_ns)
 {
 	char err[512];
 	if (pp_write(o->out, p, err, sizeof err) < 0) {
@@ -1131,7 +1230,7 @@ static void write_data(const char *dir, const char *where, struct pp_profile *p,
 		    dir, quoted);
 	}
 	if (!o->quiet)
-		summary(set, where, o->out, o);
+		summary(set, where, o->out, o, tree_cpu_ns);
 	remove_dir(dir);
 }
 
@@ -1165,7 +1264,7 @@ static _Noreturn void from_kept(const struct opts *o)
 				p.end_ns = pr->end_ns;
 		}
 	}
-	write_data(o->from, o->from, &p, &set, o);
+	write_data(o->from, o->from, &p, &set, o, r.tree_cpu_ns);
 	pp_free(&p);
 	raw_set_free(&set);
 	free(r.reaped);
@@ -1362,7 +1461,7 @@ int cmd_run(int argc, char **argv)
 
 	struct raw_set set;
 	collect(dir, &set, &r, &p);
-	write_data(dir, parent, &p, &set, &o);
+	write_data(dir, parent, &p, &set, &o, r.tree_cpu_ns);
 	bool marked = false;
 	for (size_t i = 0; i < set.nunrecorded; i++)
 		marked |= set.unrecorded[i].pid == r.pid;

@@ -416,6 +416,17 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->stack_cut = h.stack_cut;
 	info->tl_origin_ns = h.tl_origin_ns;
 	info->tl_bucket_ns = h.tl_bucket_ns;
+	info->unfollowed =
+		h.exec_unfollowed <= PCPROF_UNF_MAX ? h.exec_unfollowed : PCPROF_UNF_NONE;
+	info->spawn_unfollowed = h.spawn_unfollowed;
+	if (h.spawn_unfollowed && h.spawn_state == 2) {
+		info->spawn_why = h.spawn_why <= PCPROF_UNF_MAX ? h.spawn_why : PCPROF_UNF_NONE;
+		info->spawn_path = bounded_dup(h.spawn_path, sizeof h.spawn_path);
+	}
+	if (h.end == PCPROF_END_EXEC) {
+		info->exec_path = bounded_dup(h.exec_path, sizeof h.exec_path);
+		info->exec_cmdline = bounded_dup(h.exec_cmdline, sizeof h.exec_cmdline);
+	}
 	pr->tl_lost = h.tl_lost;
 	pr->tl_partial = h.tl_lost_from;
 
@@ -480,6 +491,30 @@ static int cmp_proc(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+const char *raw_unfollowed_text(uint32_t why)
+{
+	switch (why) {
+	case PCPROF_UNF_STATIC:
+		return "statically linked";
+	case PCPROF_UNF_PRELOAD:
+		return "run with LD_PRELOAD removed from its environment";
+	case PCPROF_UNF_DIR:
+		return "run with PCPROF_DIR removed from its environment";
+	case PCPROF_UNF_SETUID:
+		return "set-user-ID: secure execution ignores LD_PRELOAD";
+	case PCPROF_UNF_SETGID:
+		return "set-group-ID: secure execution ignores LD_PRELOAD";
+	case PCPROF_UNF_IDS:
+		return "real and effective ids differ: secure execution ignores LD_PRELOAD";
+	case PCPROF_UNF_USER:
+		return "its user cannot write the recording directory";
+	case PCPROF_UNF_CLASS:
+		return "another ELF class or machine than libprofil's";
+	default:
+		return "libprofil did not start in it, reason unknown";
+	}
+}
+
 /* "<pid>.<seq>.<errno>.<16 hex digits>.lost" */
 static bool parse_marker(const char *name, struct raw_unrecorded *u)
 {
@@ -498,6 +533,78 @@ static int cmp_unrecorded(const void *a, const void *b)
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const struct pp_process *by_pid_procs; /* qsort has no context argument */
+
+static int cmp_pid_seq(const void *a, const void *b)
+{
+	const struct pp_process *x = &by_pid_procs[*(const size_t *)a],
+				*y = &by_pid_procs[*(const size_t *)b];
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* An image that ended by exec, whose next image was to be recorded
+ * (execs followed), and was followed by nothing: neither the next
+ * recording of its pid nor a marker saying why there is none.  Sorted
+ * by (pid, seq), not compared pairwise: runs have 40,000 processes. */
+static void add_unentered(struct raw_set *set)
+{
+	size_t n = set->n, *ix = xmalloc((n ? n : 1) * sizeof *ix);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	by_pid_procs = set->procs;
+	qsort(ix, n, sizeof *ix, cmp_pid_seq);
+	size_t add = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct pp_process *p = &set->procs[ix[k]];
+		const struct pp_process *next = k + 1 < n ? &set->procs[ix[k + 1]] : NULL;
+		struct raw_unrecorded key = { p->pid, p->seq + 1, 0 };
+		if (set->info[ix[k]].raw_end != PCPROF_END_EXEC ||
+		    !(set->info[ix[k]].flags & PCPROF_RAW_F_FOLLOWED) ||
+		    (next && next->pid == p->pid && next->seq == p->seq + 1) ||
+		    (set->nunrecorded &&
+		     bsearch(&key, set->unrecorded, set->nunrecorded, sizeof key, cmp_unrecorded)))
+			ix[add++] = ix[k];
+	}
+	/* ix[0..add) are the images followed by something; mark the others. */
+	bool *followed = xcalloc(n ? n : 1, sizeof *followed);
+	for (size_t k = 0; k < add; k++)
+		followed[ix[k]] = true;
+	free(ix);
+	size_t extra = n - add;
+	if (extra) {
+		set->procs = xrealloc(set->procs, (n + extra) * sizeof *set->procs);
+		set->info = xrealloc(set->info, (n + extra) * sizeof *set->info);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (followed[i])
+			continue;
+		const struct pp_process *p = &set->procs[i];
+		const struct raw_info *in = &set->info[i];
+		/* What the recording of the exec'ing image says of it: v5. */
+		struct pp_process *u = &set->procs[set->n];
+		struct raw_info *ui = &set->info[set->n];
+		set->n++;
+		*u = (struct pp_process){ .pid = p->pid,
+					  .ppid = p->ppid,
+					  .seq = p->seq + 1,
+					  .start_ns = p->end_ns,
+					  .end = PP_END_UNKNOWN,
+					  .exit_status = -1 };
+		*ui = (struct raw_info){ .unentered = true,
+					 .unfollowed = in->unfollowed,
+					 .cpu_start_ns = in->cpu_start_ns + p->cpu_ns };
+		u->exe = xstrdup(in->exec_path && in->exec_path[0] ? in->exec_path : "?");
+		u->cmdline = xstrdup(in->exec_cmdline && in->exec_cmdline[0] ? in->exec_cmdline
+									     : u->exe);
+		size_t len = strlen(raw_unfollowed_text(ui->unfollowed)) + 32;
+		u->why = xmalloc(len);
+		snprintf(u->why, len, "not recorded: %s", raw_unfollowed_text(ui->unfollowed));
+	}
+	free(followed);
 }
 
 int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
@@ -543,6 +650,7 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 	closedir(d);
 	if (set->nunrecorded)
 		qsort(set->unrecorded, set->nunrecorded, sizeof *set->unrecorded, cmp_unrecorded);
+	add_unentered(set);
 
 	/* Sort the processes and their side information together. */
 	struct pair {
@@ -563,6 +671,11 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 
 void raw_set_free(struct raw_set *set)
 {
+	for (size_t i = 0; set->info && i < set->n; i++) {
+		free(set->info[i].exec_path);
+		free(set->info[i].exec_cmdline);
+		free(set->info[i].spawn_path);
+	}
 	free(set->info);
 	free(set->unrecorded);
 	set->info = NULL;

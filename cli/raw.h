@@ -6,6 +6,7 @@
 #ifndef PCPROF_RAW_H
 #define PCPROF_RAW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,7 +35,25 @@ struct raw_info {
 	uint64_t threads_unsampled;
 	uint64_t threads_unseen;
 	uint64_t tl_origin_ns, tl_bucket_ns; /* the timeline's clock (version 4) */
+
+	/* An image the library never entered (not a recording: raw_collect
+	 * made its entry from the exec that started it), and why: enum
+	 * pcprof_raw_unfollowed, as the exec wrapper saw it (NONE: it could
+	 * not tell).  Its cpu_start_ns is the process CPU time at that exec. */
+	bool unentered;
+	uint32_t unfollowed;
+	/* For an image that exec'd (version 5), else NULL: the file and
+	 * arguments (raw_set_free frees them). */
+	char *exec_path, *exec_cmdline;
+	/* Children that shared this image's memory (vfork) and exec'd where
+	 * the library does not follow (version 5), and the first one's reason
+	 * and file (NULL if not known). */
+	uint32_t spawn_unfollowed, spawn_why;
+	char *spawn_path;
 };
+
+/* "statically linked", ...: why an exec'd image was not recorded. */
+const char *raw_unfollowed_text(uint32_t why);
 
 /*
  * Read one recording into *out (free with pp_process_free, data.h).  The
@@ -54,7 +73,11 @@ struct raw_unrecorded {
 };
 
 /* A directory's recordings ("*.raw"), converted and sorted by start time,
- * pid and image number, and the markers of the images that have none. */
+ * pid and image number, and the markers of the images that have none.
+ * An image that exec'd and has neither a next recording nor a marker
+ * gets an entry for the image it became (info.unentered): no samples, no
+ * modules, its program and arguments from the exec, "?" as how it ended
+ * (its status and CPU time are known only to whoever waited for it). */
 struct raw_set {
 	size_t n;
 	struct pp_process *procs;

@@ -23,7 +23,28 @@
  * it is recognised by its pid and passed straight through.  For the same
  * reason nothing here allocates: memory mapped by a vfork child would stay
  * in the parent once the exec succeeded.
+ *
+ * Where the exec goes.  pcprof run follows exec'd images through the
+ * environment (LD_PRELOAD, PCPROF_DIR), so an image that the loader will
+ * not preload us into, or that ignores its environment, runs unrecorded,
+ * and nothing would ever tell pcprof: its pid just has no next recording.
+ * So, when a recording follows execs, each file about to be exec'd is
+ * looked at first (note_target) and the recording of the image that
+ * execs says where it went and, when it can be told beforehand, why the
+ * next image will not be recorded: no PT_INTERP (static), our LD_PRELOAD
+ * or PCPROF_DIR missing from the new environment (env -i), secure
+ * execution (a set-user-ID or set-group-ID file, ids that differ), a user
+ * that cannot write the recording directory (setpriv, su), another ELF
+ * class.  Only looked at: the program's exec, its environment and its
+ * behaviour stay what it asked for (an env -i program gets its empty
+ * environment, not our LD_PRELOAD back).  A vfork child (dash runs its
+ * commands so) shares its parent's memory and so its recording: it only
+ * counts there, with atomics and no allocation, the children that went
+ * where we cannot follow (note_target).  posix_spawn's exec is glibc's
+ * internal one, which we never see: pcprof's comparison of the tree's CPU
+ * time with the recordings' is what catches those (cmd-run.c).
  */
+#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <paths.h>
@@ -31,6 +52,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -49,10 +73,213 @@ static void set_pid(void)
 	our_pid = (pid_t)syscall(SYS_getpid);
 }
 
+/* Our own entry of LD_PRELOAD as this image started ("" if we were not
+ * preloaded: linked in, then the check below is not ours to make). */
+static char our_preload[PATH_MAX];
+
+static void find_preload(void)
+{
+	const char *v = getenv("LD_PRELOAD");
+	while (v && *v) {
+		size_t n = strcspn(v, " :");
+		const char *base = memrchr(v, '/', n);
+		base = base ? base + 1 : v;
+		if (n < sizeof our_preload && strncmp(base, "libprofil.", 10) == 0) {
+			memcpy(our_preload, v, n);
+			our_preload[n] = '\0';
+			return;
+		}
+		v += n;
+		v += strspn(v, " :");
+	}
+}
+
 __attribute__((constructor(101))) static void exec_init(void)
 {
 	set_pid();
 	pthread_atfork(NULL, NULL, set_pid);
+	find_preload();
+}
+
+/* ---- where an exec goes (see the top) ---- */
+
+/* The value of NAME in envp, or NULL. */
+static const char *env_value(char *const envp[], const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+/* Does the list (space or colon separated, as the loader reads it) hold
+ * word? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t w = strlen(word);
+	while (list && *list) {
+		size_t n = strcspn(list, " :");
+		if (n == w && strncmp(list, word, n) == 0)
+			return true;
+		list += n;
+		list += strspn(list, " :");
+	}
+	return false;
+}
+
+static uint32_t check_env(char *const envp[], const char *dir)
+{
+	if (our_preload[0] && !has_word(env_value(envp, "LD_PRELOAD"), our_preload))
+		return PCPROF_UNF_PRELOAD;
+	const char *d = env_value(envp, "PCPROF_DIR");
+	if (!d || strcmp(d, dir) != 0)
+		return PCPROF_UNF_DIR;
+	return PCPROF_UNF_NONE;
+}
+
+/* The kernel's AT_SECURE, foreseen: the ids the image will run with
+ * (a set-ID bit counts unless the file system is nosuid or no_new_privs
+ * is set; set-group-ID only with group execute, as the kernel does). */
+static uint32_t check_ids(int fd, const struct stat *st)
+{
+	uid_t uid = getuid(), euid = geteuid();
+	gid_t gid = getgid(), egid = getegid();
+	bool honoured =
+		(st->st_mode & (S_ISUID | S_ISGID)) && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1;
+	struct statvfs fs;
+	if (honoured && fstatvfs(fd, &fs) == 0 && (fs.f_flag & ST_NOSUID))
+		honoured = false;
+	if (honoured && (st->st_mode & S_ISUID) && st->st_uid != uid)
+		return PCPROF_UNF_SETUID;
+	if (honoured && (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) && st->st_gid != gid)
+		return PCPROF_UNF_SETGID;
+	if (uid != euid || gid != egid)
+		return PCPROF_UNF_IDS;
+	return PCPROF_UNF_NONE;
+}
+
+#if defined(__x86_64__)
+#define OUR_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define OUR_MACHINE EM_AARCH64
+#endif
+
+/* From the ELF header and program headers: another class or machine, or
+ * no PT_INTERP (static, static-pie).  Anything unreadable or strange is
+ * left to the exec to judge. */
+static uint32_t check_elf(int fd, const Elf64_Ehdr *e)
+{
+	if (e->e_ident[EI_CLASS] != ELFCLASS64)
+		return PCPROF_UNF_CLASS;
+#ifdef OUR_MACHINE
+	if (e->e_machine != OUR_MACHINE)
+		return PCPROF_UNF_CLASS;
+#endif
+	if ((e->e_type != ET_EXEC && e->e_type != ET_DYN) || e->e_phentsize != sizeof(Elf64_Phdr) ||
+	    e->e_phnum == 0 || e->e_phnum > 256)
+		return PCPROF_UNF_NONE;
+	Elf64_Phdr ph[e->e_phnum];
+	ssize_t len = (ssize_t)sizeof ph;
+	if (pread(fd, ph, sizeof ph, (off_t)e->e_phoff) != len)
+		return PCPROF_UNF_NONE;
+	for (size_t i = 0; i < e->e_phnum; i++)
+		if (ph[i].p_type == PT_INTERP)
+			return PCPROF_UNF_NONE;
+	return PCPROF_UNF_STATIC;
+}
+
+/* The file as execveat(dirfd, path, ..., flags) would run it; a "#!"
+ * script by its interpreter (one level: the kernel allows more, but a
+ * script that runs a script is rare, and the exec still decides). */
+static uint32_t check_file(int dirfd, const char *path, int flags, int depth)
+{
+	int fd;
+	if ((flags & AT_EMPTY_PATH) && !*path)
+		fd = (int)syscall(SYS_fcntl, dirfd, F_DUPFD_CLOEXEC, 0);
+	else
+		fd = (int)syscall(SYS_openat, dirfd, path,
+				  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+					  ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return PCPROF_UNF_NONE; /* not readable: the exec decides */
+	uint32_t why = PCPROF_UNF_NONE;
+	struct stat st;
+	union {
+		Elf64_Ehdr e;
+		char text[256];
+	} head;
+	ssize_t n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		n = pread(fd, &head, sizeof head - 1, 0);
+	if (n >= 2 && head.text[0] == '#' && head.text[1] == '!') {
+		head.text[n] = '\0';
+		char *interp = head.text + 2;
+		interp += strspn(interp, " \t");
+		interp[strcspn(interp, " \t\n")] = '\0';
+		if (depth == 0 && *interp)
+			why = check_file(AT_FDCWD, interp, 0, depth + 1);
+	} else if (n >= (ssize_t)sizeof head.e && memcmp(head.e.e_ident, ELFMAG, SELFMAG) == 0) {
+		why = check_ids(fd, &st);
+		if (!why)
+			why = check_elf(fd, &head.e);
+	}
+	close(fd);
+	return why;
+}
+
+/*
+ * Can the image (the same user as now: the file is not set-ID) make its
+ * recording in dir?  Not access(2): a process that changed user keeps its
+ * capabilities until the exec (setpriv, su), which takes them away from a
+ * user other than root.  So the mode bits, for the effective user, with
+ * group members counted as others: a wrong "cannot write" is harmless,
+ * since pcprof shows a reason only for an image that has no recording.
+ */
+static bool can_write(const char *dir)
+{
+	struct stat st;
+	uid_t euid = geteuid();
+	if (euid == 0 || stat(dir, &st) < 0)
+		return true;
+	mode_t need = st.st_uid == euid ? S_IWUSR | S_IXUSR : S_IWOTH | S_IXOTH;
+	return (st.st_mode & need) == need;
+}
+
+/*
+ * What to do with every file the wrapper is about to exec: nothing; note
+ * it in our own recording (our exec, after the stop); or count it in the
+ * recording of the image whose memory we share (a vfork child: that
+ * image goes on running, and its recording says how many of its children
+ * went where the library does not follow, and the first one).
+ * Thread-local: a vfork child runs on the TLS of the thread that vforked,
+ * which is stopped in vfork and not in an exec of its own; every exec
+ * sets it before it tries a file, so what a child leaves there is never
+ * read.
+ */
+enum { NOTE_NONE, NOTE_OWN, NOTE_SPAWN };
+static __thread int noting;
+static __thread int spawn_counted; /* what NOTE_SPAWN counted for the last file */
+
+static void note_target(int dirfd, const char *path, int flags, char *const argv[],
+			char *const envp[])
+{
+	if (noting == NOTE_NONE)
+		return;
+	const char *dir = profil__record_follow_dir();
+	if (!dir)
+		return;
+	uint32_t why = check_env(envp, dir);
+	if (!why)
+		why = check_file(dirfd, path, flags, 0);
+	if (!why && !can_write(dir))
+		why = PCPROF_UNF_USER;
+	if (noting == NOTE_OWN) {
+		profil__record_exec_target(why, path, argv);
+	} else {
+		profil__record_spawn_failed(spawn_counted); /* the file before, if any */
+		spawn_counted = profil__record_spawn_target(why, path);
+	}
 }
 
 static bool must_stop(void)
@@ -64,6 +291,7 @@ static bool must_stop(void)
 /* The system calls, returning only on failure, with -errno. */
 static int sys_execve(const char *path, char *const argv[], char *const envp[])
 {
+	note_target(AT_FDCWD, path, 0, argv, envp);
 	syscall(SYS_execve, path, argv, envp);
 	return -errno;
 }
@@ -71,6 +299,7 @@ static int sys_execve(const char *path, char *const argv[], char *const envp[])
 static int sys_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags)
 {
+	note_target(dirfd, path, flags, argv, envp);
 	syscall(SYS_execveat, dirfd, path, argv, envp, flags);
 	return -errno;
 }
@@ -209,7 +438,12 @@ static int around_exec(const struct exec_req *q)
 	bool stop = must_stop();
 	if (stop)
 		profil__exec_prepare();
+	noting = stop ? NOTE_OWN : (pid_t)syscall(SYS_getpid) != our_pid ? NOTE_SPAWN : NOTE_NONE;
+	spawn_counted = 0;
 	int r = run(q);
+	if (noting == NOTE_SPAWN)
+		profil__record_spawn_failed(spawn_counted);
+	noting = NOTE_NONE;
 	if (stop)
 		profil__exec_failed();
 	errno = -r;

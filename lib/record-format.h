@@ -52,9 +52,10 @@
 #include <string.h>
 
 #define PCPROF_RAW_MAGIC          "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
-#define PCPROF_RAW_VERSION        4 /* 3: stacks; 4: time buckets; 2 and 3 are still read */
+#define PCPROF_RAW_VERSION        5 /* 3: stacks; 4: time buckets; 5: unfollowed execs; 2-4 still read */
 #define PCPROF_RAW_V2_HEADER_SIZE 1904
 #define PCPROF_RAW_V3_HEADER_SIZE 2104
+#define PCPROF_RAW_V4_HEADER_SIZE 2136
 
 #define PCPROF_RAW_MAX_MODULES 4096
 #define PCPROF_RAW_MAX_SEGS    8
@@ -74,6 +75,21 @@ enum pcprof_raw_end {
 	PCPROF_END_RUNNING = 0, /* never marked: killed, _exit, crash */
 	PCPROF_END_EXIT = 1,    /* exit() / return from main (destructor ran) */
 	PCPROF_END_EXEC = 2,    /* replaced by exec */
+};
+
+/* Why the image an exec starts will not be recorded, as the exec wrapper
+ * saw it before the exec (lib/exec.c; header.exec_unfollowed). */
+enum pcprof_raw_unfollowed {
+	PCPROF_UNF_NONE = 0,    /* it should be recorded */
+	PCPROF_UNF_STATIC = 1,  /* no PT_INTERP: no loader, no LD_PRELOAD */
+	PCPROF_UNF_PRELOAD = 2, /* the new environment lacks our LD_PRELOAD */
+	PCPROF_UNF_DIR = 3,     /* the new environment lacks our PCPROF_DIR */
+	PCPROF_UNF_SETUID = 4,  /* secure execution: set-user-ID file */
+	PCPROF_UNF_SETGID = 5,  /* secure execution: set-group-ID file */
+	PCPROF_UNF_IDS = 6,     /* secure execution: real and effective ids differ */
+	PCPROF_UNF_USER = 7,    /* its user cannot write the recording directory */
+	PCPROF_UNF_CLASS = 8,   /* another ELF class or machine than the library's */
+	PCPROF_UNF_MAX = 8
 };
 
 /*
@@ -179,15 +195,35 @@ struct pcprof_raw_header {
 	 * timeline is partial from there on. */
 	uint32_t tl_lost_from;
 	uint32_t pad4;
+	/* ---- version 5: where an exec went ---- */
+	/* END_EXEC: enum pcprof_raw_unfollowed, why the next image of this
+	 * pid will not be recorded; PCPROF_UNF_NONE: it should be. */
+	uint32_t exec_unfollowed;
+	uint32_t pad5;
+	/* 256 bytes each, truncated: the header and the thread table's first
+	 * level still share one page. */
+	char exec_path[256];    /* END_EXEC: the file exec'd, as named */
+	char exec_cmdline[256]; /* END_EXEC: its argv joined by spaces */
+	/* (atomic) Children sharing this image's memory (vfork) whose exec
+	 * went where the library will not follow (a reason other than NONE),
+	 * and the first one: its reason and file.  spawn_state: 0 free, 1 a
+	 * child is writing, 2 spawn_why and spawn_path are valid. */
+	uint32_t spawn_unfollowed;
+	uint32_t spawn_state;
+	uint32_t spawn_why;
+	uint32_t pad6;
+	char spawn_path[256];
 };
 
 /* docs/formats.md lists every field's offset: keep them in step. */
-_Static_assert(sizeof(struct pcprof_raw_header) == 2136, "header size as in docs/formats.md");
+_Static_assert(sizeof(struct pcprof_raw_header) == 2928, "header size as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, stack_cut) == PCPROF_RAW_V2_HEADER_SIZE,
 	       "version 3 appends to version 2's header");
 _Static_assert(offsetof(struct pcprof_raw_header, tl_origin_ns) == PCPROF_RAW_V3_HEADER_SIZE,
 	       "version 4 appends to version 3's header");
+_Static_assert(offsetof(struct pcprof_raw_header, exec_unfollowed) == PCPROF_RAW_V4_HEADER_SIZE,
+	       "version 5 appends to version 4's header");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -281,6 +317,9 @@ struct pcprof_raw_node {
 /* Version 3: samples carry call stacks (PCPROF_STACKS=1): the node table
  * exists. */
 #define PCPROF_RAW_F_STACKS 8u
+/* Version 5, with END_EXEC: the exec'd image was to be recorded (execs
+ * followed): if it has no recording, it ran unrecorded. */
+#define PCPROF_RAW_F_FOLLOWED 16u
 
 /*
  * Reading modules: a sample (pc, epoch) belongs to the module whose epoch
@@ -316,25 +355,26 @@ static inline const char *pcprof_raw_levels_error(const struct pcprof_raw_levels
 	return NULL;
 }
 
-/* The header size of a file of this version (2, 3 or 4). */
+/* The header size of a file of this version (2 to 5). */
 static inline size_t pcprof_raw_header_size(uint32_t version)
 {
 	return version == 2   ? PCPROF_RAW_V2_HEADER_SIZE
 	       : version == 3 ? PCPROF_RAW_V3_HEADER_SIZE
+	       : version == 4 ? PCPROF_RAW_V4_HEADER_SIZE
 			      : sizeof(struct pcprof_raw_header);
 }
 
 /* A header read with sizeof(struct pcprof_raw_header) bytes from a version
- * 2 or 3 file holds the start of its tables past its own end: clear that
+ * 2, 3 or 4 file holds the start of its tables past its own end: clear that
  * part (those versions had none of it). */
 static inline void pcprof_raw_header_trim(struct pcprof_raw_header *h)
 {
-	if (h->version == 2 || h->version == 3)
+	if (h->version >= 2 && h->version <= 4)
 		memset((char *)h + pcprof_raw_header_size(h->version), 0,
 		       sizeof *h - pcprof_raw_header_size(h->version));
 }
 
-/* The size of a slot in a file of this version (2, 3 or 4). */
+/* The size of a slot in a file of this version (2 to 5). */
 static inline size_t pcprof_raw_slot_size(uint32_t version)
 {
 	return version == 2   ? PCPROF_RAW_V2_SLOT_SIZE
@@ -370,7 +410,7 @@ static inline const char *pcprof_raw_header_error(const struct pcprof_raw_header
 		return "empty: the process ended before it started recording";
 	if (memcmp(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic) != 0)
 		return "not a libprofil recording (bad magic)";
-	if (h->version != PCPROF_RAW_VERSION && h->version != 2 && h->version != 3)
+	if (h->version < 2 || h->version > PCPROF_RAW_VERSION)
 		return "recording format version not supported (libprofil and pcprof differ)";
 	uint64_t hsize = pcprof_raw_header_size(h->version);
 	if (h->header_size != hsize)

@@ -249,6 +249,8 @@ void profil__record_exec(uint64_t thread_cpu)
 		profil__sink_rename_all(&rec);
 		snapshot_modules();
 		map.h->exec_cpu_ns = thread_cpu;
+		if (env.follow)
+			map.h->flags |= PCPROF_RAW_F_FOLLOWED;
 		finish(PCPROF_END_EXEC);
 	}
 }
@@ -258,7 +260,63 @@ void profil__record_exec_failed(void)
 	if (atomic_load(&profil__rec)) {
 		atomic_store(A64(&map.h->end_ns), 0);
 		atomic_store(A32(&map.h->end), PCPROF_END_RUNNING);
+		profil__record_exec_target(PCPROF_UNF_NONE, "", NULL);
+		map.h->flags &= ~PCPROF_RAW_F_FOLLOWED;
 	}
+}
+
+const char *profil__record_follow_dir(void)
+{
+	return atomic_load(&profil__rec) && env.follow ? env.dir : NULL;
+}
+
+/* Written before pcprof can read it (the exec is still to come), so plain
+ * stores do; argv as in read_cmdline. */
+void profil__record_exec_target(uint32_t why, const char *path, char *const argv[])
+{
+	if (!atomic_load(&profil__rec))
+		return;
+	struct pcprof_raw_header *h = map.h;
+	h->exec_unfollowed = why;
+	h->exec_path[0] = h->exec_cmdline[0] = '\0';
+	profil__strlcat(h->exec_path, sizeof h->exec_path, path);
+	for (size_t i = 0; argv && argv[i]; i++) {
+		if (i)
+			profil__strlcat(h->exec_cmdline, sizeof h->exec_cmdline, " ");
+		profil__strlcat(h->exec_cmdline, sizeof h->exec_cmdline, argv[i]);
+	}
+}
+
+/*
+ * The vfork child writes into the parent's header (the mapping is the
+ * parent's): a count, and the first child's reason and file, claimed with
+ * spawn_state so that two children (of two threads) never mix theirs.
+ * Returns 0: not counted, 1: counted, 2: counted and named.
+ */
+int profil__record_spawn_target(uint32_t why, const char *path)
+{
+	if (!atomic_load(&profil__rec) || why == PCPROF_UNF_NONE)
+		return 0;
+	struct pcprof_raw_header *h = map.h;
+	atomic_fetch_add(A32(&h->spawn_unfollowed), 1);
+	uint32_t free_state = 0;
+	if (!atomic_compare_exchange_strong(A32(&h->spawn_state), &free_state, 1))
+		return 1;
+	h->spawn_why = why;
+	h->spawn_path[0] = '\0';
+	profil__strlcat(h->spawn_path, sizeof h->spawn_path, path);
+	atomic_store(A32(&h->spawn_state), 2);
+	return 2;
+}
+
+void profil__record_spawn_failed(int counted)
+{
+	if (!counted || !atomic_load(&profil__rec))
+		return;
+	struct pcprof_raw_header *h = map.h;
+	atomic_fetch_sub(A32(&h->spawn_unfollowed), 1);
+	if (counted == 2)
+		atomic_store(A32(&h->spawn_state), 0);
 }
 
 /*

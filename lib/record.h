@@ -26,4 +26,22 @@ PROFIL_HIDDEN void profil__record_fork_child(void);
 PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);
 
+/* For the exec wrappers (exec.c), between record_exec and the exec, in the
+ * thread that execs (never a vfork child): the recording directory when
+ * exec'd images are to be recorded (a recording runs and follows them),
+ * else NULL; and what the image about to start will be, with why it will
+ * not be recorded (enum pcprof_raw_unfollowed) if the wrapper can tell.
+ * A later call replaces an earlier one (the PATH search tries several
+ * files); record_exec_failed clears it.  Not AS-safe; no allocation. */
+PROFIL_HIDDEN const char *profil__record_follow_dir(void);
+PROFIL_HIDDEN void profil__record_exec_target(uint32_t why, const char *path, char *const argv[]);
+
+/* In a vfork child (sharing the recording image's memory, so its file):
+ * about to exec `path`, which will not be recorded for `why`; returns
+ * whether it was counted, to be undone with profil__record_spawn_failed
+ * if the exec fails.  No allocation, no lock: atomics on the shared
+ * header only. */
+PROFIL_HIDDEN int profil__record_spawn_target(uint32_t why, const char *path);
+PROFIL_HIDDEN void profil__record_spawn_failed(int counted);
+
 #endif
