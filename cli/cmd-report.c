@@ -111,6 +111,21 @@ static void header(const struct model *f, const char *file)
 		printf("; achieved %.1f Hz", model_achieved_hz(f));
 	}
 	printf("; lost %" PRIu64 "\n", f->lost);
+	/* As pcprof run's summary says it under "lost:" (raw.c). */
+	if (f->nunsampled) {
+		const char *why = f->unsampled_why;
+		if (why && strncmp(why, "not recorded: ", 14) == 0)
+			why += 14;
+		printf("%-10s %.2f s CPU of %zu image%s no engine sampled", "unsampled",
+		       (double)f->unsampled_cpu_ns / 1e9, f->nunsampled,
+		       f->nunsampled == 1 ? "" : "s");
+		if (why && why[0]) {
+			fputs(" (", stdout);
+			text_put(stdout, why);
+			fputs(f->nunsampled > 1 ? ", ...)" : ")", stdout);
+		}
+		fputs("; -P -v lists them\n", stdout);
+	}
 	/* As pcprof run's summary says it (fewsignals.c). */
 	struct fewsignals few = { 0 };
 	for (size_t i = 0; i < f->nprocs; i++)

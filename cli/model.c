@@ -521,6 +521,12 @@ static void add_process(struct builder *b, uint32_t pi)
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
+	if (model_unsampled_image(p)) {
+		f->nunsampled++;
+		f->unsampled_cpu_ns += p->cpu_ns;
+		if (!f->unsampled_why && p->why && p->why[0])
+			f->unsampled_why = p->why;
+	}
 	/* most frames are a node of their own: no rehashing as they come */
 	hmap_reserve(&b->nodemap, f->nnodes + p->nframes);
 	uint32_t *fnode = frame_nodes(b, pi, modmap, own);
@@ -1158,12 +1164,20 @@ uint32_t *model_sorted_mods(const struct model *f, enum model_sort by, size_t *n
 	return ix;
 }
 
+bool model_unsampled_image(const struct pp_process *p)
+{
+	return !p->engine[0] && !p->hz;
+}
+
+/* Over the CPU time of the sampled images: an image no engine sampled
+ * is said apart (the header's "unsampled" line), not as a lower rate. */
 double model_achieved_hz(const struct model *f)
 {
-	if (!f->cpu_ns)
+	uint64_t cpu = f->cpu_ns - f->unsampled_cpu_ns;
+	if (!cpu)
 		return 0;
 	uint64_t ticks = f->ticks ? f->ticks : f->total + f->lost;
-	return (double)ticks / ((double)f->cpu_ns / 1e9);
+	return (double)ticks / ((double)cpu / 1e9);
 }
 
 static bool distinct_hz; /* the key model_distinct sorts by */
@@ -1192,10 +1206,12 @@ static int group_cmp(const void *a, const void *b)
  * shell loop), and each distinct value is listed once. */
 char *model_distinct(const struct model *f, bool hz)
 {
-	size_t n = f->nprocs;
-	uint32_t *ix = xmalloc(n * sizeof *ix);
-	for (size_t i = 0; i < n; i++)
-		ix[i] = (uint32_t)i;
+	/* the sampled images, unless none was */
+	size_t n = 0;
+	uint32_t *ix = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *ix);
+	for (size_t i = 0; i < f->nprocs; i++)
+		if (f->nunsampled == f->nprocs || !model_unsampled_image(f->procs[i].p))
+			ix[n++] = (uint32_t)i;
 	sort_ctx = f;
 	distinct_hz = hz;
 	qsort(ix, n, sizeof *ix, distinct_cmp);

@@ -164,8 +164,13 @@ struct model {
 	double total_seconds, shown_seconds;
 	/* summed over the selected processes */
 	uint64_t ticks, signals, lost, cpu_ns;
-	struct symtab **st;       /* per selected process */
-	struct tl_kept time_kept; /* what opts.time kept (model_open) */
+	/* images no engine sampled (an exec the library could not enter:
+	 * pcprof run adds them with their CPU time, cpu_ns holds it too) */
+	size_t nunsampled;
+	uint64_t unsampled_cpu_ns;
+	const char *unsampled_why; /* the first one's reason, or NULL */
+	struct symtab **st;        /* per selected process */
+	struct tl_kept time_kept;  /* what opts.time kept (model_open) */
 };
 
 /* Build the flat profile.  Returns NULL with err set if no process
@@ -230,6 +235,8 @@ const char *model_mod_name(const struct model *f, uint32_t mod);
 /* The selected processes' engines (hz false) or rates (hz true), each
  * distinct value once with its number of processes if not all: "perf",
  * "100 Hz (2), 1000 Hz (1)".  A malloc'd string. */
+/* An image that no engine sampled: no engine named, no rate. */
+bool model_unsampled_image(const struct pp_process *p);
 char *model_distinct(const struct model *f, bool hz);
 
 /* The processes among the selected images (procs): their distinct pids.

@@ -22,6 +22,11 @@ readelf -l "$ST" | grep -q INTERP && fail "cc -static made a dynamic program"
 run_case exec 7 sh -c "exec '$ST' exit $BURN"
 expect_named exec hot-static "statically linked"
 expect_image exec "$T/exec.data" 7
+# the report's header says it too, and rates only the sampled image
+"$PCPROF" report -n 1 "$T/exec.data" >"$T/rep" 2>&1 || fail "report exec.data: $(cat "$T/rep")"
+grep -q '^unsampled  [0-9.]* s CPU of 1 image no engine sampled (statically linked)' "$T/rep" ||
+	fail "report header: no unsampled line: $(sed -n 1,9p "$T/rep")"
+! grep -q '^engine .*(none)' "$T/rep" || fail "report header: engine (none): $(sed -n 1,9p "$T/rep")"
 
 # run by the shell as a child and waited for, then "true"
 run_case child 0 sh -c "'$ST' main $BURN; true"
