@@ -88,11 +88,13 @@ AUDIT_LDFLAGS :=
 # Where lib/audit/nolibc.c has system calls, the module needs no library at
 # all: a module that needs libc gets a second libc loaded and relocated in
 # its namespace, in every process image (docs/benchmarks.md, "Cost per
-# exec").  No stack protector, fortified calls or TLS there, and no loop
-# turned back into a call of the memcpy it implements.
+# exec").  No stack protector, fortified calls or TLS there, no loop
+# turned back into a call of the memcpy it implements, and on aarch64 no
+# out-of-line atomics (libgcc's need getauxval from libc).
 ifneq ($(filter x86_64 aarch64,$(ARCH)),)
 AUDIT_OBJ    += $(B)/audit/nolibc.o
-AUDIT_CFLAGS += -fno-stack-protector -U_FORTIFY_SOURCE -fno-tree-loop-distribute-patterns
+AUDIT_CFLAGS += -fno-stack-protector -U_FORTIFY_SOURCE -fno-tree-loop-distribute-patterns \
+	$(if $(filter aarch64,$(ARCH)),-mno-outline-atomics)
 AUDIT_LDFLAGS := -nostdlib -Wl,-z,now
 AUDIT_LIBS    := -lgcc
 endif
