@@ -84,6 +84,20 @@ AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o
 # Never instrumented: the dynamic loader runs audit modules in a namespace
 # of their own, where a second sanitizer runtime cannot start.
 AUDIT_CFLAGS := $(filter-out $(SAN_FLAGS),$(LIB_CFLAGS))
+AUDIT_LDFLAGS :=
+# Where lib/audit/nolibc.c has system calls, the module needs no library at
+# all: a module that needs libc gets a second libc loaded and relocated in
+# its namespace, in every process image (docs/benchmarks.md, "Cost per
+# exec").  No stack protector, fortified calls or TLS there, no loop
+# turned back into a call of the memcpy it implements, and on aarch64 no
+# out-of-line atomics (libgcc's need getauxval from libc).
+ifneq ($(filter x86_64 aarch64,$(ARCH)),)
+AUDIT_OBJ    += $(B)/audit/nolibc.o
+AUDIT_CFLAGS += -fno-stack-protector -U_FORTIFY_SOURCE -fno-tree-loop-distribute-patterns \
+	$(if $(filter aarch64,$(ARCH)),-mno-outline-atomics)
+AUDIT_LDFLAGS := -nostdlib -Wl,-z,now
+AUDIT_LIBS    := -lgcc
+endif
 
 lib: $(LIB_SO) $(B)/libprofil.so $(LIB_A) $(LIB_PC) $(B)/include.stamp $(AUDIT_SO)
 
@@ -108,7 +122,8 @@ $(B)/audit/%.o: lib/%.c
 	$(CC) $(AUDIT_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(AUDIT_SO): $(AUDIT_OBJ)
-	$(CC) -shared -Wl,-soname,libprofil-audit.so.1 -Wl,-z,defs -o $@ $(AUDIT_OBJ)
+	$(CC) -shared $(AUDIT_LDFLAGS) -Wl,-soname,libprofil-audit.so.1 -Wl,-z,defs -o $@ \
+		$(AUDIT_OBJ) $(AUDIT_LIBS)
 
 $(B)/libprofil.so: $(LIB_SO)
 	ln -sf $(SONAME) $@

@@ -12,8 +12,10 @@
  * every load and unload, changes nothing about name resolution, and costs
  * nothing per call as long as no symbol-binding callback is defined.
  *
- * This module lives in its own linker namespace with its own copy of libc;
- * it shares nothing with libprofil.so except the raw file.  It creates the
+ * This module lives in its own linker namespace; it shares nothing with
+ * libprofil.so except the raw file.  Where nolibc.c has system calls it
+ * needs no libc either (the Makefile), so that the loader does not load and
+ * relocate a second libc for it in every process image.  It creates the
  * image's file at la_version time (the earliest moment), records each object
  * opened in the main namespace, and on each close marks the entry unloaded
  * and starts a new module epoch (lib/record-format.h).

@@ -629,15 +629,17 @@ static void fork_done(void)
 	pthread_mutex_unlock(&refresh_lock);
 }
 
-/* Under pcprof run, which records stacks, the tables are built before the
- * first sample; a program that only calls profil() never pays for them
- * (about 1 ms of CPU for libc), and a walk without tables still works,
- * through the direct path, until someone refreshes. */
+/* Under pcprof run recording stacks (PCPROF_STACKS=1), the tables are built
+ * before the first sample; a program that only calls profil(), or a
+ * recording without stacks (--no-stacks), whose handler never walks, never
+ * pays for them (about 1.5 ms of CPU per process image, libc's most:
+ * bench/exec-cost), and a walk without tables still works, through the
+ * direct path, until someone refreshes. */
 __attribute__((constructor(110))) static void unwind_start(void)
 {
 	find_object = lookup_find_object();
 	pthread_atfork(fork_prepare, fork_done, fork_done);
 	struct raw_env env;
-	if (profil__raw_env(&env))
+	if (profil__raw_env(&env) && env.stacks)
 		profil__unwind_refresh();
 }
