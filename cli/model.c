@@ -106,6 +106,7 @@ struct builder {
 	uint32_t kmod;
 	uint64_t kaddr;
 	const struct sym_frame *kinl; /* an inlined function's key, or NULL */
+	bool kmarker;                 /* a marker's key ([startup] and _start share a start) */
 };
 
 #define GROW(arr, n, cap)                                                                          \
@@ -151,7 +152,7 @@ static bool fn_eq(void *ctx, uint32_t i)
 	if (fn->mod != b->kmod || fn->inlined != (k != NULL))
 		return false;
 	if (!k)
-		return fn->start == b->kaddr;
+		return fn->start == b->kaddr && fn->marker == b->kmarker;
 	return fn->line == k->decl_line && strcmp(fn->name, k->function) == 0 &&
 	       strcmp(fn->file ? fn->file : "", k->decl_file ? k->decl_file : "") == 0;
 }
@@ -244,6 +245,7 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 	b->kmod = fmod;
 	b->kaddr = start;
 	b->kinl = NULL;
+	b->kmarker = (fmod == MODEL_NO_MOD && PCPROF_FRAME_IS_MARKER(addr)) || si->pseudo;
 	struct hslot *s = hmap_get(&b->fnmap, mix(start ^ ((uint64_t)fmod << 48)), fn_eq, b);
 	if (s->idx1)
 		return s->idx1 - 1;
@@ -257,6 +259,9 @@ static uint32_t fn_of(struct builder *b, uint32_t pi, uint32_t m, uint32_t fmod,
 		/* the end of a stack the unwinder could not follow, or cut */
 		fn->name = addr == PCPROF_FRAME_TRUNCATED ? "[truncated]" : "[unknown]";
 		fn->label = xstrdup(fn->name);
+		fn->marker = true;
+	} else if (si->pseudo) { /* [startup]: no source, no code of its own */
+		fn->label = xstrdup(si->function);
 		fn->marker = true;
 	} else if (si->function) {
 		fn->label = f->opts.no_demangle ? xstrdup(si->function) : demangle(si->function);

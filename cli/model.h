@@ -62,8 +62,9 @@ struct model_mod {
 struct model_fn {
 	uint32_t mod;         /* index in mods, or MODEL_NO_MOD */
 	const char *name;     /* symbol name as in the binary (raw, mangled), or NULL */
-	char *label;          /* name demangled, "module+0xADDRESS", "[unknown]" / "[truncated]" */
-	bool marker;          /* a stack's [unknown] or [truncated] end (name = label) */
+	char *label;          /* name demangled, "module+0xADDRESS", "[unknown]", ... (marker) */
+	bool marker;          /* a stack's [unknown] or [truncated] end, or the main
+				 executable's [startup] (symtab.h) (name = label) */
 	uint64_t start, size; /* link-time range (size 0: unknown) */
 	const char *file;     /* where it is defined (DW_AT_decl_file, else the file of */
 	int line;             /* its first line), or NULL / 0 */

@@ -81,6 +81,8 @@ struct symfile {
 	char *elf_file;   /* the file reported, if one can open it again */
 	char *debug_file; /* the separate debug file used, likewise */
 	bool debug_only;  /* the module's file was not found: its debug file is reported */
+	uint64_t entry;   /* e_entry (link-time), if has_entry */
+	bool has_entry;
 	struct fn *fns;
 	size_t nfns;
 	Dwarf_CFI *cfi;
@@ -128,6 +130,7 @@ struct cu_subs {
 struct symtab {
 	const struct pp_process *proc;
 	struct symfile **files; /* per module, NULL until first lookup */
+	uint32_t main;          /* the module of proc->exe, or PP_NO_MODULE */
 };
 
 static struct symfile *files; /* every file opened by any live symtab */
@@ -739,6 +742,15 @@ static void open_file(struct symfile *sf)
 
 	sf->state = SF_OK;
 	load_functions(sf);
+	/* a separate debug file keeps the ELF header, e_entry with it */
+	GElf_Addr eb;
+	GElf_Ehdr eh;
+	Elf *e = dwfl_module_getelf(sf->mod, &eb);
+	if (e && gelf_getehdr(e, &eh) && eh.e_entry) {
+		/* Thumb code's entry has its low bit set; the pc has not */
+		sf->entry = eh.e_machine == EM_ARM ? eh.e_entry & ~(uint64_t)1 : eh.e_entry;
+		sf->has_entry = true;
+	}
 	Dwarf_Addr bias;
 	sf->has_lines = dwfl_module_getdwarf(sf->mod, &bias) != NULL;
 	if (!sf->symfile) {
@@ -818,6 +830,13 @@ struct symtab *symtab_open(const struct pp_process *proc)
 	struct symtab *st = xcalloc(1, sizeof *st);
 	st->proc = proc;
 	st->files = xcalloc(proc->nmodules, sizeof *st->files);
+	/* The main executable is the module at the path of the process's
+	 * executable (both as the kernel names it: /proc/PID/exe, the
+	 * mappings); its ELF type is no help, a PIE being ET_DYN. */
+	st->main = PP_NO_MODULE;
+	for (size_t m = 0; m < proc->nmodules && st->main == PP_NO_MODULE; m++)
+		if (strcmp(proc->modules[m].path, proc->exe) == 0)
+			st->main = (uint32_t)m;
 	users++;
 	return st;
 }
@@ -1034,6 +1053,13 @@ bool symtab_lookup(struct symtab *st, uint32_t module, uint64_t pc, struct sym_i
 	sf->used = true;
 	if (sf->state != SF_OK)
 		return false;
+	if (module == st->main && sf->has_entry && addr == sf->entry) {
+		out->function = SYM_STARTUP;
+		out->pseudo = true;
+		out->fn_start = addr;
+		out->fn_size = 1;
+		return true;
+	}
 	const struct fn *f = find_fn(sf, addr);
 	const struct extent *x;
 	if (f) {

@@ -23,7 +23,19 @@ struct sym_info {
 	const char *module; /* module path (never NULL; "[unknown]" outside modules) */
 
 	const char *comp_dir; /* DWARF compilation directory of file's unit, or NULL */
+	bool pseudo;          /* function is SYM_STARTUP, no symbol's name */
 };
+
+/*
+ * The name of the pc that is the entry point (e_entry) of a process's main
+ * executable, whatever symbol is there (_start): the library charges the
+ * CPU time from the exec to its first sample (kernel, dynamic loader,
+ * constructors before its own) there, without a stack, and a real signal
+ * essentially never lands on the first instruction of _start.
+ * symtab_lookup gives it with pseudo set, fn_start the entry point, size
+ * 1, and no source line, so that every report and export names it alike.
+ */
+#define SYM_STARTUP "[startup]"
 
 struct symtab;
 
@@ -32,6 +44,7 @@ struct symtab;
 struct symtab *symtab_open(const struct pp_process *proc);
 
 /* Symbolize one runtime pc of module `module` (PP_NO_MODULE allowed).
+ * The main executable's entry point is SYM_STARTUP (see above).
  * Strings stay valid until symtab_close.  Returns true if a function was
  * found.  When none was, function is NULL but fn_start/fn_size may still
  * give the range of the anonymous function around pc, from the unwind
