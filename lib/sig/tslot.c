@@ -38,14 +38,34 @@ struct profil_thread *profil__thread_self(void)
 	return t;
 }
 
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+/*
+ * Not CLOCK_THREAD_CPUTIME_ID: reading the calling thread's own clock makes
+ * the scheduler bring its runtime up to date (update_curr), and when the
+ * thread has used its slice that preempts it there and then instead of at
+ * the next scheduler tick.  The perf engine's signals come between ticks,
+ * so beside other busy threads the program was preempted just before the
+ * ticks, which then found other threads running: the kernel's tick-sampled
+ * CPU time of the program (its ITIMER_PROF and ITIMER_VIRTUAL, RLIMIT_CPU,
+ * the PROF and VIRT clocks) fell to a third of its CPU time, and its own
+ * SIGPROF profiler with it (tests/engines/t-run-signal-owners.sh).
+ * getrusage(RUSAGE_THREAD) reads the runtime as the scheduler last updated
+ * it (at the last scheduler tick or switch) without updating it: at most a
+ * scheduler tick behind, never ahead.  Its user and system times add up to
+ * that runtime, in whole microseconds each.
+ */
 uint64_t profil__tslot_cpu_self(void)
 {
-	if (!profil__tslot_user_time)
-		return profil__clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct rusage ru;
 	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) < 0)
 		return 0;
-	return (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	if (profil__tslot_user_time)
+		return tv_ns(ru.ru_utime);
+	return tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
 }
 
 uint64_t profil__tslot_due_by(const struct profil_thread *t, uint64_t now)
@@ -65,6 +85,24 @@ uint64_t profil__tslot_claim(struct profil_thread *t, uint64_t now)
 	return 0;
 }
 
+/* Ticks of period_ns in a scheduler tick, plus one: how far the clock read
+ * above can be behind.  The scheduler tick is the resolution of the coarse
+ * clocks; 10 ms (HZ=100, the slowest) if that cannot be read. */
+static uint64_t lag_ticks(uint64_t period_ns)
+{
+	static _Atomic uint64_t jiffy_ns;
+	uint64_t j = atomic_load_explicit(&jiffy_ns, memory_order_relaxed);
+	if (!j) {
+		struct timespec ts;
+		j = syscall(SYS_clock_getres, CLOCK_MONOTONIC_COARSE, &ts) == 0 && ts.tv_sec == 0 &&
+				    ts.tv_nsec > 0
+			    ? (uint64_t)ts.tv_nsec
+			    : 10000000u;
+		atomic_store_explicit(&jiffy_ns, j, memory_order_relaxed);
+	}
+	return (j + period_ns - 1) / period_ns + 1;
+}
+
 unsigned long profil__tslot_signal(uintptr_t pc, unsigned long weight)
 {
 	if (profil__tslot_ended)
@@ -78,7 +116,22 @@ unsigned long profil__tslot_signal(uintptr_t pc, unsigned long weight)
 	}
 	if (!atomic_load_explicit(&t->scheduled, memory_order_acquire))
 		return 0; /* a late signal of a run whose ticks were paid */
-	uint64_t d = profil__tslot_claim(t, profil__tslot_cpu_self());
+	/* The clock read is up to a scheduler tick behind (see above), so
+	 * the ticks due come in bursts, one tick's worth at a time.  Paid all
+	 * at once they would stand at one pc, at the scheduler's resolution:
+	 * a signal takes its own weight of them, and leaves at most a tick's
+	 * worth plus one waiting for the next signals.  What is due beyond
+	 * that (expiries the kernel folded into this signal: a long system
+	 * call, a late signal) is this signal's, as before.  What waits when
+	 * the thread ends or profiling stops is paid as owed. */
+	uint64_t due = profil__tslot_due_by(t, profil__tslot_cpu_self());
+	uint64_t keep = lag_ticks(t->period_ns), was = atomic_load(&t->taken), d;
+	do {
+		if (due <= was)
+			return 0;
+		uint64_t backlog = due - was, cap = weight + (backlog > keep ? backlog - keep : 0);
+		d = backlog < cap ? backlog : cap;
+	} while (!atomic_compare_exchange_weak(&t->taken, &was, was + d));
 	if (d)
 		atomic_store_explicit(&t->last_pc, pc, memory_order_relaxed);
 	return (unsigned long)d;

@@ -91,7 +91,9 @@ PROFIL_HIDDEN struct profil_thread *profil__tslot_find(pid_t tid);
 /* The calling thread's slot, or NULL (cached per thread). */
 PROFIL_HIDDEN struct profil_thread *profil__thread_self(void);
 
-/* The calling thread's CPU time (or user time) now. */
+/* The calling thread's CPU time (or user time) as the scheduler last
+ * updated it: at most a scheduler tick behind, never ahead (tslot.c says
+ * why the signal path does not read the exact clock). */
 PROFIL_HIDDEN uint64_t profil__tslot_cpu_self(void);
 
 /* Ticks t's schedule has reached by CPU time `now`. */

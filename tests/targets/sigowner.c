@@ -8,11 +8,13 @@
  *   sigowner itimer ITERATIONS FILE
  *                               its own profiler: a SIGPROF handler and
  *                               setitimer(ITIMER_PROF) at 100 Hz around the
- *                               work; writes "TICKS SECONDS" to FILE, the
- *                               ticks its handler counted and the seconds
+ *                               work; appends "TICKS SECONDS CPU" to FILE:
+ *                               the ticks its handler counted, the seconds
  *                               of the process's PROF clock (the clock
  *                               ITIMER_PROF runs on) from the first tick to
- *                               the last
+ *                               the last, and the process's CPU seconds
+ *                               (CLOCK_PROCESS_CPUTIME_ID, exact) while
+ *                               the timer was armed
  *
  * The work is a fixed number of iterations of a loop, so the output (a
  * checksum on stdout) is the same on every run.  Exit status 3 for dfl and
@@ -71,16 +73,20 @@ int main(int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGPROF, &sa, NULL);
 		struct itimerval on = { { 0, 10000 }, { 0, 10000 } }, off = { { 0, 0 }, { 0, 0 } };
+		struct timespec c0, c1;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 		setitimer(ITIMER_PROF, &on, NULL);
 		unsigned long x = work(n);
 		setitimer(ITIMER_PROF, &off, NULL);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 		printf("%lu\n", x);
-		FILE *f = fopen(argv[3], "w");
+		FILE *f = fopen(argv[3], "a");
 		if (!f)
 			return 2;
 		double sec = (double)(last.tv_sec - first.tv_sec) +
 			     (double)(last.tv_nsec - first.tv_nsec) * 1e-9;
-		fprintf(f, "%d %.6f\n", (int)ticks, sec);
+		double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+		fprintf(f, "%d %.6f %.6f\n", (int)ticks, sec, cpu);
 		return fclose(f) == 0 ? 0 : 2;
 	}
 	fprintf(stderr, "sigowner: unknown mode %s\n", argv[1]);
