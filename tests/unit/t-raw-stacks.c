@@ -221,6 +221,10 @@ static pid_t run_copy(const char *mode, const char *slots, bool stacks)
 		setenv("PCPROF_FOLLOW", "1", 1);
 		setenv("PROFIL_ENGINE", "manual", 1);
 		setenv("PCPROF_SLOTS", slots, 1);
+		/* One slot per (pc, stack): with the timeline on, a copy
+		 * descheduled across a 10 ms bucket (seen under load) puts the
+		 * same stack in a second slot, its bucket's. */
+		setenv("PCPROF_TIMELINE", "0", 1);
 		if (stacks)
 			setenv("PCPROF_STACKS", "1", 1);
 		else
