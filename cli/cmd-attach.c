@@ -196,7 +196,7 @@ int cmd_attach(int argc, char **argv)
 	if (pp_write(out, &p, err, sizeof err) < 0)
 		die(EXIT_FAILED, "%s: %s", out, err);
 	if (!quiet)
-		sampler_summary(p.procs, p.nprocs, &info, "external", 1, out);
+		sampler_summary(p.procs, p.nprocs, &info, "external", 1, NULL, out);
 	pp_free(&p);
 	return 0;
 }

@@ -1420,8 +1420,25 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 	char err[512];
 	if (pp_write(o->out, &p, err, sizeof err) < 0)
 		die(EXIT_RUN_FAILED, "%s: %s", o->out, err);
+	/* What the events missed, from the CPU time of the reaped tree: the
+	 * kernel ends a task's perf events when it execs a set-ID program
+	 * (its new credentials make it undumpable), even for root. */
+	uint64_t seen = 0;
+	for (size_t i = 0; i < p.nprocs; i++)
+		seen += p.procs[i].cpu_ns;
+	char unsampled[256], *lost = NULL;
+	if (r.tree_cpu_ns > seen && r.tree_cpu_ns - seen > GAP_MARGIN_NS(p.nprocs, r.tree_cpu_ns)) {
+		snprintf(unsampled, sizeof unsampled,
+			 "%.2f s CPU not sampled (of %.2f s the process tree used%s)",
+			 (double)(r.tree_cpu_ns - seen) * 1e-9, (double)r.tree_cpu_ns * 1e-9,
+			 strstr(ext->why, "set-") ? ": the kernel ends perf events at the exec of a "
+						    "set-ID program; pcprof attach, once it runs, can "
+						    "sample it"
+						  : "");
+		lost = unsampled;
+	}
 	if (!o->quiet)
-		sampler_summary(p.procs, p.nprocs, &ext->info, ext->why, 0, o->out);
+		sampler_summary(p.procs, p.nprocs, &ext->info, ext->why, 0, lost, o->out);
 	pp_free(&p);
 	exit_like(r.status);
 }

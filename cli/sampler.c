@@ -1755,7 +1755,7 @@ int sampler_probe(char *err, size_t errlen)
 }
 
 void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler_info *in,
-		     const char *mode, int attached, const char *out)
+		     const char *mode, int attached, const char *unsampled, const char *out)
 {
 	double cpu = (double)pr->cpu_ns * 1e-9;
 	fprintf(stderr, "%s: %llu samples, %.2f s CPU", progname, (unsigned long long)pr->ticks,
@@ -1775,8 +1775,11 @@ void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler
 	}
 	fprintf(stderr, "; lost: ");
 	if (in->lost)
-		fprintf(stderr, "%llu samples (perf buffers full)", (unsigned long long)in->lost);
-	else
+		fprintf(stderr, "%llu samples (perf buffers full)%s", (unsigned long long)in->lost,
+			unsampled ? ", " : "");
+	if (unsampled)
+		fputs(unsampled, stderr);
+	else if (!in->lost)
 		fprintf(stderr, "none");
 	if (attached && in->exited)
 		fprintf(stderr, "; the process ended");

@@ -92,9 +92,10 @@ int sampler_probe(char *err, size_t errlen);
  * The summary line of an external sampling, on stderr: samples, CPU and
  * rate, mode ("external", or "external: why"), threads, the time opening
  * took when attached is set, the child processes followed (pr[1..n)),
- * losses, children not followed, execs, and the data file out.
+ * losses (and `unsampled`, if not NULL: CPU time the caller knows no
+ * event saw), children not followed, execs, and the data file out.
  */
 void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler_info *in,
-		     const char *mode, int attached, const char *out);
+		     const char *mode, int attached, const char *unsampled, const char *out);
 
 #endif
