@@ -1431,10 +1431,11 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 		snprintf(unsampled, sizeof unsampled,
 			 "%.2f s CPU not sampled (of %.2f s the process tree used%s)",
 			 (double)(r.tree_cpu_ns - seen) * 1e-9, (double)r.tree_cpu_ns * 1e-9,
-			 strstr(ext->why, "set-") ? ": the kernel ends perf events at the exec of a "
-						    "set-ID program; pcprof attach, once it runs, can "
-						    "sample it"
-						  : "");
+			 strstr(ext->why, "set-")
+				 ? ": the kernel ends perf events at the exec of a "
+				   "set-ID program; pcprof attach, once it runs, can "
+				   "sample it"
+				 : "");
 		lost = unsampled;
 	}
 	if (!o->quiet)
