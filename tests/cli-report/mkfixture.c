@@ -71,9 +71,10 @@
  *   mkfixture pltspin SECONDS
  *       Burn SECONDS of CPU calling getpagesize through the PLT.
  *   mkfixture spin SECONDS [--slow]
- *       Burn SECONDS of CPU: about 70% in fix_hot, 20% in hot_lib_spin
- *       (libhot.so), 10% in fix_warm; for `pcprof run`.  --slow makes
- *       fix_warm twice as slow (t-diff-run.sh).
+ *       Burn SECONDS of CPU: 70% in fix_hot, 20% in hot_lib_spin
+ *       (libhot.so; a fifth of it in hot_lib_inner), 10% in fix_warm, by
+ *       the CPU clock; for `pcprof run`.  --slow gives fix_warm twice its
+ *       time (2/11 of the whole: t-diff-run.sh).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -879,13 +880,28 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Run fn(chunk) (about 0.1 ms on an idle machine) until `secs` of CPU
+ * time have passed. */
+static void for_cpu(void (*fn)(uint64_t), uint64_t chunk, double secs)
+{
+	double end = cpu_now() + secs;
+	do
+		fn(chunk);
+	while (cpu_now() < end);
+}
+
+/* Each function gets a slice of CPU time, not a number of iterations: the
+ * functions' speeds relative to each other moved between runs on a loaded
+ * machine (an SMT sibling's or the caches' load: fix_hot 61.8-66.9% in
+ * five runs, where sampling alone would spread it by 0.6), and two runs
+ * of the same program must differ by sampling noise only (t-diff-run.sh). */
 static int spin(double seconds, int slow)
 {
 	double end = cpu_now() + seconds;
 	while (cpu_now() < end) {
-		fix_hot(7000000);
-		hot_lib_spin(1600000);
-		fix_warm(slow ? 2000000 : 1000000);
+		for_cpu(fix_hot, 70000, 0.007);
+		for_cpu(hot_lib_spin, 45000, 0.002);
+		for_cpu(fix_warm, 90000, slow ? 0.002 : 0.001);
 	}
 	fix_cold(1);
 	return 0;

@@ -1,11 +1,12 @@
 #!/bin/sh
 # pcprof diff on real recordings (pcprof run, 4000 Hz): two runs of the
-# same program (mkfixture spin: fix_hot ~72%, hot_lib_spin, fix_warm ~5.5%)
-# differ within sampling noise in at least 95% of rows (every row with
-# more than a handful of samples, here), and a run with fix_warm twice as
-# slow (spin --slow: ~5.5% -> ~10.5% of samples, about 10 standard errors
-# at 6000 samples a run) puts fix_warm at the top as grown.  If this fails
-# once on a loaded machine, rerun it alone (tests/README.md).
+# same program (mkfixture spin: fix_hot 70%, hot_lib_spin and its inner
+# function 20%, fix_warm 10%, each by slices of CPU time, so that the
+# program itself is the same in both) differ within sampling noise in at
+# least 95% of rows (every row with more than a handful of samples, here),
+# and a run with twice fix_warm's time (spin --slow: 10% -> 18% of
+# samples, about 12 standard errors at 6000 samples a run) puts fix_warm
+# at the top as grown.
 . "$(dirname "$0")/lib.sh"
 for r in a b slow; do
 	arg=
@@ -51,7 +52,7 @@ case $SANITIZE in
 *thread*)
 	# A ThreadSanitizer build of the fixture spends fix_warm's self time
 	# in the runtime's __tsan_read/__tsan_write, which fix_hot calls too:
-	# what grew is fix_warm's total share (about 9 points, 14 standard
+	# what grew is fix_warm's total share (about 8 points, 12 standard
 	# errors), not necessarily first in a self-sorted table.
 	diff_ -s total "$T/a.data" "$T/slow.data"
 	[ "$(awk '$11 == "fix_warm" { print $10 }' "$T/rows")" = grew ] ||
