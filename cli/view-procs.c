@@ -84,7 +84,9 @@ void view_processes(const struct model *f, const struct view_opts *o)
 		printf("%7d  %7d  %5.1f  %9" PRIu64 "  %8.2f  %7.2f  %5.0f Hz  ", (int)p->pid,
 		       (int)p->ppid, view_pct(f, fp->samples), fp->samples, fp->seconds, cpu,
 		       cpu > 0 ? (double)ticks / cpu : 0.0);
-		text_pad(stdout, p->engine, 12);
+		/* "-": no engine sampled the image (the library could not
+		 * enter it), and the columns stay where they are */
+		text_pad(stdout, p->engine[0] ? p->engine : "-", 12);
 		printf("  %4" PRIu64 "  %-9s  ", p->lost, end_text(p, eb, sizeof eb));
 		text_put(stdout, p->cmdline[0] ? p->cmdline : p->exe);
 		putchar('\n');
