@@ -114,8 +114,9 @@ static void header(const struct model *f, const char *file)
 	/* As pcprof run's summary says it under "lost:" (raw.c). */
 	if (f->nunsampled) {
 		const char *why = f->unsampled_why;
-		if (why && strncmp(why, "not recorded: ", 14) == 0)
-			why += 14;
+		size_t skip = sizeof PP_WHY_NOT_RECORDED - 1;
+		if (why && strncmp(why, PP_WHY_NOT_RECORDED, skip) == 0)
+			why += skip;
 		printf("%-10s %.2f s CPU of %zu image%s no engine sampled", "unsampled",
 		       (double)f->unsampled_cpu_ns / 1e9, f->nunsampled,
 		       f->nunsampled == 1 ? "" : "s");

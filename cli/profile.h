@@ -78,6 +78,9 @@ struct pp_process {
 	uint32_t hz;
 	char engine[24];
 	char *why; /* engine choice text; never NULL */
+/* How `why` begins for an image pcprof run added for an exec the library
+ * could not enter (raw.c), the reason following. */
+#define PP_WHY_NOT_RECORDED "not recorded: "
 	uint64_t start_ns, end_ns;
 	uint64_t cpu_ns;
 	uint64_t signals, ticks, lost;

@@ -602,7 +602,8 @@ static void add_unentered(struct raw_set *set)
 									     : u->exe);
 		size_t len = strlen(raw_unfollowed_text(ui->unfollowed)) + 32;
 		u->why = xmalloc(len);
-		snprintf(u->why, len, "not recorded: %s", raw_unfollowed_text(ui->unfollowed));
+		snprintf(u->why, len, PP_WHY_NOT_RECORDED "%s",
+			 raw_unfollowed_text(ui->unfollowed));
 	}
 	free(followed);
 }
