@@ -880,8 +880,11 @@ static double cpu_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Run fn(chunk) (about 0.1 ms on an idle machine) until `secs` of CPU
- * time have passed. */
+/* Run fn(chunk) (about 0.5 ms on an idle machine) until `secs` of CPU
+ * time have passed.  The chunk is long so that the clock, a system call,
+ * stays a small share of the samples: at 0.1 ms chunks it took 1.1% of
+ * them idle and 1.7% in a loaded CI run, a change of 3 standard errors
+ * between two runs of the same program (t-diff-run.sh). */
 static void for_cpu(void (*fn)(uint64_t), uint64_t chunk, double secs)
 {
 	double end = cpu_now() + secs;
@@ -899,9 +902,9 @@ static int spin(double seconds, int slow)
 {
 	double end = cpu_now() + seconds;
 	while (cpu_now() < end) {
-		for_cpu(fix_hot, 70000, 0.007);
-		for_cpu(hot_lib_spin, 45000, 0.002);
-		for_cpu(fix_warm, 90000, slow ? 0.002 : 0.001);
+		for_cpu(fix_hot, 350000, 0.035);
+		for_cpu(hot_lib_spin, 225000, 0.010);
+		for_cpu(fix_warm, 450000, slow ? 0.010 : 0.005);
 	}
 	fix_cold(1);
 	return 0;
