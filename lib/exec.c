@@ -41,8 +41,10 @@
  * commands so) shares its parent's memory and so its recording: it only
  * counts there, with atomics and no allocation, the children that went
  * where we cannot follow (note_target).  posix_spawn's exec is glibc's
- * internal one, which we never see: pcprof's comparison of the tree's CPU
- * time with the recordings' is what catches those (cmd-run.c).
+ * internal one, which we never see: the parent looks at the file before
+ * it spawns and counts the child the same way (profil__spawn_note, at the
+ * end); pcprof's comparison of the tree's CPU time with the recordings'
+ * catches what nothing here can see (cmd-run.c).
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -58,6 +60,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "record.h"
 #include "session.h"
 
@@ -261,6 +264,18 @@ enum { NOTE_NONE, NOTE_OWN, NOTE_SPAWN };
 static __thread int noting;
 static __thread int spawn_counted; /* what NOTE_SPAWN counted for the last file */
 
+/* Why the file, exec'd with envp, will not make a recording in dir. */
+static uint32_t check_target(int dirfd, const char *path, int flags, char *const envp[],
+			     const char *dir)
+{
+	uint32_t why = check_env(envp, dir);
+	if (!why)
+		why = check_file(dirfd, path, flags, 0);
+	if (!why && !can_write(dir))
+		why = PCPROF_UNF_USER;
+	return why;
+}
+
 static void note_target(int dirfd, const char *path, int flags, char *const argv[],
 			char *const envp[])
 {
@@ -269,11 +284,7 @@ static void note_target(int dirfd, const char *path, int flags, char *const argv
 	const char *dir = profil__record_follow_dir();
 	if (!dir)
 		return;
-	uint32_t why = check_env(envp, dir);
-	if (!why)
-		why = check_file(dirfd, path, flags, 0);
-	if (!why && !can_write(dir))
-		why = PCPROF_UNF_USER;
+	uint32_t why = check_target(dirfd, path, flags, envp, dir);
 	if (noting == NOTE_OWN) {
 		profil__record_exec_target(why, path, argv);
 	} else {
@@ -351,6 +362,36 @@ static int exec_or_script(const char *path, char *const argv[], char *const envp
 	return r == -ENOEXEC ? exec_shell(path, argv, envp) : r;
 }
 
+/* The directories a PATH search looks in: the caller's PATH (not the new
+ * environment's), glibc's default if unset. */
+static const char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return path ? path : DEFAULT_PATH;
+}
+
+#define PATH_BUF (PATH_MAX + NAME_MAX + 2)
+
+/* The next file a PATH search tries: "entry/file" of the entry at *p into
+ * buf (an empty entry is the current directory), *p moved past it; false
+ * when no entry is left.  An entry too long to name a file is skipped. */
+static bool next_in_path(const char **p, const char *file, size_t flen, char buf[PATH_BUF])
+{
+	while (*p) {
+		const char *e = *p;
+		size_t dlen = strcspn(e, ":");
+		*p = e[dlen] ? e + dlen + 1 : NULL;
+		if (dlen >= PATH_MAX)
+			continue;
+		memcpy(buf, e, dlen);
+		if (dlen)
+			buf[dlen++] = '/';
+		memcpy(buf + dlen, file, flen + 1);
+		return true;
+	}
+	return false;
+}
+
 /*
  * execvp/execvpe: a name without '/' is looked for in each directory of
  * PATH (of the caller's environment, not envp; glibc's default if unset;
@@ -369,39 +410,24 @@ static int exec_search(const char *file, char *const argv[], char *const envp[])
 	size_t flen = strnlen(file, NAME_MAX + 1);
 	if (flen > NAME_MAX)
 		return -ENAMETOOLONG;
-	const char *path = getenv("PATH");
-	if (!path)
-		path = DEFAULT_PATH;
-
-	char buf[PATH_MAX + NAME_MAX + 2];
+	char buf[PATH_BUF];
 	bool denied = false;
 	int r = -ENOENT;
-	for (const char *p = path;; p++) {
-		size_t dlen = strcspn(p, ":");
-		if (dlen < PATH_MAX) { /* a longer one cannot name a file */
-			memcpy(buf, p, dlen);
-			size_t len = dlen;
-			if (len)
-				buf[len++] = '/';
-			memcpy(buf + len, file, flen + 1);
-			r = exec_or_script(buf, argv, envp);
-			switch (-r) {
-			case EACCES:
-				denied = true;
-				break;
-			case ENOENT:
-			case ENOTDIR:
-			case ESTALE:
-			case ENODEV:
-			case ETIMEDOUT:
-				break;
-			default:
-				return r;
-			}
-		}
-		p += dlen;
-		if (!*p)
+	for (const char *p = search_path(); next_in_path(&p, file, flen, buf);) {
+		r = exec_or_script(buf, argv, envp);
+		switch (-r) {
+		case EACCES:
+			denied = true;
 			break;
+		case ENOENT:
+		case ENOTDIR:
+		case ESTALE:
+		case ENODEV:
+		case ETIMEDOUT:
+			break;
+		default:
+			return r;
+		}
 	}
 	return denied ? -EACCES : r;
 }
@@ -542,4 +568,47 @@ PROFIL_API int execle(const char *path, const char *arg, ...)
 	va_end(ap);
 	return around_exec(&(struct exec_req){
 		.how = EXEC_PATH, .path = path, .argv = (char *const *)argv, .envp = envp });
+}
+
+/*
+ * posix_spawn and posix_spawnp (spawn.c).  glibc runs the child with its
+ * internal exec, which the wrappers above never see, so the parent looks
+ * at the file before the spawn, as the exec wrappers would have, and
+ * counts a child that will not be recorded in its own recording, as a
+ * vfork child does; spawn.c takes the count back if the spawn fails.
+ * What the spawn's attributes and file actions do in the child is not
+ * known here, with two exceptions: POSIX_SPAWN_RESETIDS (the child runs
+ * with the real ids), and file actions, which may change the directory a
+ * relative name is found in: such a file is not judged (the comparison
+ * of CPU times still tells its time, unnamed).  The PATH search is glibc's
+ * (as execvp above, without the shell fallback, which glibc's posix_spawnp
+ * dropped in 2.15): the first entry with an executable regular file.
+ * Not AS-safe (getenv), as posix_spawn is not; no allocation.
+ */
+int profil__spawn_note(const char *file, bool search, bool actions, bool resetids,
+		       char *const envp[])
+{
+	const char *dir = profil__record_follow_dir();
+	if (!dir || !file) /* (NULL: the spawn's EFAULT, not our crash) */
+		return 0;
+	int saved = errno;
+	char buf[PATH_BUF];
+	const char *path = file;
+	size_t flen = strnlen(file, NAME_MAX + 1);
+	if (search && !strchr(file, '/') && *file && flen <= NAME_MAX) {
+		path = NULL;
+		struct stat st;
+		for (const char *p = search_path(); !path && next_in_path(&p, file, flen, buf);)
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+				path = buf;
+	}
+	int counted = 0;
+	if (path && *path && !(actions && path[0] != '/')) {
+		uint32_t why = check_target(AT_FDCWD, path, 0, envp, dir);
+		if (resetids && why == PCPROF_UNF_IDS)
+			why = PCPROF_UNF_NONE;
+		counted = profil__record_spawn_target(why, path);
+	}
+	errno = saved;
+	return counted;
 }

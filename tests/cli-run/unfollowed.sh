@@ -9,6 +9,19 @@
 # [BURN, BURN + SLACK], never against wall-clock time.
 BURN=0.3
 SLACK=0.1
+SPAWNER=$PWD/${B:-build}/tests/targets/spawner
+
+# static_hot: $ST, a statically linked copy of hot (SKIP if none can be
+# linked), and $NOEXEC, a copy without execute permission
+static_hot()
+{
+	ST=$T/hot-static
+	cc -D_GNU_SOURCE -static -O1 -pthread -o "$ST" tests/targets/hot.c -ldl 2>"$T/cc" ||
+		{ echo "SKIP: cannot link static programs: $(grep -m1 error "$T/cc")"; exit 77; }
+	readelf -l "$ST" | grep -q INTERP && fail "cc -static made a dynamic program"
+	NOEXEC=$T/noexec
+	cp "$ST" "$NOEXEC" && chmod a-x "$NOEXEC" || fail "cannot make $NOEXEC"
+}
 
 # run_case NAME STATUS CMD...: pcprof run CMD into $T/NAME.data; pcprof
 # must end with STATUS; the summary goes to $T/err
@@ -61,4 +74,14 @@ expect_image()
 	# truncated and split by the tick: up to 3 ticks below
 	ms=$(field "$last" cpu_ms)
 	in_bounds "$1 (data file)" "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')" 0.03
+}
+
+# static_named HOW HOWP: $ST started by spawner's HOW with its path, and by
+# HOWP with its name (found in PATH): each named with its CPU time
+static_named()
+{
+	run_case "$1" 0 "$SPAWNER" "$1" "$ST" main $BURN
+	expect_named "$1" hot-static "statically linked"
+	run_case "$2" 0 env PATH="$T:$PATH" "$SPAWNER" "$2" hot-static main $BURN
+	expect_named "$2" hot-static "statically linked"
 }
