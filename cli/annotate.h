@@ -74,9 +74,13 @@ void ann_hot_off(bool on);
  * the first time it is asked (to say so once). */
 bool ann_source_line(const char *path, int line, bool trim);
 bool ann_source_missing(const char *path);
-/* A note on stderr, once per source file, when path was modified after
- * module (the file the samples' module was read from): the line numbers
- * its debug information gives are those of the text it was built from. */
+/* When path was modified after module (the file the samples' module was
+ * read from), the line numbers its debug information gives are those of
+ * the text it was built from: ann_source_newer says so ("PATH is newer
+ * than MODULE: ...", malloc'd, the names as text_put shows them; NULL if
+ * not newer, or either cannot be read), ann_source_check_age as a note on
+ * stderr, once per source file. */
+char *ann_source_newer(const char *path, const char *module);
 void ann_source_check_age(const char *path, const char *module);
 void ann_sources_free(void);
 /* Line `line` of path as it is in the file (NULL: not readable or not

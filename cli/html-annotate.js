@@ -112,6 +112,8 @@
 			if (f.miss)
 				row('note', ['', '', '', '',
 					'(source file not found: its lines are shown without their text)']);
+			if (f.newer)
+				row('note', ['', '', '', '', '(note: ' + f.newer + ')']);
 			for (const r of f.r) {
 				if (!r[0] && r[4]) { // [0, first line, lines, 0, sampled lines, samples]
 					row('gap', counts(r[5]).concat(['\u2026', '\u2026 ' + r[2] + ' line' +

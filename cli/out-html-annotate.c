@@ -496,8 +496,19 @@ static char *fn_text(struct view *v, const struct cut *cut, size_t *cold, const 
 		fputs(i ? ",{\"p\":\"" : "{\"p\":\"", s);
 		out_json_html_str(s, p);
 		free(p);
-		fprintf(s, "\",\"s\":%" PRIu64 ",\"own\":%d,\"miss\":%d,\"r\":[", fl->samples,
+		fprintf(s, "\",\"s\":%" PRIu64 ",\"own\":%d,\"miss\":%d,", fl->samples,
 			fl->decl > 0, !ann_source_readable(fl->path));
+		/* pcprof annotate's note, said where the file's lines are */
+		char *newer = fn->mod == MODEL_NO_MOD || !ann_source_readable(fl->path)
+				      ? NULL
+				      : ann_source_newer(fl->path, v->f->mods[fn->mod].path);
+		if (newer) {
+			fputs("\"newer\":\"", s);
+			out_json_html_str(s, newer);
+			fputs("\",", s);
+			free(newer);
+		}
+		fputs("\"r\":[", s);
 		/* the walk over the sampled lines in the page; the others in
 		 * the stretches between them, or in stretches of their own */
 		struct ann_file in = *fl;

@@ -201,24 +201,37 @@ bool ann_source_missing(const char *path)
 	return true;
 }
 
-void ann_source_check_age(const char *path, const char *module)
+char *ann_source_newer(const char *path, const char *module)
 {
-	struct src *s = src_get(path);
 	struct stat sst, mst;
-	if (s->missing || s->aged || !module || stat(path, &sst) != 0 || stat(module, &mst) != 0 ||
+	if (!module || stat(path, &sst) != 0 || !S_ISREG(sst.st_mode) || stat(module, &mst) != 0 ||
 	    !S_ISREG(mst.st_mode))
-		return;
+		return NULL;
 	/* The module's mtime is when it was linked (or copied, which only
 	 * makes it later): no build time is recorded to do better. */
 	if (sst.st_mtim.tv_sec < mst.st_mtim.tv_sec || (sst.st_mtim.tv_sec == mst.st_mtim.tv_sec &&
 							sst.st_mtim.tv_nsec <= mst.st_mtim.tv_nsec))
+		return NULL;
+	struct membuf m;
+	FILE *f = membuf_open(&m);
+	text_put(f, path);
+	fputs(" is newer than ", f);
+	text_put(f, module);
+	fputs(": its lines may not match the samples", f);
+	return membuf_close(&m);
+}
+
+void ann_source_check_age(const char *path, const char *module)
+{
+	struct src *s = src_get(path);
+	if (s->missing || s->aged)
+		return;
+	char *note = ann_source_newer(path, module);
+	if (!note)
 		return;
 	s->aged = true;
-	fputs("note: ", stderr);
-	text_put(stderr, path);
-	fputs(" is newer than ", stderr);
-	text_put(stderr, module);
-	fputs(": its lines may not match the samples\n", stderr);
+	fprintf(stderr, "note: %s\n", note);
+	free(note);
 }
 
 bool ann_source_readable(const char *path)

@@ -10,6 +10,10 @@
 #   anncopy DIR BINARY DATA   the same for DIR/anntarget.c, a changed copy:
 #                        annstep.h put beside it, built as BINARY, $HOTL,
 #                        $WARML and the addresses its own, recorded to DATA
+#   annaged DIR BINARY DATA   anntarget.c and annstep.h copied into DIR (made),
+#                        an hour old, built as BINARY, recorded to DATA; then
+#                        annedit DIR puts a line at the top of the copy
+#                        (modified after BINARY: pcprof annotate's note)
 command -v cc >/dev/null || skip "cc not installed: no program to profile"
 for tool in objdump addr2line; do
 	command -v $tool >/dev/null || skip "$tool not installed (binutils): cannot find the hot addresses"
@@ -55,4 +59,17 @@ anncopy() {
 	WARML=$(grep -n 'WARM \*/$' "$1/anntarget.c" | cut -d: -f1)
 	annaddrs "$2" hot_loop
 	annrec "$3" "$2"
+}
+annaged() {
+	mkdir "$1" || fail "mkdir $1"
+	cp "$SRC" "$ROOT/tests/cli-report/annstep.h" "$1/"
+	touch -d '-1 hour' "$1/anntarget.c" "$1/annstep.h"
+	annbuild "$2" "$1/anntarget.c"
+	annrec "$3" "$2"
+}
+annedit() {
+	{
+		echo "/* edited */"
+		cat "$SRC"
+	} >"$1/anntarget.c"
 }

@@ -7,21 +7,14 @@
 . "$(dirname "$0")/lib.sh"
 . "$ROOT/tests/cli-report/annlib.sh"
 
-mkdir "$T/src"
-cp "$SRC" "$ROOT/tests/cli-report/annstep.h" "$T/src/"
-touch -d '-1 hour' "$T/src/anntarget.c" "$T/src/annstep.h"
-annbuild "$T/ann2" "$T/src/anntarget.c"
-annrec "$T/a.data" "$T/ann2"
+annaged "$T/src" "$T/ann2" "$T/a.data"
 
 "$PCPROF" annotate --color=never -n 0 "$T/a.data" >"$T/old" 2>"$T/e" || fail "annotate: $(cat "$T/e")"
 grep -q "newer" "$T/e" && fail "a note for an older source: $(cat "$T/e")"
 grep -q "anntarget.c$" "$T/old" || fail "anntarget.c not listed: $(cat "$T/old")"
 
 # the source edited after the build (a line added at the top)
-{
-	echo "/* edited */"
-	cat "$SRC"
-} >"$T/src/anntarget.c"
+annedit "$T/src"
 "$PCPROF" annotate --color=never -n 0 "$T/a.data" >"$T/new" 2>"$T/e" || fail "annotate: $(cat "$T/e")"
 want="note: $T/src/anntarget.c is newer than $T/ann2: its lines may not match the samples"
 [ "$(grep -c newer "$T/e")" = 1 ] && grep -qxF "$want" "$T/e" ||
