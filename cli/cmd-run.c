@@ -1029,10 +1029,12 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			 mod_err == ENOSPC ? "module table full" : strerror(mod_err));
 	if (set->nunrecorded)
 		add_unrecorded(&lost, set, dir);
-	/* Time the recordings miss: the images the exec wrappers saw go where
-	 * the library could not follow (named), and beyond the margin what
-	 * nothing named (posix_spawn, vfork, a program that execs with raw
-	 * system calls...).  The gap holds the named images' time too. */
+	/* Time the recordings miss: the images the exec and posix_spawn
+	 * wrappers (a vfork child's exec included) saw go where the library
+	 * could not follow (named), and beyond the margin what nothing named
+	 * (a relative name spawned with file actions, a program that execs
+	 * with raw system calls...).  The gap holds the named images' time
+	 * too. */
 	uint64_t gap = tree_cpu_ns > counted_cpu ? tree_cpu_ns - counted_cpu : 0;
 	if (unentered) {
 		add_item(&lost, "%.2f s CPU of %zu process image%s the library could not enter",

@@ -206,7 +206,8 @@ struct pcprof_raw_header {
 	char exec_cmdline[256]; /* END_EXEC: its argv joined by spaces */
 	/* (atomic) Children sharing this image's memory (vfork) whose exec
 	 * went where the library will not follow (a reason other than NONE),
-	 * and the first one: its reason and file.  spawn_state: 0 free, 1 a
+	 * and children this image started with posix_spawn that will not be
+	 * entered (exec.c), and the first one: its reason and file.  spawn_state: 0 free, 1 a
 	 * child is writing, 2 spawn_why and spawn_path are valid. */
 	uint32_t spawn_unfollowed;
 	uint32_t spawn_state;
