@@ -476,7 +476,13 @@ static int install_locked(struct profil_cfg *cfg, int call)
 			}
 		}
 	}
-	if (cfg && (r = set_guard(true)) < 0) {
+	/* The guard is held whenever anything samples: a profil() buffer's
+	 * counters may be unmapped under the handler, and a recording's stack
+	 * walk follows frame pointers and return addresses wherever they
+	 * point (a program's own odd rbp killed it with SIGSEGV before the
+	 * recorder held the guard too).  A recording without the guard keeps
+	 * flat samples (sig/handler.c); a profil() call fails. */
+	if (need && (r = set_guard(true)) < 0 && cfg) {
 		if (!running)
 			stop_engine();
 		return r;
@@ -490,10 +496,10 @@ static int install_locked(struct profil_cfg *cfg, int call)
 	if (old && !atomic_load(&old->stopped))
 		profil__threads_pay_owed(old);
 
-	if (!need)
+	if (!need) {
 		stop_engine();
-	if (!cfg)
 		set_guard(false);
+	}
 	if (old && old->kind == PROFIL_PCSAMPLE)
 		profil__pcs_last_count = pcs_count(old);
 	if (call == PROFIL_CALL_OTHER)
@@ -621,6 +627,7 @@ static void fork_child(void)
 			if (S.sig)
 				profil__sig_release(S.sig, true);
 			S.sig = 0;
+			set_guard(false);
 		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
 			 * usual order; if nothing can, the state is off. */

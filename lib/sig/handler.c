@@ -192,10 +192,15 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		unsigned long due = profil__tslot_signal(pc, weight);
 		unsigned long sig_w = due < weight ? due : weight;
 		/* Only a recording keeps stacks: profil() and its kind pay for
-		 * no walk.  The ticks this signal pays, owed ones included, are
-		 * its stack's. */
+		 * no walk.  The walk reads wherever the frames point, so it
+		 * needs the fault guard (session.c holds SIGSEGV and SIGBUS
+		 * while anything samples); without it the sample is flat.  The
+		 * ticks this signal pays, owed ones included, are its stack's. */
 		bool bounded = false;
-		int max = due && profil__record_stacks() ? frames_room(uc, &bounded) : 0;
+		int max = due && profil__record_stacks() && profil__sig_held(SIGSEGV) &&
+				  profil__sig_held(SIGBUS)
+			      ? frames_room(uc, &bounded)
+			      : 0;
 		if (max)
 			account_with_stack(uc, pc, max, bounded, sig_w, due - sig_w);
 		else

@@ -248,6 +248,11 @@ int profil__sig_program_action(int sig, const struct sigaction *act, struct siga
 
 /* ---- holding ---- */
 
+bool profil__sig_held(int sig)
+{
+	return sig > 0 && sig < NSIGS && atomic_load(&held[sig]);
+}
+
 int profil__sig_take(int sig, void (*fn)(int, siginfo_t *, void *))
 {
 	uint64_t saved;
