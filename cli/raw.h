@@ -29,6 +29,7 @@ struct raw_info {
 	uint64_t unsampled;    /* ticks of CPU time that could not be sampled */
 	uint64_t stack_cut;    /* ticks whose stack lost its innermost callers
 				  (the trie was full): [truncated] */
+	uint64_t exit_rss_kib; /* peak resident set at exit, KiB (0: unknown) */
 
 	/* Threads the library did not sample, wholly or in part, and threads
 	 * that ended without exit handlers (see record-format.h). */

@@ -173,7 +173,12 @@ struct pcprof_raw_header {
 	 * image accounted its ticks; the next image of the pid counts its main
 	 * thread from there. */
 	uint64_t exec_cpu_ns;
-	uint64_t reserved[1];
+	/* END_EXIT: the process's peak resident set (getrusage's ru_maxrss)
+	 * at its exit handler, in KiB, or 0 (older files: reserved, 0).  The
+	 * kernel frees that memory after the last word of the library, on
+	 * the process's CPU time: pcprof run allows for it before it calls a
+	 * gap in the tree's CPU time unsampled. */
+	uint64_t exit_rss_kib;
 	/* ---- version 3: everything above is version 2's header, unchanged ---- */
 	/* (atomic) Ticks whose stack was cut: the node table had no room for
 	 * all its callers, so only the outermost were kept (slot flag CUT). */

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -219,6 +220,9 @@ bool profil__record_init(unsigned int hz)
 static void finish(uint32_t end)
 {
 	struct pcprof_raw_header *h = map.h;
+	struct rusage ru;
+	if (end == PCPROF_END_EXIT && getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		h->exit_rss_kib = (uint64_t)ru.ru_maxrss;
 	atomic_store(A64(&h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	atomic_store(A64(&h->end_ns), profil__clock_ns(CLOCK_REALTIME));
 	atomic_store(A32(&h->end), end);
