@@ -197,10 +197,9 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		 * while anything samples); without it the sample is flat.  The
 		 * ticks this signal pays, owed ones included, are its stack's. */
 		bool bounded = false;
-		int max = due && profil__record_stacks() && profil__sig_held(SIGSEGV) &&
-				  profil__sig_held(SIGBUS)
-			      ? frames_room(uc, &bounded)
-			      : 0;
+		bool walk = due && profil__record_stacks() && profil__sig_held(SIGSEGV) &&
+			    profil__sig_held(SIGBUS);
+		int max = walk ? frames_room(uc, &bounded) : 0;
 		if (max)
 			account_with_stack(uc, pc, max, bounded, sig_w, due - sig_w);
 		else
