@@ -6,12 +6,18 @@
 . "$(dirname "$0")/lib.sh"
 
 # SIGINT: sent by kill, as a terminal's Ctrl-C reaches pcprof.
-"$SPLIT" 30 "$T/beat" 3 >"$T/out" &
+"$SPLIT" 600 "$T/beat" 3 >"$T/out" &
 pid=$!
+trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
 wait_file "$T/beat"
 "$PCPROF" attach -o "$T/int.data" --hz 200 "$pid" 2>"$T/err" &
 pp=$!
-sleep 1
+# SIGINT once sampling is live and the program has run 0.1 s of CPU
+# since (20 samples' worth at 200 Hz): a fixed sleep could send it while
+# a slow pcprof (a sanitizer build, a loaded machine) was still starting.
+wait_live $pp "$T/err"
+c0=$(cpu_ticks "$pid")
+wait_cpu "$pid" $((c0 + $(getconf CLK_TCK) / 10))
 kill -INT $pp
 wait $pp
 rc=$?
@@ -28,31 +34,45 @@ kill "$pid"
 wait "$pid"
 
 # The program ends while attached: pcprof follows, with its status, which
-# it can read only while the program is a zombie: the parent here (python3)
-# reaps it late.  (A shell reaps its children as soon as it waits for any.)
-python3 -c 'import subprocess, sys, time
+# it can read only while the program is a zombie.  The program ends (on
+# SIGUSR1) once pcprof says sampling is live, and its parent (python3)
+# reaps it only when the test closes the parent's standard input, after
+# pcprof has ended: pcprof must follow the end while the program is a
+# zombie, and neither a slow start of pcprof nor a late reap can race
+# with it.  (A shell reaps its children as soon as it waits for any.)
+mkfifo "$T/reap" || fail "mkfifo"
+exec 8<>"$T/reap"
+python3 -c 'import subprocess, sys
 p = subprocess.Popen(sys.argv[1:])
 print(p.pid, flush=True)
-time.sleep(6)
-sys.exit(p.wait())' "$SPLIT" 1.5 "$T/beat2" 3 >"$T/pid" &
+sys.stdin.read()
+sys.exit(p.wait())' "$SPLIT" 600 "$T/beat2" 3 >"$T/pid" <"$T/reap" 8>&- &
 parent=$!
 wait_file "$T/beat2"
 # The child can beat before python3 has printed its pid (seen under load).
 wait_file "$T/pid"
 pid=$(head -n1 "$T/pid")
+trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
+# A pcprof that did not follow the end would wait for ever (the parent
+# reaps only after it): the timeout catches that hang, not a slow run.
+timeout 120 "$PCPROF" attach -o "$T/exit.data" --hz 200 "$pid" 2>"$T/err" &
+pp=$!
+wait_live $pp "$T/err"
 t0=$(date +%s%N)
-timeout 20 "$PCPROF" attach -o "$T/exit.data" --hz 200 "$pid" 2>"$T/err" || fail "attach exited $?: $(cat "$T/err")"
+kill -USR1 "$pid"
+wait $pp || fail "attach exited $? (124: it did not follow the program's end): $(cat "$T/err")"
 t1=$(date +%s%N)
+exec 8>&-
 cat "$T/err"
 grep -q 'the process ended' "$T/err" || fail "summary does not say the process ended"
-echo "pcprof ended $(((t1 - t0) / 1000000)) ms after attaching to a program with 1.5 s left"
-[ $(((t1 - t0) / 1000000)) -lt 4000 ] || fail "pcprof did not follow the program's end"
+echo "pcprof ended $(((t1 - t0) / 1000000)) ms after the program was told to end"
 dump "$T/exit.data"
 [ "$(field "$pid.0" end)" = exit ] && [ "$(field "$pid.0" status)" = 3 ] ||
 	{ cat "$T/dump"; fail "end=$(field "$pid.0" end) status=$(field "$pid.0" status), want exit 3"; }
 grep -q "exe=$SPLIT\$" "$T/dump" || { cat "$T/dump"; fail "executable not recorded"; }
 wait "$parent"
 [ $? = 3 ] || fail "program status changed"
+trap 'rm -rf "$T"' EXIT
 
 # Failures.
 "$PCPROF" attach --help | grep -q '^usage: pcprof attach' || fail "--help"

@@ -6,7 +6,7 @@
 # t-attach.sh (heartbeat, descriptors, maps, exit status, samples for the
 # CPU time).
 . "$(dirname "$0")/lib.sh"
-attach_case "$SPLIT" 500 1.5
+attach_case "$SPLIT" 500 0.3
 # --no-inline: split.c's work() is inlined into split_a and split_b, and
 # its DWARF inline frame would be the leaf
 "$PCPROF" export -f folded --no-inline -o "$T/p.folded" "$T/p.data" || fail "export -f folded"
@@ -24,10 +24,11 @@ grep '0x' "$T/p.folded" && fail "an address no function holds in a stack"
 grep -q ' main ' "$T/report" || { cat "$T/report"; fail "report: split_a's caller is not main"; }
 # --no-stacks: pcs only
 rm -f "$T/beat"
-"$SPLIT" 3 "$T/beat" 3 >/dev/null &
+"$SPLIT" 600 "$T/beat" 3 >/dev/null &
 pid=$!
 wait_file "$T/beat"
-"$PCPROF" attach -q --no-stacks -o "$T/n.data" --duration 0.5 "$pid" || fail "attach --no-stacks"
+"$PCPROF" attach -q --no-stacks -o "$T/n.data" --duration 0.5 "$pid" || { kill "$pid"; fail "attach --no-stacks"; }
+kill -USR1 "$pid"
 wait "$pid"
 dump "$T/n.data"
 grep -q '^stack ' "$T/dump" && fail "--no-stacks recorded stacks"

@@ -3,13 +3,18 @@
 # new image's modules come from the kernel's mmap records) and threads
 # created afterwards (inherited events), each under its own name.
 . "$(dirname "$0")/lib.sh"
-sh -c 'sleep 0.5; exec "$1" threads 0.6' sh "$HOT" &
+# The shell execs only once pcprof says sampling is live: it waits in the
+# open of a FIFO (no child process, no timer), which the test opens then.
+# A fixed sleep before the exec lost the race to a slow attach under load.
+mkfifo "$T/go" || fail "mkfifo"
+sh -c 'read -r go <"$2"; exec "$1" threads 0.6' sh "$HOT" "$T/go" &
 pid=$!
-"$PCPROF" attach -o "$T/p.data" --hz 500 "$pid" 2>"$T/err" || {
-	kill "$pid"
-	skip_if_denied "$T/err"
-	fail "pcprof attach exited $?: $(cat "$T/err")"
-}
+trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
+"$PCPROF" attach -o "$T/p.data" --hz 500 "$pid" 2>"$T/err" &
+pp=$!
+wait_live $pp "$T/err"
+echo go >"$T/go"
+wait $pp || fail "pcprof attach exited $?: $(cat "$T/err")"
 cat "$T/err"
 wait "$pid" || fail "the program failed"
 grep -q "exec'd 1 time" "$T/err" || fail "the exec was not seen"

@@ -3,7 +3,7 @@
 # its 2:1 split with samples for its CPU time, and the program keeps its
 # heartbeat, descriptors, mappings, signal dispositions and exit status.
 . "$(dirname "$0")/lib.sh"
-attach_case "$SPLIT" 1000 1.5
+attach_case "$SPLIT" 1000 0.3
 grep -q "^module .* $SPLIT bias=0x[1-9a-f][0-9a-f]* .*buildid=[0-9a-f]\{40\}$" "$T/dump" ||
 	{ cat "$T/dump"; fail "executable module missing or without bias/build-id"; }
 grep -q "^module .*/libc\.so\.6 " "$T/dump" || fail "libc module missing"

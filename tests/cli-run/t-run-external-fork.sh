@@ -58,15 +58,24 @@ grep -q '2 child processes not followed' "$T/err" || fail "--no-follow: $(cat "$
 dump "$T/p.data"
 [ "$(procs | wc -l)" = 1 ] || { cat "$T/dump"; fail "--no-follow: want 1 process"; }
 
-# 3. attach to a shell that then execs the dynamic build, which forks (the
-# shell's sleep is a process of its own too, without samples)
-sh -c 'sleep 0.5; exec "$0" "$1"' "$FORKS" $SECS >"$T/out" &
+# 3. attach to a shell that then execs the dynamic build, which forks.  The
+# shell execs once pcprof says sampling is live (it waits in the open of a
+# FIFO, which the test opens then): after a fixed sleep, a slow attach
+# under load missed the start of the burns.
+mkfifo "$T/go" || fail "mkfifo"
+sh -c 'read -r go <"$2"; exec "$0" "$1"' "$FORKS" $SECS "$T/go" >"$T/out" &
 pid=$!
-"$PCPROF" attach -o "$T/p.data" --hz $HZ $pid 2>"$T/err"
+trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
+"$PCPROF" attach -o "$T/p.data" --hz $HZ $pid 2>"$T/err" &
+pp=$!
+wait_live $pp "$T/err"
+echo go >"$T/go"
+wait $pp
 rc=$?
 wait $pid
+trap 'rm -rf "$T"' EXIT
 cat "$T/err"
-[ $rc = 0 ] || { skip_if_denied "$T/err"; fail "attach: exit status $rc"; }
+[ $rc = 0 ] || fail "attach: exit status $rc"
 dump "$T/p.data"
 check_procs "$T/out"
 exit 0

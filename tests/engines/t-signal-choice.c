@@ -34,8 +34,13 @@ static int sigtrap_variant(void)
 	return tp_engine_is("perf") && mode && strcmp(mode, "sigtrap") == 0;
 }
 
-/* Profile `sec` of CPU; the engine must sample with `want`, hold it in the
- * kernel, and count at the rate. */
+/* Profile `sec` of CPU at HZ; the engine must sample with `want`, hold it
+ * in the kernel, and count at the rate.  HZ 500 x 0.15 s: 75 ticks
+ * expected, over T_COUNT's floor of 50, for a quarter of the CPU time 100
+ * Hz needs (the 14 children of the perf run burnt 8.4 s at 0.6 s each,
+ * over 180 s of wall time at load 20). */
+#define HZ   500
+#define BURN 0.15
 static int profile(int want, double sec)
 {
 	static unsigned short buf[4];
@@ -48,6 +53,7 @@ static int profile(int want, double sec)
 	T_OK(sigaction(SIGPROF, &sa, NULL) == 0);
 	tp_save_dispositions(&before);
 
+	T_OK(profil_set_hz(HZ) > 0);
 	double t0 = t_proc_cpu();
 	tp_profil_on(buf, sizeof buf, 0, 2);
 	int sig = tp_sampling_signal();
@@ -100,17 +106,17 @@ static int choice(const char *how)
 			T_SKIP("run with PROFIL_PERF_MODE");
 	}
 	if (strcmp(how, "fresh") == 0)
-		return profile(SIGRTMAX, 0.6);
+		return profile(SIGRTMAX, BURN);
 	if (strcmp(how, "handler") == 0) {
 		T_OK(signal(SIGRTMAX, app_handler) != SIG_ERR);
-		return profile(SIGRTMAX - 1, 0.6);
+		return profile(SIGRTMAX - 1, BURN);
 	}
 	if (strcmp(how, "blocked") == 0) {
 		sigset_t set;
 		sigemptyset(&set);
 		sigaddset(&set, SIGRTMAX);
 		T_OK(sigprocmask(SIG_BLOCK, &set, NULL) == 0);
-		profile(SIGRTMAX - 1, 0.6);
+		profile(SIGRTMAX - 1, BURN);
 		/* Still blocked for the program, and really. */
 		T_OK(sigprocmask(SIG_BLOCK, NULL, &set) == 0 && sigismember(&set, SIGRTMAX));
 		T_OK(tp_kernel_mask() & TP_BIT(SIGRTMAX));
@@ -118,11 +124,11 @@ static int choice(const char *how)
 	}
 	if (strcmp(how, "ignored") == 0) {
 		T_OK(signal(SIGRTMAX, SIG_IGN) != SIG_ERR);
-		return profile(SIGRTMAX - 1, 0.6);
+		return profile(SIGRTMAX - 1, BURN);
 	}
 	if (strcmp(how, "all-ignored") == 0) {
 		set_all_rt(SIG_IGN);
-		return profile(SIGRTMAX, 0.6);
+		return profile(SIGRTMAX, BURN);
 	}
 	T_FAIL("unknown case %s", how);
 }
@@ -132,9 +138,9 @@ int main(int argc, char **argv)
 	if (TP_TSAN)
 		T_SKIP(TP_TSAN_SIGNALS);
 	if (argc > 1 && strcmp(argv[1], "rtmin2") == 0)
-		return profile(SIGRTMIN + 2, 0.6);
+		return profile(SIGRTMIN + 2, BURN);
 	if (argc > 1 && strcmp(argv[1], "rtmax3") == 0)
-		return profile(SIGRTMAX - 3, 0.6);
+		return profile(SIGRTMAX - 3, BURN);
 	if (argc > 1 && strcmp(argv[1], "junk") == 0)
 		return tp_env_was_rejected("PROFIL_SIGNAL");
 	if (argc > 1)

@@ -35,13 +35,39 @@ TP_FN __attribute__((noinline)) void tp_spin(unsigned long iters)
 	}
 }
 
-/* Spin until `sec` more seconds of CPU time passed on clock clk.  Each
- * tp_spin call is about 20 us, so the clock reads cost under 2 %. */
+/*
+ * Spin until `sec` more seconds of CPU time passed on clock clk.
+ *
+ * The clock is read about once per millisecond of CPU, in chunks of
+ * tp_spin sized from the rate the previous chunk ran at, and in halving
+ * chunks near the end, so the burn ends at most one ~20 us chunk late.
+ * Reading a CPU-time clock is a system call that makes the kernel bring
+ * the thread's runtime up to date, and on a busy machine that can preempt
+ * the thread on the spot: a loop that read it every 20 us (50000 reads a
+ * CPU second) under `prove -j2` on 2 cores got fewer timer signals than
+ * its CPU time was worth.  About 1000 reads a second cost under 0.1 %.
+ */
+#define TP_CHUNK_SEC 1e-3
+#define TP_CHUNK_MIN 20000UL /* iterations, about 20 us */
 TP_FN void tp_burn_on(clockid_t clk, double sec)
 {
-	double end = t_cpu(clk) + sec;
-	while (t_cpu(clk) < end)
-		tp_spin(20000);
+	double now = t_cpu(clk), end = now + sec;
+	unsigned long iters = TP_CHUNK_MIN;
+	while (now < end) {
+		double was = now;
+		tp_spin(iters);
+		now = t_cpu(clk);
+		/* The next chunk: TP_CHUNK_SEC, or half of what is left, at the
+		 * rate this one ran; grow at most 8 times a step, so one clock
+		 * read that shows too little time cannot make a huge chunk. */
+		double want = (end - now) / 2, took = now - was;
+		if (want > TP_CHUNK_SEC)
+			want = TP_CHUNK_SEC;
+		double next = took > 0 ? (double)iters * want / took : 8.0 * (double)iters;
+		if (next > 8.0 * (double)iters)
+			next = 8.0 * (double)iters;
+		iters = next > (double)TP_CHUNK_MIN ? (unsigned long)next : TP_CHUNK_MIN;
+	}
 }
 #define tp_burn(sec)        tp_burn_on(CLOCK_PROCESS_CPUTIME_ID, sec)
 #define tp_burn_thread(sec) tp_burn_on(CLOCK_THREAD_CPUTIME_ID, sec)

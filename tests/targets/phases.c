@@ -37,22 +37,17 @@
 #include <string.h>
 #include <time.h>
 
-static volatile double sink;
+#include "../test.h"
 
-static double cpu(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+static volatile double sink;
 
 static inline __attribute__((always_inline)) void burn(double seconds)
 {
-	double x = 1.0, t0 = cpu();
+	double x = 1.0, t0 = t_cpu_here(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		for (int i = 0; i < 100000; i++)
 			x = x * 1.0000001 + 1e-9;
-	} while (cpu() - t0 < seconds);
+	} while (t_cpu_here(CLOCK_THREAD_CPUTIME_ID) - t0 < seconds);
 	sink = x;
 }
 

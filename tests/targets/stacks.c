@@ -40,24 +40,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../test.h"
+
 static volatile double sink;
 
-static double cpu(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* The clock is read every 100000 iterations: nearly every sample lands in
- * the loop itself. */
+/* The clock is read every 100000 iterations, with the system call made
+ * from the loop itself (t_cpu_here): every sample, also one delivered late
+ * on the return from a clock read, lands in the loop itself. */
 __attribute__((noinline)) void hot_leaf(double seconds)
 {
-	double x = 1.0, t0 = cpu();
+	double x = 1.0, t0 = t_cpu_here(CLOCK_THREAD_CPUTIME_ID);
 	do {
 		for (int i = 0; i < 100000; i++)
 			x = x * 1.0000001 + 1e-9;
-	} while (cpu() - t0 < seconds);
+	} while (t_cpu_here(CLOCK_THREAD_CPUTIME_ID) - t0 < seconds);
 	sink = x;
 }
 
