@@ -186,9 +186,11 @@ int cmd_report(int argc, char **argv)
 			views |= V_TREE;
 			break;
 		case OPT_CALLERS:
+			filter_once("--callers", callers, optarg);
 			callers = optarg;
 			break;
 		case OPT_CALLEES:
+			filter_once("--callees", callees, optarg);
 			callees = optarg;
 			break;
 		case OPT_TIMELINE:
