@@ -793,11 +793,13 @@ static uint32_t sample_frame(struct target *s, uint64_t ip, uint32_t m, const ui
 	 * may still have stopped early (at a frame pointer that was not
 	 * one): the tables' walk replaces it where it goes further, and
 	 * where the frame-pointer walk failed, if it gets further than the
-	 * links that held. */
+	 * links that held, or where it gave no caller at all (the kernel
+	 * found no frame pointer): a part of the stack, marked [unknown]
+	 * where the tables' walk ran out of the copy, is more than none. */
 	bool lost = good < n || nuser == 0, complete = false;
 	uint64_t dret[MAX_STACK];
 	size_t dn = dwarf_walk(s, sr, dret, good, &complete);
-	if (dn && (lost || complete)) {
+	if (dn && (lost || complete || n == 0)) {
 		memcpy(ret, dret, dn * sizeof *dret);
 		good = n = dn;
 		lost = !complete;
