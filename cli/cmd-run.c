@@ -49,6 +49,7 @@
 #include "data.h"
 #include "exekind.h"
 #include "fewsignals.h"
+#include "file.h"
 #include "raw.h"
 #include "record-format.h"
 #include "sampler.h"
@@ -1126,17 +1127,9 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
  * program runs for an hour. */
 static void check_output(const char *out)
 {
-	struct stat st;
-	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-		die(EXIT_RUN_FAILED, "%s: is a directory", out);
-	char dir[PATH_MAX];
-	const char *slash = strrchr(out, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
-	if (access(dir, W_OK | X_OK) < 0)
-		die(EXIT_RUN_FAILED, "%s: cannot write in %s: %s", out, dir, strerror(errno));
+	char err[2 * PATH_MAX + 64];
+	if (ofile_check(out, err, sizeof err) < 0)
+		die(EXIT_RUN_FAILED, "%s", err);
 }
 
 /* Where the recordings go: TMPDIR if set; else /dev/shm when it is memory
