@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 #include "cmd.h"
 #include "data.h"
+#include "file.h"
 #include "sampler.h"
 #include "util.h"
 
@@ -133,9 +135,11 @@ int cmd_attach(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	pid_t pid = (pid_t)number_arg(EXIT_USAGE, "PID", argv[optind], 1, 0x7fffffff);
-	struct stat st;
-	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-		die(EXIT_FAILED, "%s: is a directory", out);
+	/* Before sampling: a data file that cannot be written would lose the
+	 * whole attachment, minutes of it with --duration, at the end. */
+	char bad[2 * PATH_MAX + 64];
+	if (ofile_check(out, bad, sizeof bad) < 0)
+		die(EXIT_FAILED, "%s", bad);
 
 	sigset_t block, during;
 	sigemptyset(&block);

@@ -56,7 +56,7 @@ static void usage(FILE *f)
 		   "  -l, --lines          by source line instead of by function\n"
 		   "  -s, --sort KEY       self (change of self share, default; or samples) or\n"
 		   "                       total\n"
-		   "  -n, --limit N        at most N rows\n"
+		   "  -n, --limit N        at most N rows (0, the default: all)\n"
 		   "      --html OUT       write NEW's flame graph coloured by the change of each\n"
 		   "                       frame's share (red grew, blue shrank) to OUT\n"
 		   "\n"

@@ -107,6 +107,24 @@ static void check_program(const char *fa, const struct pp_profile *a, const char
 	}
 }
 
+/* Whether a and b hold one recording (a file given twice, or a copy of
+ * it): the same processes, started and ended at the same instants, with
+ * the same samples.  Merged, it would count twice, and report -P would
+ * show each process twice as if it had exec'd. */
+static bool same_recording(const struct pp_profile *a, const struct pp_profile *b)
+{
+	if (!a->nprocs || a->nprocs != b->nprocs || a->start_ns != b->start_ns ||
+	    a->end_ns != b->end_ns)
+		return false;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct pp_process *p = &a->procs[i], *q = &b->procs[i];
+		if (p->pid != q->pid || p->seq != q->seq || p->start_ns != q->start_ns ||
+		    p->ticks != q->ticks || p->cpu_ns != q->cpu_ns)
+			return false;
+	}
+	return true;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -144,6 +162,13 @@ int cmd_merge(int argc, char **argv)
 		nprocs += in[i].nprocs;
 		if (i)
 			check_program(argv[optind], &in[0], file, &in[i]);
+		for (size_t j = 0; j < i; j++)
+			if (same_recording(&in[j], &in[i])) {
+				warning("%s and %s hold the same recording: its samples count "
+					"twice",
+					argv[optind + j], file);
+				break;
+			}
 	}
 
 	/* the processes move into the merged profile; each input keeps

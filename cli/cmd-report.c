@@ -53,7 +53,8 @@ static void usage(FILE *f)
 		"\n"
 		"Selection and order:\n" FILTER_USAGE("-f,") FILTER_PATH_USAGE
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
-		"  -n, --limit N        at most N rows per table (children per tree node)\n"
+		"  -n, --limit N        at most N rows per table (children per tree node);\n"
+		"                       0, the default: all\n"
 		"  -v, --all            -P: every process, those without samples too\n"
 		"                       (default: counted on one line, unless -p)\n"
 		"  -h, --help           this text\n"
@@ -186,9 +187,11 @@ int cmd_report(int argc, char **argv)
 			views |= V_TREE;
 			break;
 		case OPT_CALLERS:
+			filter_once("--callers", callers, optarg);
 			callers = optarg;
 			break;
 		case OPT_CALLEES:
+			filter_once("--callees", callees, optarg);
 			callees = optarg;
 			break;
 		case OPT_TIMELINE:

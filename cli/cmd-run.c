@@ -49,6 +49,7 @@
 #include "data.h"
 #include "exekind.h"
 #include "fewsignals.h"
+#include "file.h"
 #include "raw.h"
 #include "record-format.h"
 #include "sampler.h"
@@ -111,7 +112,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE   data file to write (default pcprof.data)\n"
 		"      --hz N          samples per CPU second per thread, 1..10000\n"
 		"                      (default: PROFIL_HZ, else %u)\n"
-		"      --engine NAME   thread-timer, perf, process-timer or auto (default)\n"
+		"      --engine NAME   thread-timer, perf, process-timer or auto\n"
+		"                      (default: PROFIL_ENGINE, else auto)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
 		"      --no-follow     record only PROGRAM's first process image\n"
 		"      --slots N       most pc table entries per process (default %lu)\n"
@@ -149,6 +151,19 @@ static unsigned long number(const char *opt, const char *s, unsigned long lo, un
 	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
 		die(EXIT_RUN_FAILED, "%s: '%s' is not a number from %lu to %lu", opt, s, lo, hi);
 	return v;
+}
+
+/* An engine name: one of engine_names, and from the environment also
+ * "manual", the library's test engine (libprofil(7)); else exit 125. */
+static const char *engine_arg(const char *opt, const char *s, bool env)
+{
+	size_t i = 0, n = sizeof engine_names / sizeof engine_names[0];
+	while (i < n && strcmp(s, engine_names[i]) != 0)
+		i++;
+	if (i == n && !(env && strcmp(s, "manual") == 0))
+		die(EXIT_RUN_FAILED,
+		    "%s: unknown engine '%s' (thread-timer, perf, process-timer, auto)", opt, s);
+	return s;
 }
 
 static void parse(int argc, char **argv, struct opts *o, int *first)
@@ -199,18 +214,9 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		case O_HZ:
 			o->hz = number("--hz", optarg, 1, 10000);
 			break;
-		case O_ENGINE: {
-			size_t i = 0, n = sizeof engine_names / sizeof engine_names[0];
-			while (i < n && strcmp(optarg, engine_names[i]) != 0)
-				i++;
-			if (i == n)
-				die(EXIT_RUN_FAILED,
-				    "--engine: unknown engine '%s' (thread-timer, perf, "
-				    "process-timer, auto)",
-				    optarg);
-			o->engine = optarg;
+		case O_ENGINE:
+			o->engine = engine_arg("--engine", optarg, false);
 			break;
-		}
 		case O_FOLLOW:
 			o->follow = true;
 			break;
@@ -280,6 +286,12 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 		o->hz = number("PROFIL_HZ in the environment", env_hz, 1, 10000);
 	if (!o->hz)
 		o->hz = PCPROF_DEFAULT_HZ;
+	/* PROFIL_ENGINE likewise: on a name it does not know the library
+	 * quietly chooses for itself, so a typo (thread_timer) would record
+	 * with another engine than the one asked for. */
+	const char *env_engine = getenv("PROFIL_ENGINE");
+	if (!o->engine && !o->from && env_engine && *env_engine)
+		engine_arg("PROFIL_ENGINE in the environment", env_engine, true);
 	*first = optind;
 }
 
@@ -1131,17 +1143,9 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
  * program runs for an hour. */
 static void check_output(const char *out)
 {
-	struct stat st;
-	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
-		die(EXIT_RUN_FAILED, "%s: is a directory", out);
-	char dir[PATH_MAX];
-	const char *slash = strrchr(out, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
-	if (access(dir, W_OK | X_OK) < 0)
-		die(EXIT_RUN_FAILED, "%s: cannot write in %s: %s", out, dir, strerror(errno));
+	char err[2 * PATH_MAX + 64];
+	if (ofile_check(out, err, sizeof err) < 0)
+		die(EXIT_RUN_FAILED, "%s", err);
 }
 
 /* Where the recordings go: TMPDIR if set; else /dev/shm when it is memory

@@ -283,3 +283,34 @@ int ofile_close(struct ofile *o, char *err, size_t errlen)
 	ofile_free(o);
 	return 0;
 }
+
+int ofile_check(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s: is a directory", path);
+		return -1;
+	}
+	/* What ofile_open will write in place (a device, a FIFO, what a link
+	 * leads to) must itself be writable; a new or regular file needs its
+	 * directory. */
+	struct stat lst;
+	if (lstat(path, &lst) == 0 && !S_ISREG(lst.st_mode)) {
+		if (access(path, W_OK) == 0 || errno == ENOENT) /* ENOENT: a link to a new file */
+			return 0;
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *dir = dir_of(path);
+	if (!dir) {
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	int r = access(dir, W_OK | X_OK);
+	if (r < 0)
+		set_err(err, errlen, "%s: cannot write in %s: %s", path, dir, strerror(errno));
+	free(dir);
+	return r < 0 ? -1 : 0;
+}

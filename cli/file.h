@@ -42,6 +42,15 @@
 
 struct ofile;
 
+/* Whether ofile_open(path) can be expected to succeed later, checked
+ * before a long job whose result path will hold (a run, an attach): not a
+ * directory; what is written in place (a device, a FIFO, a link's target)
+ * writable; for a new or regular file, a directory that takes a new file
+ * (write and search permission, not mounted read-only).  "-" passes.  0,
+ * or -1 with err set: "PATH: is a directory", "PATH: reason", "PATH:
+ * cannot write in DIR: reason". */
+int ofile_check(const char *path, char *err, size_t errlen);
+
 /* Open path for writing as described above.  NULL with err set. */
 struct ofile *ofile_open(const char *path, char *err, size_t errlen);
 

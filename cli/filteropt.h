@@ -38,6 +38,7 @@ struct filter_opts {
 	struct model_opts model;
 	struct view_paths paths;
 	struct tl_range period;
+	const char *pid_arg, *time_arg; /* as given, to refuse a second one */
 };
 
 enum {
@@ -83,9 +84,16 @@ enum {
 	"      --full-paths     --lines: full source paths\n"
 
 /* Take option c (getopt_long's return) with its argument into o if it is
- * one of the above: true; else false and o is unchanged.  A bad argument
- * exits 2 with a message. */
+ * one of the above: true; else false and o is unchanged.  A bad argument,
+ * or --pid, --module, --function or --time given twice, exits 2 with a
+ * message. */
 bool filter_option(int c, const char *arg, struct filter_opts *o);
+
+/* An option that holds one value, given again: a second value would
+ * silently replace the first (`-f 'a*' -f 'b*'` showing b alone, read as
+ * a and b), so exit 2 with a usage message naming opt and both values.
+ * was: the first value as given, NULL when there was none (return). */
+void filter_once(const char *opt, const char *was, const char *arg);
 
 /* Exit 1 with a message when f has samples but --module/--function leave
  * none of them: an empty table or file would look like a result.  (diff

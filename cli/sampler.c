@@ -793,11 +793,13 @@ static uint32_t sample_frame(struct target *s, uint64_t ip, uint32_t m, const ui
 	 * may still have stopped early (at a frame pointer that was not
 	 * one): the tables' walk replaces it where it goes further, and
 	 * where the frame-pointer walk failed, if it gets further than the
-	 * links that held. */
+	 * links that held, or where it gave no caller at all (the kernel
+	 * found no frame pointer): a part of the stack, marked [unknown]
+	 * where the tables' walk ran out of the copy, is more than none. */
 	bool lost = good < n || nuser == 0, complete = false;
 	uint64_t dret[MAX_STACK];
 	size_t dn = dwarf_walk(s, sr, dret, good, &complete);
-	if (dn && (lost || complete)) {
+	if (dn && (lost || complete || n == 0)) {
 		memcpy(ret, dret, dn * sizeof *dret);
 		good = n = dn;
 		lost = !complete;
@@ -1418,6 +1420,16 @@ static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 	return state;
 }
 
+/* Whether pid is a kernel thread (PF_KTHREAD in the flags, field 9 of
+ * /proc/PID/stat): it has no user space, so there is nothing to sample. */
+static bool kernel_thread(pid_t pid)
+{
+	char buf[4096];
+	const char *p = proc_stat((int)pid, buf, sizeof buf);
+	unsigned long flags;
+	return p && sscanf(p, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 && (flags & 0x00200000);
+}
+
 /* The program and its arguments, read while the process is alive (a
  * zombie has neither) and again after an exec; a process gone meanwhile
  * is named by its command name comm (NULL: none). */
@@ -1542,6 +1554,12 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 	char st = proc_state(pid, NULL, &root->proc.ppid);
 	if (st == 0 || st == 'Z' || st == 'X') {
 		snprintf(err, errlen, "no process %d%s", (int)pid, st ? " (it has ended)" : "");
+		free_sampler(s);
+		return NULL;
+	}
+	if (kernel_thread(pid)) {
+		snprintf(err, errlen,
+			 "process %d is a kernel thread: it has no user space to sample", (int)pid);
 		free_sampler(s);
 		return NULL;
 	}

@@ -33,6 +33,7 @@ struct unwind_dwarf {
 	uint64_t *ret;
 	size_t n, max;
 	bool first;
+	bool outside; /* a read fell outside the copy: the walk ran out of it */
 };
 
 static char *debuginfo_path = NULL;
@@ -65,8 +66,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 {
 	(void)dwfl;
 	struct unwind_dwarf *u = arg;
-	if (addr < u->sp || addr - u->sp > u->len || u->len - (addr - u->sp) < sizeof *result)
+	if (addr < u->sp || addr - u->sp > u->len || u->len - (addr - u->sp) < sizeof *result) {
+		u->outside = true;
 		return false;
+	}
 	memcpy(result, u->stack + (addr - u->sp), sizeof *result);
 	return true;
 }
@@ -171,7 +174,11 @@ size_t unwind_dwarf(struct unwind_dwarf *u, const struct pp_process *proc,
 	u->n = 0;
 	u->max = max;
 	u->first = true;
+	u->outside = false;
 	int r = dwfl_getthread_frames(u->dwfl, u->pid, on_frame, u);
-	*complete = r == 0;
+	/* libdwfl ends a walk whose next frame it cannot read as it ends one
+	 * at the outermost frame (0): a stack deeper than the copy is not
+	 * complete, and must not look whole (its outer frames are missing). */
+	*complete = r == 0 && !u->outside;
 	return u->n;
 }
