@@ -71,4 +71,15 @@ PROFIL_HIDDEN int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *ro
 /* Statistics: rows and modules in the current set.  Normal context. */
 PROFIL_HIDDEN void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *bytes);
 
+/* Tables shared between the process images of a run (unwind-tables.c):
+ * how many this image read from the run's directory and wrote there, and
+ * a digest of the current set's rows and page indexes (equal in two
+ * images whose tables are equal, wherever they were loaded).  Tests.
+ * Normal context. */
+PROFIL_HIDDEN void profil__unwind_share_stats(uint32_t *in, uint32_t *out, uint64_t *digest);
+
+/* The shared tables' checksum (tests make damaged tables that pass it).
+ * AS-safe. */
+PROFIL_HIDDEN uint64_t profil__unwind_checksum(const void *p, size_t n);
+
 #endif
