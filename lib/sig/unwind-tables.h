@@ -4,8 +4,10 @@
  * Built in normal context (profil__unwind_refresh: at library start under
  * pcprof run, and again at the first pthread_create after a walk met a
  * module loaded or closed since, or whenever asked) from each
- * module's .eh_frame_hdr and .eh_frame, into memory from mmap, and
- * published to the signal handler through one atomic pointer.  A table a
+ * module's .eh_frame_hdr and .eh_frame (or read from the table an earlier
+ * image of the run left in its recording directory: unwind-tables.c,
+ * "tables shared"), into memory from mmap, and published to the signal
+ * handler through one atomic pointer.  A table a
  * handler may still read is never unmapped: a replaced set is retired and
  * unmapped only once no walk is in progress.
  *
