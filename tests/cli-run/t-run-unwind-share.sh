@@ -69,7 +69,7 @@ D=$T/rec
 mkdir -m 700 "$D"
 rec()
 {
-	PCPROF_DIR=$D PCPROF_STACKS=1 LD_PRELOAD=$LIB "$@"
+	PCPROF_DIR=$D PCPROF_STACKS=1 LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$LIB" "$@"
 }
 rec "$STK" libc 0.1 || fail "stacks exited $?"
 ls "$D"/unwind-*.utab >/dev/null || fail "no tables in $D: $(ls -l "$D")"
@@ -98,7 +98,8 @@ check_whole "$id" "stacks beside damaged tables"
 D=$T/rec2
 mkdir -m 700 "$D"
 rec "$STK" libc 0.1 || fail "stacks exited $?"
-env PCPROF_DIR="$D" PCPROF_STACKS=1 LD_PRELOAD="$LIB" "$STK" libc 1.5 & # $! is its pid
+env PCPROF_DIR="$D" PCPROF_STACKS=1 LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$LIB" \
+	"$STK" libc 1.5 & # $! is its pid
 pid=$!
 # its start (and the tables' reading) is over once it has burnt 0.1 s
 i=0
