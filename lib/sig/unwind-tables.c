@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -478,9 +479,16 @@ static bool write_all(int fd, const void *p, size_t n)
 
 /* Offer m's fresh table to the run's later images.  Anything failing
  * (full disk, another image first) leaves no file and costs nothing
- * else. */
+ * else.  Not past RLIMIT_FSIZE: that write would earn the program a
+ * SIGXFSZ, which kills by default. */
 static void cache_store(int dfd, const struct ukey *k, const struct umod *m)
 {
+	struct utab_head h;
+	head_fill(&h, k, m);
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_FSIZE, &lim) < 0 ||
+	    (lim.rlim_cur != RLIM_INFINITY && h.file_size > lim.rlim_cur))
+		return;
 	char name[128], tmp[160];
 	file_name(name, sizeof name, k, "");
 	char pid[24];
@@ -489,8 +497,6 @@ static void cache_store(int dfd, const struct ukey *k, const struct umod *m)
 	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
 	if (fd < 0)
 		return;
-	struct utab_head h;
-	head_fill(&h, k, m);
 	size_t rows = (size_t)m->nrows * sizeof *m->rows;
 	/* finish() put the page index right after the rows. */
 	h.sum_body = checksum(m->rows, rows + (size_t)m->npages * sizeof *m->page);

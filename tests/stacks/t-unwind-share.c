@@ -13,12 +13,15 @@
  *   - every table damaged one way at a time (a byte short, a byte of the
  *     rows or of the build id changed, readable by the group, a symlink to
  *     a good copy, a page index past the last row under checksums made to
- *     match): none read, the child lives and builds the same rows.
+ *     match): none read, the child lives and builds the same rows;
+ *   - RLIMIT_FSIZE of 1 KiB: no table larger is written (that write would
+ *     be a SIGXFSZ), the child lives with the same rows.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,7 +46,7 @@ struct report {
 static char dir[] = "/tmp/t-unwind-share.XXXXXX";
 static char keep[] = "/tmp/t-unwind-share-good.XXXXXX";
 
-static struct report run_child(const char *share)
+static struct report run_child(const char *share, rlim_t fsize)
 {
 	char out[sizeof dir + 16];
 	snprintf(out, sizeof out, "%s.out", dir);
@@ -55,6 +58,9 @@ static struct report run_child(const char *share)
 		setenv("PCPROF_FOLLOW", "0", 1);
 		if (share)
 			setenv("PCPROF_UNWIND_SHARE", share, 1);
+		struct rlimit lim = { fsize, fsize };
+		if (fsize && setrlimit(RLIMIT_FSIZE, &lim) < 0)
+			_exit(126);
 		execl("/proc/self/exe", "t-unwind-share", out, (char *)NULL);
 		_exit(127);
 	}
@@ -186,22 +192,22 @@ int main(int argc, char **argv)
 	T_OK(mkdtemp(dir) != NULL);
 	T_OK(mkdtemp(keep) != NULL);
 
-	struct report first = run_child(NULL);
+	struct report first = run_child(NULL, 0);
 	T_NOTE("first image: %u tables read, %u written, digest %llx", first.in, first.out,
 	       first.digest);
 	T_EQ(first.in, 0);
 	T_OK(first.out >=
 	     3); /* this program, libstk, libc, ld.so (the vDSO may have no build id) */
-	struct report second = run_child(NULL);
+	struct report second = run_child(NULL, 0);
 	T_EQ(second.in, first.out);
 	T_EQ(second.out, 0);
 	T_EQ(second.digest, first.digest);
 
-	struct report off = run_child("0");
+	struct report off = run_child("0", 0);
 	T_EQ(off.in, 0);
 	T_EQ(off.digest, first.digest);
 	T_EQ(chmod(dir, 0770), 0);
-	struct report open_dir = run_child(NULL);
+	struct report open_dir = run_child(NULL, 0);
 	T_EQ(chmod(dir, 0700), 0);
 	T_EQ(open_dir.in, 0);
 	T_EQ(open_dir.digest, first.digest);
@@ -211,7 +217,7 @@ int main(int argc, char **argv)
 	T_EQ(system(cmd), 0);
 	for (int how = 0; how < NDAMAGE; how++) {
 		damage_all(how);
-		struct report r = run_child(NULL);
+		struct report r = run_child(NULL, 0);
 		if (r.in != 0 || r.digest != first.digest)
 			T_FAIL("tables with %s: %u read, digest %llx (want 0, %llx)",
 			       damage_name[how], r.in, r.digest, first.digest);
@@ -219,7 +225,15 @@ int main(int argc, char **argv)
 	/* The good copies again: read. */
 	snprintf(cmd, sizeof cmd, "rm -f '%s'/*.utab && cp -p '%s'/*.utab '%s'/", dir, keep, dir);
 	T_EQ(system(cmd), 0);
-	T_EQ(run_child(NULL).in, first.out);
+	T_EQ(run_child(NULL, 0).in, first.out);
+
+	/* A new directory, files of at most 1 KiB: only the smallest table
+	 * (the vDSO's, about 500 bytes, where it has a build id). */
+	snprintf(cmd, sizeof cmd, "rm -f '%s'/*", dir);
+	T_EQ(system(cmd), 0);
+	struct report small = run_child(NULL, 1024);
+	T_OK(small.out <= 1);
+	T_EQ(small.digest, first.digest);
 
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, keep);
 	T_EQ(system(cmd), 0);
