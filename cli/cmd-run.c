@@ -612,10 +612,12 @@ static bool ends_with(const char *s, const char *tail)
 }
 
 /* What pcprof run and the recorder put there, and nothing else: --from
- * takes any directory it is given. */
+ * takes any directory it is given.  ".utab": the unwind tables the
+ * images of the run share (lib/sig/unwind-tables.c). */
 static bool ours(const char *name)
 {
-	return ends_with(name, ".raw") || ends_with(name, ".lost") || strcmp(name, RUN_INFO) == 0;
+	return ends_with(name, ".raw") || ends_with(name, ".lost") || ends_with(name, ".utab") ||
+	       strcmp(name, RUN_INFO) == 0;
 }
 
 static void remove_dir(const char *dir)

@@ -4,11 +4,17 @@
 #include "unwind-tables.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../arch/guard.h"
 #include "../rawfile.h"
@@ -23,7 +29,8 @@ struct umod {
 	/* page[p]: the last row starting at or before lo + p * PAGE, so that
 	 * a lookup searches the few rows of one page of code */
 	uint32_t *page, npages;
-	size_t rows_size; /* bytes mapped for rows and pages, one mapping */
+	void *mem;        /* the one mapping that holds rows and pages */
+	size_t rows_size; /* its bytes */
 };
 
 #define PAGE_SHIFT 12
@@ -204,6 +211,7 @@ static int finish(struct umod *m, const struct build *b)
 	if (!mem)
 		return -ENOMEM;
 	memcpy(mem, b->out, rows);
+	m->mem = mem;
 	m->rows = (struct profil_urow *)mem;
 	m->nrows = b->n;
 	m->page = (uint32_t *)(mem + rows);
@@ -219,11 +227,293 @@ static int finish(struct umod *m, const struct build *b)
 	return 0;
 }
 
+/* ---- tables shared by the process images of one run ----
+ *
+ * Building a module's table costs about 1.5 ms of CPU and 0.85 MiB of
+ * fresh memory for libc and its neighbours, in every process image: a
+ * shell loop of 200 short commands built libc's table 200 times
+ * (bench/exec-cost).  The table depends only on the module's file, so
+ * the first image of a run that builds one writes it to the recording
+ * directory, "unwind-<build id>.utab", and later images read that file
+ * instead of building (docs/design.md, "Stacks: unwinding").
+ *
+ * Only a directory the library already records into (PCPROF_DIR, never
+ * under AT_SECURE: profil__raw_env), and only if it is a directory of
+ * ours that no one else may write to.  A file is written once, under a
+ * name of its own (O_EXCL, O_NOFOLLOW) and linked into place complete, so
+ * no reader ever sees it half written; a reader checks owner, mode, size,
+ * header, key (build id and layout of the module as loaded here), a
+ * checksum of everything and the page index's bounds before it uses a
+ * row, and builds as before when anything is off or missing.  A full disk
+ * only means the next image builds too.  The descriptors are closed
+ * before the refresh returns.  Modules without a build id are built, not
+ * shared. */
+
+#define UTAB_MAGIC   "PCPUTAB"
+#define UTAB_VERSION 1 /* bump whenever the builder's rows change */
+#define UTAB_ID_MAX  32
+#define UTAB_MAX     (UINT64_C(1) << 32)
+
+/* What the table was built from; compared byte for byte. */
+struct ukey {
+	uint8_t id[UTAB_ID_MAX]; /* GNU build id, zero-padded */
+	uint32_t id_len;
+	uint32_t fdes;                           /* entries of .eh_frame_hdr's table */
+	uint64_t lo, hi, eh_hdr, seg_lo, seg_hi; /* from the load bias */
+};
+
+struct utab_head {
+	char magic[8];
+	uint32_t version, head_size; /* head_size: sizeof (struct utab_head) */
+	uint32_t row_size, page_shift;
+	uint64_t file_size;
+	struct ukey key;
+	uint32_t nrows, npages; /* rows follow the head, then the page index */
+	uint64_t sum_body;      /* of rows and page index */
+	uint64_t sum_head;      /* of the head with this field 0 */
+};
+_Static_assert(sizeof(struct utab_head) == 136, "no padding: the head is compared whole");
+
+static _Atomic uint32_t shared_in, shared_out;           /* tables read, written */
+static char cache_dir[sizeof((struct raw_env *)0)->dir]; /* "": no sharing */
+
+/* A checksum that catches damage, not an adversary (who, being the same
+ * user, could change the program itself): four lanes of xxhash-like
+ * rounds, about 0.1 ms for libc's table. */
+static uint64_t rotl(uint64_t v, int k)
+{
+	return (v << k) | (v >> (64 - k));
+}
+
+static uint64_t checksum(const void *p, size_t n)
+{
+	const uint64_t k1 = 0x9e3779b185ebca87u, k2 = 0xc2b2ae3d27d4eb4fu;
+	uint64_t h[4] = { k1, k2, ~k1, ~k2 };
+	const uint8_t *b = p;
+	size_t i = 0;
+	for (; n - i >= 32; i += 32)
+		for (int l = 0; l < 4; l++) {
+			uint64_t w;
+			memcpy(&w, b + i + 8 * l, 8);
+			h[l] = rotl(h[l] + w * k2, 31) * k1;
+		}
+	uint64_t r = n ^ rotl(h[0], 1) ^ rotl(h[1], 7) ^ rotl(h[2], 12) ^ rotl(h[3], 18);
+	for (; i < n; i++)
+		r = (r ^ b[i]) * k1;
+	return profil__mix64(r);
+}
+
+/* The module's GNU build id, from its notes as loaded. */
+static bool build_id(const struct dl_phdr_info *info, struct ukey *k)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		size_t left = ph->p_memsz;
+		while (left >= sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, p, sizeof nh);
+			size_t name = (nh.n_namesz + 3) & ~(size_t)3;
+			size_t desc = (nh.n_descsz + 3) & ~(size_t)3;
+			if (name > left - sizeof nh || desc > left - sizeof nh - name)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(p + sizeof nh, "GNU", 4) == 0 && nh.n_descsz >= 8 &&
+			    nh.n_descsz <= UTAB_ID_MAX) {
+				memcpy(k->id, p + sizeof nh + name, nh.n_descsz);
+				k->id_len = nh.n_descsz;
+				return true;
+			}
+			p += sizeof nh + name + desc;
+			left -= sizeof nh + name + desc;
+		}
+	}
+	return false;
+}
+
+static bool make_key(const struct dl_phdr_info *info, const struct umod *m, uintptr_t seg_lo,
+		     uintptr_t seg_hi, struct ukey *k)
+{
+	memset(k, 0, sizeof *k);
+	if (!cache_dir[0] || !build_id(info, k) || !hdr_table(m->eh_hdr, seg_hi, &k->fdes))
+		return false;
+	k->lo = m->lo - m->bias;
+	k->hi = m->hi - m->bias;
+	k->eh_hdr = m->eh_hdr - m->bias;
+	k->seg_lo = seg_lo - m->bias;
+	k->seg_hi = seg_hi - m->bias;
+	return true;
+}
+
+static void file_name(char *buf, size_t len, const struct ukey *k, const char *tail)
+{
+	static const char hex[] = "0123456789abcdef";
+	char id[2 * UTAB_ID_MAX + 1];
+	for (uint32_t i = 0; i < k->id_len; i++) {
+		id[2 * i] = hex[k->id[i] >> 4];
+		id[2 * i + 1] = hex[k->id[i] & 15];
+	}
+	id[2 * k->id_len] = 0;
+	snprintf(buf, len, "unwind-%s%s.utab", id, tail);
+}
+
+/* The recording directory, if it is ours alone: a descriptor, or -1. */
+static int cache_open(void)
+{
+	if (!cache_dir[0])
+		return -1;
+	int fd = open(cache_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void head_fill(struct utab_head *h, const struct ukey *k, const struct umod *m)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->magic, UTAB_MAGIC, sizeof UTAB_MAGIC);
+	h->version = UTAB_VERSION;
+	h->head_size = sizeof *h;
+	h->row_size = sizeof(struct profil_urow);
+	h->page_shift = PAGE_SHIFT;
+	h->key = *k;
+	h->nrows = m->nrows;
+	h->npages = m->npages;
+	h->file_size = sizeof *h + (uint64_t)m->nrows * sizeof *m->rows +
+		       (uint64_t)m->npages * sizeof *m->page;
+}
+
+/* Exactly n bytes from the start of fd. */
+static bool read_all(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)p + got, n - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+/* The size bytes of fd in fresh memory of our own, or NULL.  Copied, not
+ * mapped: a file truncated under its mapping, even a private one whose
+ * pages were all copied on write, raises SIGBUS at the next read there,
+ * and the handler runs without the fault guard under pcprof run
+ * (session.c installs it only for a profil() buffer). */
+static void *copy_in(int fd, size_t size)
+{
+	void *p = profil__alloc(size);
+	if (p && !read_all(fd, p, size)) {
+		profil__free(p, size);
+		p = NULL;
+	}
+	return p;
+}
+
+/* The run's table for k, into m (rows, pages, mapping); or -1. */
+static int cache_load(int dfd, const struct ukey *k, struct umod *m)
+{
+	char name[128];
+	file_name(name, sizeof name, k, "");
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	void *mem = NULL;
+	size_t size = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 077) && (uint64_t)st.st_size > sizeof(struct utab_head) &&
+	    (uint64_t)st.st_size < UTAB_MAX)
+		mem = copy_in(fd, size = (size_t)st.st_size);
+	close(fd);
+	if (!mem)
+		return -1;
+	const struct utab_head *h = mem;
+	struct utab_head want;
+	struct umod t = *m;
+	t.nrows = h->nrows;
+	t.npages = (uint32_t)(((m->hi - m->lo) >> PAGE_SHIFT) + 1);
+	head_fill(&want, k, &t);
+	want.sum_body = h->sum_body;
+	want.sum_head = checksum(&want, sizeof want);
+	bool ok = memcmp(h, &want, sizeof want) == 0 && want.file_size == size && t.nrows &&
+		  checksum((char *)mem + sizeof want, size - sizeof want) == h->sum_body;
+	t.rows = (struct profil_urow *)((char *)mem + sizeof want);
+	t.page = (uint32_t *)(t.rows + (ok ? t.nrows : 0));
+	/* The bounds the handler relies on: every page's first row is a
+	 * row, in order (checked here once; the handler does not). */
+	for (uint32_t p = 0; ok && p < t.npages; p++)
+		ok = t.page[p] < t.nrows && (!p || t.page[p] >= t.page[p - 1]);
+	if (!ok) {
+		profil__free(mem, size);
+		return -1;
+	}
+	t.mem = mem;
+	t.rows_size = size;
+	*m = t;
+	atomic_fetch_add(&shared_in, 1);
+	return 0;
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Offer m's fresh table to the run's later images.  Anything failing
+ * (full disk, another image first) leaves no file and costs nothing
+ * else.  Not past RLIMIT_FSIZE: that write would earn the program a
+ * SIGXFSZ, which kills by default. */
+static void cache_store(int dfd, const struct ukey *k, const struct umod *m)
+{
+	struct utab_head h;
+	head_fill(&h, k, m);
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_FSIZE, &lim) < 0 ||
+	    (lim.rlim_cur != RLIM_INFINITY && h.file_size > lim.rlim_cur))
+		return;
+	char name[128], tmp[160];
+	file_name(name, sizeof name, k, "");
+	char pid[24];
+	snprintf(pid, sizeof pid, ".%d.new", (int)getpid());
+	file_name(tmp, sizeof tmp, k, pid);
+	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
+	if (fd < 0)
+		return;
+	size_t rows = (size_t)m->nrows * sizeof *m->rows;
+	/* finish() put the page index right after the rows. */
+	h.sum_body = checksum(m->rows, rows + (size_t)m->npages * sizeof *m->page);
+	h.sum_head = checksum(&h, sizeof h);
+	bool ok = write_all(fd, &h, sizeof h) && write_all(fd, m->rows, h.file_size - sizeof h);
+	ok = close(fd) == 0 && ok;
+	if (ok && linkat(dfd, tmp, dfd, name, 0) == 0) /* EEXIST: another image was first */
+		atomic_fetch_add(&shared_out, 1);
+	unlinkat(dfd, tmp, 0);
+}
+
 struct scan {
 	struct uset *old;
 	struct umod *mods;
 	uint32_t n, cap;
 	int err;
+	int cache; /* the run's directory of shared tables, or -1 */
 };
 
 static struct umod *reuse(const struct uset *old, const struct umod *m)
@@ -273,6 +563,12 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	if (o) {
 		m = *o;
 	} else if (m.eh_hdr && seg_hi) {
+		struct ukey k;
+		bool keyed = s->cache >= 0 && make_key(info, &m, seg_lo, seg_hi, &k);
+		if (keyed && cache_load(s->cache, &k, &m) == 0) {
+			s->mods[s->n++] = m;
+			return 0;
+		}
 		struct build b = { .bias = m.bias };
 		build_rows(&b, m.eh_hdr, seg_lo, seg_hi);
 		if (b.failed) {
@@ -286,6 +582,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 			s->err = e;
 			return 1;
 		}
+		if (keyed && m.nrows)
+			cache_store(s->cache, &k, &m);
 	}
 	s->mods[s->n++] = m;
 	return 0;
@@ -333,7 +631,7 @@ static void reclaim(void)
 		retired = next;
 	}
 	for (uint32_t i = 0; i < ndropped; i++)
-		profil__free(dropped[i].rows, dropped[i].rows_size);
+		profil__free(dropped[i].mem, dropped[i].rows_size);
 	ndropped = 0;
 }
 
@@ -356,8 +654,10 @@ int profil__unwind_refresh(void)
 	int err = set ? 0 : -ENOMEM;
 	if (set) {
 		set->size = size;
-		struct scan s = { atomic_load(&current), set->m, 0, cap, 0 };
+		struct scan s = { atomic_load(&current), set->m, 0, cap, 0, cache_open() };
 		dl_iterate_phdr(add_module, &s);
+		if (s.cache >= 0)
+			close(s.cache);
 		set->n = s.n;
 		err = s.err;
 		if (err == 0) {
@@ -375,7 +675,7 @@ int profil__unwind_refresh(void)
 			struct uset *old = atomic_load(&current);
 			for (uint32_t i = 0; i < set->n; i++)
 				if (set->m[i].rows && !(old && in_set(old, &set->m[i])))
-					profil__free(set->m[i].rows, set->m[i].rows_size);
+					profil__free(set->m[i].mem, set->m[i].rows_size);
 			profil__free(set, size);
 		}
 	}
@@ -401,6 +701,30 @@ void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *byt
 		*bytes += set->m[i].rows_size;
 	}
 	pthread_mutex_unlock(&refresh_lock);
+}
+
+void profil__unwind_share_stats(uint32_t *in, uint32_t *out, uint64_t *digest)
+{
+	pthread_mutex_lock(&refresh_lock);
+	const struct uset *set = atomic_load(&current);
+	uint64_t d = 0; /* a sum: the same whatever order the modules are in */
+	for (uint32_t i = 0; set && i < set->n; i++) {
+		const struct umod *m = &set->m[i];
+		uint64_t lo = m->lo - m->bias;
+		d += profil__mix64(
+			checksum(&lo, sizeof lo) ^
+			checksum(m->rows, (size_t)m->nrows * sizeof *m->rows) ^
+			rotl(checksum(m->page, (size_t)m->npages * sizeof *m->page), 17));
+	}
+	*in = atomic_load(&shared_in);
+	*out = atomic_load(&shared_out);
+	*digest = d;
+	pthread_mutex_unlock(&refresh_lock);
+}
+
+uint64_t profil__unwind_checksum(const void *p, size_t n)
+{
+	return checksum(p, n);
 }
 
 /* ---- the signal path ---- */
@@ -640,6 +964,11 @@ __attribute__((constructor(110))) static void unwind_start(void)
 	find_object = lookup_find_object();
 	pthread_atfork(fork_prepare, fork_done, fork_done);
 	struct raw_env env;
-	if (profil__raw_env(&env) && env.stacks)
+	if (profil__raw_env(&env) && env.stacks) {
+		/* PCPROF_UNWIND_SHARE=0: every image builds its own (tests, bench). */
+		const char *share = getenv("PCPROF_UNWIND_SHARE");
+		if (!(share && strcmp(share, "0") == 0))
+			memcpy(cache_dir, env.dir, sizeof cache_dir);
 		profil__unwind_refresh();
+	}
 }

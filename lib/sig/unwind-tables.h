@@ -4,8 +4,10 @@
  * Built in normal context (profil__unwind_refresh: at library start under
  * pcprof run, and again at the first pthread_create after a walk met a
  * module loaded or closed since, or whenever asked) from each
- * module's .eh_frame_hdr and .eh_frame, into memory from mmap, and
- * published to the signal handler through one atomic pointer.  A table a
+ * module's .eh_frame_hdr and .eh_frame (or read from the table an earlier
+ * image of the run left in its recording directory: unwind-tables.c,
+ * "tables shared"), into memory from mmap, and published to the signal
+ * handler through one atomic pointer.  A table a
  * handler may still read is never unmapped: a replaced set is retired and
  * unmapped only once no walk is in progress.
  *
@@ -70,5 +72,16 @@ PROFIL_HIDDEN int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *ro
 
 /* Statistics: rows and modules in the current set.  Normal context. */
 PROFIL_HIDDEN void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *bytes);
+
+/* Tables shared between the process images of a run (unwind-tables.c):
+ * how many this image read from the run's directory and wrote there, and
+ * a digest of the current set's rows and page indexes (equal in two
+ * images whose tables are equal, wherever they were loaded).  Tests.
+ * Normal context. */
+PROFIL_HIDDEN void profil__unwind_share_stats(uint32_t *in, uint32_t *out, uint64_t *digest);
+
+/* The shared tables' checksum (tests make damaged tables that pass it).
+ * AS-safe. */
+PROFIL_HIDDEN uint64_t profil__unwind_checksum(const void *p, size_t n);
 
 #endif

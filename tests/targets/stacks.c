@@ -18,6 +18,8 @@
  *          that may fault: the walk there is a bounded one
  *   altthread8k  the same in a created thread: thread start -> mid ->
  *          hot_leaf
+ *   libc   main -> qsort -> (libc's own frames) -> by_value -> mid ->
+ *          hot_leaf: a walk reaches main only through libc's unwind table
  *   fill   no CPU time: through libprofil's test hook __profil_inject_stack
  *          (found with dlsym: pcprof preloads the library; run it with
  *          PROFIL_ENGINE=manual), one tick for each of 20 made-up stacks of
@@ -70,6 +72,25 @@ __attribute__((noinline)) void deep(int n, double seconds)
 	else
 		deep(n - 1, seconds);
 	sink += n;
+}
+
+static double qsort_seconds;
+
+static int by_value(const void *a, const void *b)
+{
+	static int once;
+	if (!once++)
+		mid(qsort_seconds);
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static int through_libc(double seconds)
+{
+	int v[2] = { 2, 1 };
+	qsort_seconds = seconds;
+	qsort(v, 2, sizeof v[0], by_value);
+	return v[0] == 1 ? 0 : 5;
 }
 
 static int fill(void)
@@ -174,7 +195,8 @@ static int altthread(double seconds)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		fprintf(stderr, "usage: stacks main|deep|altstack|altstack8k|altthread8k|fill SECONDS\n");
+		fprintf(stderr, "usage: stacks main|deep|altstack|altstack8k|altthread8k|libc|fill "
+				"SECONDS\n");
 		return 2;
 	}
 	double seconds = atof(argv[2]);
@@ -188,6 +210,8 @@ int main(int argc, char **argv)
 		return altstack(8192, seconds);
 	else if (strcmp(argv[1], "altthread8k") == 0)
 		return altthread(seconds);
+	else if (strcmp(argv[1], "libc") == 0)
+		return through_libc(seconds);
 	else if (strcmp(argv[1], "fill") == 0)
 		return fill();
 	else
