@@ -414,7 +414,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->owed = h.owed;
 	info->unsampled = h.unsampled;
 	info->stack_cut = h.stack_cut;
-	info->exit_rss_kib = h.end == PCPROF_END_EXIT ? h.exit_rss_kib : 0;
+	info->exit_rss_kib = h.end != PCPROF_END_EXEC ? h.exit_rss_kib : 0;
 	info->tl_origin_ns = h.tl_origin_ns;
 	info->tl_bucket_ns = h.tl_bucket_ns;
 	info->unfollowed =

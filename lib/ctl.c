@@ -39,6 +39,17 @@ void profil__lock(sigset_t *saved)
 	lock_saved = saved;
 }
 
+bool profil__trylock(sigset_t *saved)
+{
+	profil__block_async(saved);
+	if (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire)) {
+		profil__real_sigmask(SIG_SETMASK, saved, NULL);
+		return false;
+	}
+	lock_saved = saved;
+	return true;
+}
+
 void profil__unlock(const sigset_t *saved)
 {
 	lock_saved = NULL;

@@ -21,6 +21,10 @@
  * pcsample() can never deadlock against its own thread.  AS-safe. */
 PROFIL_HIDDEN void profil__lock(sigset_t *saved);
 PROFIL_HIDDEN void profil__unlock(const sigset_t *saved);
+/* The lock if it is free now, else false (and the mask as it was): for
+ * _exit, which a signal handler may call while its thread holds the lock.
+ * AS-safe. */
+PROFIL_HIDDEN bool profil__trylock(sigset_t *saved);
 /* Block every asynchronous signal in the calling thread, saving the old
  * mask (synchronous ones stay deliverable).  AS-safe. */
 PROFIL_HIDDEN void profil__block_async(sigset_t *saved);

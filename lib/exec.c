@@ -612,3 +612,23 @@ int profil__spawn_note(const char *file, bool search, bool actions, bool resetid
 	errno = saved;
 	return counted;
 }
+
+/*
+ * _exit and _Exit end the image without its exit handlers: the recording
+ * gets its last CPU time first (profil__record_quick_exit), then the
+ * process ends as glibc's _exit ends it (exit_group; exit if that ever
+ * returned).  Only in the shared library: libc.a's _exit is a strong
+ * symbol that exit() pulls in, so a static program keeps its own, and its
+ * CPU time after the last stored one is what the summary allows for.
+ */
+#ifndef PROFIL_STATIC_ARCHIVE
+PROFIL_API void _exit(int status)
+{
+	profil__record_quick_exit();
+	syscall(SYS_exit_group, status);
+	for (;;)
+		syscall(SYS_exit, status);
+}
+
+PROFIL_API void _Exit(int status) __attribute__((alias("_exit")));
+#endif

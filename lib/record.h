@@ -25,6 +25,11 @@ PROFIL_HIDDEN void profil__record_note_engine(const char *engine, const char *wh
 PROFIL_HIDDEN void profil__record_fork_child(void);
 PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);
+/* _exit or _Exit (exec.c): the image ends without its exit handlers.  Its
+ * owed ticks, its CPU time so far (stored only every few signals
+ * otherwise) and its peak resident set go into the recording; the end stays unknown, for whoever
+ * reaps it to tell.  Nothing in a vfork child.  AS-safe. */
+PROFIL_HIDDEN void profil__record_quick_exit(void);
 
 /* For the exec wrappers (exec.c), between record_exec and the exec, in the
  * thread that execs (never a vfork child): the recording directory when
