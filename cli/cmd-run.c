@@ -1122,18 +1122,23 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (lost_threads)
 		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
 		    (unsigned long long)lost_threads);
+	/* What would have given the stack and time tables room: more slots,
+	 * unless a table could not grow at all (a full recording directory),
+	 * where more slots cannot help. */
+	char room[PATH_MAX + 96];
+	if (room_err)
+		snprintf(room, sizeof room, "no room in %s: %s", dir, strerror(room_err));
+	else
+		snprintf(room, sizeof room, "try --slots %lu", o->slots * 4);
 	/* Not lost: the samples are there, their stacks lack inner callers. */
 	if (stack_cut)
-		add(&t,
-		    "; %llu samples with a cut stack (stack table full: [truncated]; try --slots "
-		    "%lu)",
-		    (unsigned long long)stack_cut, o->slots * 4);
+		add(&t, "; %llu samples with a cut stack (stack table full: [truncated]; %s)",
+		    (unsigned long long)stack_cut, room);
 	/* Not lost either: the samples are there, without their time. */
 	if (untimed && partial)
-		add(&t,
-		    "; timeline partial from %.2f s (%llu samples without a time; try --slots %lu)",
+		add(&t, "; timeline partial from %.2f s (%llu samples without a time; %s)",
 		    (double)(partial - 1) * (double)set->bucket_ns / 1e9,
-		    (unsigned long long)untimed, o->slots * 4);
+		    (unsigned long long)untimed, room);
 	if (unaudited)
 		add(&t, "; %zu without the audit module (modules listed at start and exit only)",
 		    unaudited);

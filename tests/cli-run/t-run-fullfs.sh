@@ -120,6 +120,8 @@ rc=$?
 [ $rc = 0 ] && [ "$(cat "$T/out")" = done ] || fail "tables that cannot grow: exit $rc: $(cat "$T/err")"
 grep -q "[1-9][0-9]* samples (the pc table could not grow in $FS: No space left on device)" \
 	"$T/err" || fail "no samples lost to a full TMPDIR: $(cat "$T/err")"
+# more slots cannot help there: the stack table and the timeline say so too
+grep -q "try --slots" "$T/err" && fail "advises --slots for a full TMPDIR: $(cat "$T/err")"
 dump "$T/p.data"
 id=$(procs)
 [ "$(field "$id" lost)" -ge 1 ] || fail "lost=$(field "$id" lost) in the data file"
