@@ -901,8 +901,8 @@ static void add_unrecorded(struct text *t, const struct raw_set *set, const char
  * libprofil did not enter" of a single process), and a sanitizer's shadow
  * memory makes every process of a shell loop cost 1.5 ms more (200
  * processes under ASan: 0.29-0.33 s).  The recordings give each process's
- * peak resident set at exit; 400 ns a KiB (0.4 s a GiB) is three times the
- * measured cost.
+ * resident set at its exit; 400 ns a KiB (0.4 s a GiB) is three times the
+ * measured cost.  (At most 16 TiB a process, raw.c: no overflow.)
  */
 #define TEARDOWN_NS_PER_KIB 400u
 

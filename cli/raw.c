@@ -414,7 +414,10 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->owed = h.owed;
 	info->unsampled = h.unsampled;
 	info->stack_cut = h.stack_cut;
-	info->exit_rss_kib = h.end != PCPROF_END_EXEC ? h.exit_rss_kib : 0;
+	/* (From the file: at most 16 TiB, so that the allowance cannot wrap.) */
+	info->exit_rss_kib = h.end == PCPROF_END_EXEC               ? 0
+			     : h.exit_rss_kib < (UINT64_C(1) << 34) ? h.exit_rss_kib
+								    : UINT64_C(1) << 34;
 	info->tl_origin_ns = h.tl_origin_ns;
 	info->tl_bucket_ns = h.tl_bucket_ns;
 	info->unfollowed =

@@ -173,8 +173,8 @@ struct pcprof_raw_header {
 	 * image accounted its ticks; the next image of the pid counts its main
 	 * thread from there. */
 	uint64_t exec_cpu_ns;
-	/* END_EXIT: the process's peak resident set (getrusage's ru_maxrss)
-	 * at its exit handler, in KiB, or 0 (older files: reserved, 0).  The
+	/* At exit or _exit: the process's resident set (/proc/self/statm)
+	 * then, in KiB, or 0 (older files: reserved, 0).  The
 	 * kernel frees that memory after the last word of the library, on
 	 * the process's CPU time: pcprof run allows for it before it calls a
 	 * gap in the tree's CPU time unsampled. */

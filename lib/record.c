@@ -47,7 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -217,13 +216,33 @@ bool profil__record_init(unsigned int hz)
 	return true;
 }
 
-/* The peak resident set, which the kernel frees after the image's last
- * word (GAP_MARGIN in cli/cmd-run.c). */
+/* The resident set now, which the kernel frees after the image's last
+ * word (TEARDOWN_NS_PER_KIB in cli/cmd-run.c): the second field of
+ * /proc/self/statm, in pages.  Not getrusage's ru_maxrss: a fork child
+ * starts with its parent's peak, and an exec'd image keeps it, so every
+ * command a big parent spawns would claim the parent's memory (a 512 MiB
+ * parent's /bin/true: 525616 KiB) and the allowance would hide real
+ * unsampled time.  Raw system calls, as the handler's: _exit may come
+ * from a signal handler.  AS-safe. */
 static void store_rss(struct pcprof_raw_header *h)
 {
-	struct rusage ru;
-	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
-		h->exit_rss_kib = (uint64_t)ru.ru_maxrss;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[128];
+	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	const char *p = buf;
+	while (*p && *p != ' ') /* the total size */
+		p++;
+	uint64_t pages = 0;
+	for (p++; *p >= '0' && *p <= '9' && pages < (UINT64_C(1) << 40); p++)
+		pages = pages * 10 + (uint64_t)(*p - '0');
+	unsigned long psz = getauxval(AT_PAGESZ);
+	h->exit_rss_kib = pages * (psz ? psz : 4096) / 1024;
 }
 
 static void finish(uint32_t end)

@@ -156,7 +156,9 @@ static int set_guard(bool on)
 			profil__sig_release(SIGSEGV, false);
 		if (r < 0)
 			return r;
+		profil__walks_open();
 	} else {
+		profil__walks_close();
 		profil__sig_release(SIGBUS, false);
 		profil__sig_release(SIGSEGV, false);
 	}
@@ -615,6 +617,7 @@ static void fork_child(void)
 	profil__random_seed(); /* the child's phases must not repeat the parent's */
 	profil__lock_fork_child();
 	atomic_store(&profil__inflight, 0);
+	profil__walks_fork_child();
 	profil__threads_fork_child();
 	profil__record_fork_child();
 	const struct profil_engine *e = profil__running_engine();

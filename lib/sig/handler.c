@@ -18,6 +18,7 @@
  */
 #include "sample.h"
 
+#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -167,6 +168,31 @@ static __attribute__((noinline)) void account_with_stack(const void *uc, uintptr
 	account_signal(pc, pcs, depth, sig_w, owed);
 }
 
+/* Handlers between their guard check and the end of their walk, and
+ * whether the guard is being given back: profil__walks_close raises
+ * `closing`, then waits for `walking` to drain, so that no walk begun
+ * with the guard faults after it (both sequentially consistent: each side
+ * stores, then reads the other's). */
+static _Atomic unsigned walking;
+static _Atomic bool closing;
+
+void profil__walks_close(void)
+{
+	atomic_store(&closing, true);
+	while (atomic_load(&walking))
+		sched_yield();
+}
+
+void profil__walks_open(void)
+{
+	atomic_store(&closing, false);
+}
+
+void profil__walks_fork_child(void)
+{
+	atomic_store(&walking, 0);
+}
+
 void profil__on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved_errno = errno;
@@ -197,13 +223,15 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		 * while anything samples); without it the sample is flat.  The
 		 * ticks this signal pays, owed ones included, are its stack's. */
 		bool bounded = false;
-		bool walk = due && profil__record_stacks() && profil__sig_held(SIGSEGV) &&
-			    profil__sig_held(SIGBUS);
+		atomic_fetch_add(&walking, 1);
+		bool walk = due && profil__record_stacks() && !atomic_load(&closing) &&
+			    profil__sig_guarding(SIGSEGV) && profil__sig_guarding(SIGBUS);
 		int max = walk ? frames_room(uc, &bounded) : 0;
 		if (max)
 			account_with_stack(uc, pc, max, bounded, sig_w, due - sig_w);
 		else
 			account_signal(pc, NULL, 0, sig_w, due - sig_w);
+		atomic_fetch_sub(&walking, 1);
 		errno = saved_errno;
 	} else {
 		chain(sig, si, uc, saved_errno);

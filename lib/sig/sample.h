@@ -183,6 +183,14 @@ PROFIL_HIDDEN extern struct profil_counters profil__ctr;
 PROFIL_HIDDEN void profil__on_signal(int sig, siginfo_t *si, void *uc);
 PROFIL_HIDDEN void profil__on_fault(int sig, siginfo_t *si, void *uc);
 
+/* The fault guard's two ends for the stack walks (session.c, control lock
+ * held): before SIGSEGV and SIGBUS are given back, close (no new walk, and
+ * wait for those under way); after they are taken, open.  In a fork child,
+ * the walks of threads that are gone are forgotten. */
+PROFIL_HIDDEN void profil__walks_close(void);
+PROFIL_HIDDEN void profil__walks_open(void);
+PROFIL_HIDDEN void profil__walks_fork_child(void);
+
 /* Set by session.c when a configuration stops itself; cleared when the
  * deferred teardown ran. */
 PROFIL_HIDDEN extern _Atomic bool profil__stop_pending;

@@ -248,9 +248,12 @@ int profil__sig_program_action(int sig, const struct sigaction *act, struct siga
 
 /* ---- holding ---- */
 
-bool profil__sig_held(int sig)
+bool profil__sig_guarding(int sig)
 {
-	return sig > 0 && sig < NSIGS && atomic_load(&held[sig]);
+	struct sigaction cur;
+	return sig > 0 && sig < NSIGS && atomic_load(&held[sig]) &&
+	       profil__real_sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	       cur.sa_sigaction == profil__on_fault;
 }
 
 int profil__sig_take(int sig, void (*fn)(int, siginfo_t *, void *))

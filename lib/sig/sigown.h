@@ -65,10 +65,11 @@ static inline void profil__kmask_put(sigset_t *set, uint64_t k)
 PROFIL_HIDDEN int profil__real_sigaction(int sig, const struct sigaction *act,
 					 struct sigaction *old);
 
-/* sig is held (profil__sig_take, not yet released): our handler is its
- * disposition unless the program replaced it with a raw system call.
- * The handler asks before a walk that needs the fault guard.  AS-safe. */
-PROFIL_HIDDEN bool profil__sig_held(int sig);
+/* sig is held (profil__sig_take, not yet released) and the kernel has our
+ * fault handler for it now: a program that installed its own with a raw
+ * rt_sigaction after we took it would get our faults.  The handler asks
+ * before a walk that needs the fault guard (a system call).  AS-safe. */
+PROFIL_HIDDEN bool profil__sig_guarding(int sig);
 
 /* Change the calling thread's real mask as pthread_sigmask does (glibc's
  * internal signals 32 and 33 are never blocked), bypassing the program's
