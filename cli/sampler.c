@@ -1052,7 +1052,8 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 	case PERF_RECORD_EXIT: /* pid, ppid, tid, ptid */
 		if (!t)
 			break;
-		t->thr[thread_of(t, (int32_t)v[2])].exited = true;
+		uint32_t x = thread_of(t, (int32_t)v[2]); /* first: it may move t->thr */
+		t->thr[x].exited = true;
 		if (t != s->tg[0] && v[0] == v[2])
 			process_ended(t);
 		break;
@@ -1071,7 +1072,8 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 	case PERF_RECORD_COMM: /* pid, tid, name */
 		if (!t || n <= 8)
 			break;
-		struct pp_thread *th = &t->proc.threads[thread_of(t, (int32_t)v[1])];
+		uint32_t c = thread_of(t, (int32_t)v[1]); /* first: it may move the threads */
+		struct pp_thread *th = &t->proc.threads[c];
 		snprintf(th->name, sizeof th->name, "%.*s",
 			 (int)strnlen((const char *)p + 8, n - 8), (const char *)p + 8);
 		if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
@@ -1488,6 +1490,16 @@ static bool proc_sys(pid_t pid, uint64_t *ns)
 	return true;
 }
 
+/* The target's system time since sampling started, as last seen: read at
+ * every poll, as a process that is not pcprof's child may be reaped (and
+ * its /proc gone) before sampler_finish. */
+static void note_sys(struct sampler *s)
+{
+	uint64_t ns;
+	if (s->sys0_known && proc_sys(s->pid, &ns) && ns > s->sys0)
+		s->info.sys_ns = ns - s->sys0;
+}
+
 static bool ended(const struct sampler *s)
 {
 	char st = proc_state(s->pid, NULL, NULL);
@@ -1657,6 +1669,7 @@ int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask)
 					s->buf[i].hup = true;
 	free(pfd);
 	drain_all(s);
+	note_sys(s);
 	return ended(s);
 }
 
@@ -1735,9 +1748,7 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 	/* A child still running: its CPU time so far, before the events go. */
 	for (size_t k = 1; k < s->ntg; k++)
 		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
-	uint64_t sys1;
-	if (s->sys0_known && proc_sys(s->pid, &sys1) && sys1 > s->sys0)
-		s->info.sys_ns = sys1 - s->sys0;
+	note_sys(s);
 	close_all(s);
 	split_cpu(s);
 	struct target *root = s->tg[0];
