@@ -1435,6 +1435,12 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 		warnx_("%s ran unprofiled: no data file written", prog[0]);
 		exit_like(r.status);
 	}
+	/* The tree's system time, exact where /proc's is in clock ticks: the
+	 * part of the CPU time external sampling cannot see (sampler.h). */
+	struct rusage ru;
+	if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+		ext->info.sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+				   (uint64_t)ru.ru_stime.tv_usec * 1000u;
 	struct pp_process *pr = &ext->procs[0];
 	apply_statuses_ext(ext, &r);
 	sampler_set_end(pr, r.status);

@@ -68,6 +68,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -142,11 +143,12 @@ struct staged {
 
 struct thr {
 	int32_t tid;
-	int32_t root; /* thread whose events this one's samples come from; 0: none yet */
-	bool covered; /* has an event: opened directly, or inherited (FORK record) */
-	bool direct;  /* its events were opened directly (not inherited) */
-	bool exited;  /* its EXIT record was read */
-	bool read;    /* a READ record gave its CPU time as it ended */
+	int32_t root;    /* thread whose events this one's samples come from; 0: none yet */
+	bool covered;    /* has an event: opened directly, or inherited (FORK record) */
+	bool direct;     /* its events were opened directly (not inherited) */
+	bool exited;     /* its EXIT record was read */
+	bool read;       /* a READ record gave its CPU time as it ended */
+	uint64_t cpu_ns; /* that CPU time */
 };
 
 /* One process sampled: the target, or a process it forked while sampled
@@ -186,6 +188,8 @@ struct sampler {
 	struct buffer *buf;
 	size_t nbuf;
 	uint64_t closed_ns; /* counts of events already closed */
+	uint64_t sys0;      /* the target's system time at the start (proc_sys) */
+	bool sys0_known;
 
 	struct target **tg; /* the target first, then the processes it forked */
 	size_t ntg, tgcap;
@@ -1048,7 +1052,8 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 	case PERF_RECORD_EXIT: /* pid, ppid, tid, ptid */
 		if (!t)
 			break;
-		t->thr[thread_of(t, (int32_t)v[2])].exited = true;
+		uint32_t x = thread_of(t, (int32_t)v[2]); /* first: it may move t->thr */
+		t->thr[x].exited = true;
 		if (t != s->tg[0] && v[0] == v[2])
 			process_ended(t);
 		break;
@@ -1057,15 +1062,18 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 			uint64_t ns;
 			memcpy(&ns, p + 8, sizeof ns);
 			if (t) {
+				uint32_t k = thread_of(t, (int32_t)v[1]);
 				t->exited_ns += ns;
-				t->thr[thread_of(t, (int32_t)v[1])].read = true;
+				t->thr[k].read = true;
+				t->thr[k].cpu_ns += ns;
 			}
 		}
 		break;
 	case PERF_RECORD_COMM: /* pid, tid, name */
 		if (!t || n <= 8)
 			break;
-		struct pp_thread *th = &t->proc.threads[thread_of(t, (int32_t)v[1])];
+		uint32_t c = thread_of(t, (int32_t)v[1]); /* first: it may move the threads */
+		struct pp_thread *th = &t->proc.threads[c];
 		snprintf(th->name, sizeof th->name, "%.*s",
 			 (int)strnlen((const char *)p + 8, n - 8), (const char *)p + 8);
 		if (h.misc & PERF_RECORD_MISC_COMM_EXEC) {
@@ -1464,6 +1472,34 @@ static void read_identity(struct target *s, const char *comm)
 	}
 }
 
+/* System time of pid and of the children it waited for (stime and
+ * cstime, fields 15 and 17 of /proc/PID/stat; a zombie's too), in *ns. */
+static bool proc_sys(pid_t pid, uint64_t *ns)
+{
+	char buf[4096];
+	const char *p = proc_stat((int)pid, buf, sizeof buf);
+	unsigned long long st;
+	long long cst;
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!p || hz <= 0 ||
+	    sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %llu %*d %lld", &st,
+		   &cst) != 2 ||
+	    cst < 0)
+		return false;
+	*ns = (st + (unsigned long long)cst) * (1000000000ull / (unsigned long long)hz);
+	return true;
+}
+
+/* The target's system time since sampling started, as last seen: read at
+ * every poll, as a process that is not pcprof's child may be reaped (and
+ * its /proc gone) before sampler_finish. */
+static void note_sys(struct sampler *s)
+{
+	uint64_t ns;
+	if (s->sys0_known && proc_sys(s->pid, &ns) && ns > s->sys0)
+		s->info.sys_ns = ns - s->sys0;
+}
+
 static bool ended(const struct sampler *s)
 {
 	char st = proc_state(s->pid, NULL, NULL);
@@ -1566,6 +1602,7 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	root->proc.start_ns = clock_ns(CLOCK_REALTIME);
+	s->sys0_known = proc_sys(pid, &s->sys0);
 	/* Open an event on every thread not yet covered, until a pass over
 	 * /proc/PID/task finds none: the threads created meanwhile by a
 	 * thread already sampled were reported by FORK records, read before
@@ -1632,6 +1669,7 @@ int sampler_poll(struct sampler *s, int timeout_ms, const sigset_t *sigmask)
 					s->buf[i].hup = true;
 	free(pfd);
 	drain_all(s);
+	note_sys(s);
 	return ended(s);
 }
 
@@ -1710,6 +1748,7 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 	/* A child still running: its CPU time so far, before the events go. */
 	for (size_t k = 1; k < s->ntg; k++)
 		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
+	note_sys(s);
 	close_all(s);
 	split_cpu(s);
 	struct target *root = s->tg[0];
@@ -1727,6 +1766,20 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 	*nout = s->follow ? s->ntg : 1;
 	for (size_t k = *nout; k < s->ntg; k++)
 		s->info.child_samples += s->tg[k]->proc.ticks;
+	/* Threads that ended before their first sample was due, known by
+	 * their counts (READ records): a cpu-clock event starts each thread
+	 * with a whole period, and the kernel offers no way to start an
+	 * inherited one part-way. */
+	uint64_t period = 1000000000u / s->hz;
+	for (size_t k = 0; k < *nout; k++) {
+		const struct target *t = s->tg[k];
+		for (size_t i = 0; i < t->proc.nthreads; i++)
+			if (t->thr[i].read && !t->proc.threads[i].ticks &&
+			    t->thr[i].cpu_ns < period) {
+				s->info.short_threads++;
+				s->info.short_ns += t->thr[i].cpu_ns;
+			}
+	}
 	*out = xcalloc(*nout, sizeof **out);
 	for (size_t k = 0; k < *nout; k++) {
 		finish_target(s, s->tg[k], end);
@@ -1772,9 +1825,61 @@ int sampler_probe(char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * What the CPU time counted has no sample for.  A cpu-clock event samples
+ * every period of a thread's CPU time, so samples x period falls short of
+ * the CPU time only by the part of each thread's last period it did not
+ * finish, by the ticks that fell in the kernel (user space only: they are
+ * dropped, and the counts include them), and by threads that ended before
+ * their first period did.  Those last two are known apart (the short
+ * threads' counts, the system time); a cause is named only beyond the
+ * noise of the count, 5 standard deviations of it (taken as Poisson,
+ * which overstates a clock's), and what no cause explains only beyond
+ * that plus a period per thread, so a CPU-bound run stays "lost: none".
+ */
+size_t sampler_shortfall(const struct pp_process *pr, size_t n, const struct sampler_info *in,
+			 char *buf, size_t len)
+{
+	uint64_t cpu = 0, ticks = in->lost, period = n && pr[0].hz ? 1000000000u / pr[0].hz : 0;
+	size_t threads = 0, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		cpu += pr[i].cpu_ns;
+		ticks += pr[i].ticks;
+		threads += pr[i].nthreads;
+	}
+	buf[0] = 0;
+	if (!period || cpu <= ticks * period)
+		return 0;
+	uint64_t gap = cpu - ticks * period;
+	double noise = 5 * sqrt((double)cpu / (double)period) * (double)period;
+	uint64_t few = in->short_ns < gap ? in->short_ns : gap;
+	uint64_t kern = in->sys_ns < gap - few ? in->sys_ns : gap - few;
+	uint64_t rest = gap - few - kern;
+	size_t longer = threads > in->short_threads ? threads - in->short_threads : 0;
+	if ((double)few > noise && k < len)
+		k += (size_t)snprintf(buf + k, len - k,
+				      "%.2f s CPU of %zu thread%s shorter than a sample period "
+				      "(%llu us)",
+				      (double)few * 1e-9, in->short_threads,
+				      in->short_threads == 1 ? "" : "s",
+				      (unsigned long long)period / 1000);
+	if ((double)kern > noise && k < len)
+		k += (size_t)snprintf(buf + k, len - k,
+				      "%s%.2f s CPU in the kernel (external sampling sees user "
+				      "space only)",
+				      k ? ", " : "", (double)kern * 1e-9);
+	if ((double)rest > noise + (double)longer * (double)period && k < len)
+		k += (size_t)snprintf(buf + k, len - k,
+				      "%s%.2f s CPU not sampled (of %.2f s the events counted)",
+				      k ? ", " : "", (double)rest * 1e-9, (double)cpu * 1e-9);
+	return k < len ? k : len - 1;
+}
+
 void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler_info *in,
 		     const char *mode, int attached, const char *unsampled, const char *out)
 {
+	char gap[512];
+	sampler_shortfall(pr, n, in, gap, sizeof gap);
 	double cpu = (double)pr->cpu_ns * 1e-9;
 	fprintf(stderr, "%s: %llu samples, %.2f s CPU", progname, (unsigned long long)pr->ticks,
 		cpu);
@@ -1792,12 +1897,18 @@ void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler
 			n == 2 ? "" : "es", (unsigned long long)ticks);
 	}
 	fprintf(stderr, "; lost: ");
-	if (in->lost)
-		fprintf(stderr, "%llu samples (perf buffers full)%s", (unsigned long long)in->lost,
-			unsampled ? ", " : "");
+	const char *sep = "";
+	if (in->lost) {
+		fprintf(stderr, "%llu samples (perf buffers full)", (unsigned long long)in->lost);
+		sep = ", ";
+	}
+	if (gap[0]) {
+		fprintf(stderr, "%s%s", sep, gap);
+		sep = ", ";
+	}
 	if (unsampled)
-		fputs(unsampled, stderr);
-	else if (!in->lost)
+		fprintf(stderr, "%s%s", sep, unsampled);
+	else if (!*sep)
 		fprintf(stderr, "none");
 	if (attached && in->exited)
 		fprintf(stderr, "; the process ended");

@@ -36,6 +36,15 @@ struct sampler_info {
 	uint64_t attach_ns;     /* time to open every event */
 	int exited;             /* the target ended while attached */
 	int stacks_refused;     /* errno: the kernel refused callchains, pcs only */
+	/* Threads (followed processes' included) that ended with a counted
+	 * CPU time under one sample period and no sample, and that time: a
+	 * perf event starts every thread with a whole period. */
+	size_t short_threads;
+	uint64_t short_ns;
+	/* System time of the target and the children it waited for, while
+	 * sampled (/proc/PID/stat before and after); 0: not known.  pcprof
+	 * run puts its children's rusage here, which is exact. */
+	uint64_t sys_ns;
 };
 
 /*
@@ -89,11 +98,22 @@ void sampler_set_end(struct pp_process *pr, int status);
 int sampler_probe(char *err, size_t errlen);
 
 /*
+ * The CPU time of pr[0..n) that has no sample, by cause, as "lost:" items
+ * ("0.35 s CPU of 398 threads shorter than a sample period (2000 us)",
+ * "0.22 s CPU in the kernel (...)", "0.05 s CPU not sampled (...)") in
+ * buf; each only beyond the noise of the count (sampler.c says which).
+ * Returns the length written, 0 when nothing is missing.
+ */
+size_t sampler_shortfall(const struct pp_process *pr, size_t n, const struct sampler_info *in,
+			 char *buf, size_t len);
+
+/*
  * The summary line of an external sampling, on stderr: samples, CPU and
  * rate, mode ("external", or "external: why"), threads, the time opening
  * took when attached is set, the child processes followed (pr[1..n)),
- * losses (and `unsampled`, if not NULL: CPU time the caller knows no
- * event saw), children not followed, execs, and the data file out.
+ * losses (sampler_shortfall's, and `unsampled`, if not NULL: CPU time the
+ * caller knows no event saw), children not followed, execs, and the data
+ * file out.
  */
 void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler_info *in,
 		     const char *mode, int attached, const char *unsampled, const char *out);
