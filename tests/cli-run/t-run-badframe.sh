@@ -9,6 +9,10 @@
 #     a PROT_NONE page, an unmapped hole and a non-canonical address for a
 #     return address: the program lives, prints what it prints unprofiled,
 #     and its samples are kept, with the walk ended at [unknown];
+#   - badframe rawspin: the same after a raw rt_sigaction of its own for
+#     SIGSEGV (a runtime that bypasses libc): the walk must see that the
+#     guard is not the kernel's handler any more and keep the samples flat
+#     (before: "runtime: unexpected fault", exit 99);
 #   - badframe ownsegv: the program's own SIGSEGV handler still gets every
 #     fault of its own (it counts them against its writes);
 #   - badframe crash: a program that dies of SIGSEGV still does, and
@@ -39,6 +43,12 @@ for e in thread-timer perf process-timer; do
 		"$T/$e.folded" || { cat "$T/$e.folded"; exit 1; }
 done
 [ $ran -gt 0 ] || fail "no engine could run"
+
+for e in thread-timer perf; do
+	PROFIL_ENGINE=$e "$PCPROF" run -q -o "$T/raw.data" -- "$BAD" rawspin 0.3 >"$T/out" 2>"$T/err" ||
+		fail "rawspin $e: exit $?: $(cat "$T/out" "$T/err")"
+	[ "$(cat "$T/out")" = ok ] || fail "rawspin $e: output $(cat "$T/out")"
+done
 
 "$PCPROF" run -q -o "$T/own.data" -- "$BAD" ownsegv 0.3 >"$T/out" 2>"$T/err" ||
 	fail "ownsegv: exit $?: $(cat "$T/out" "$T/err")"

@@ -8,6 +8,10 @@
  *       (and finds in rbp) in turn a PROT_NONE page, a hole left by munmap
  *       and a non-canonical address: every read a walk makes there
  *       faults.  Prints "ok" at the end.
+ *   badframe rawspin SECONDS
+ *       The same, after installing a SIGSEGV handler of its own with a raw
+ *       rt_sigaction (as runtimes that bypass libc do), which reports any
+ *       fault it gets and exits 99: no walk may fault into it.
  *   badframe ownsegv SECONDS
  *       The program's own SIGSEGV handler makes a PROT_NONE page writable
  *       when it is touched (as a garbage collector's write barrier does),
@@ -21,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 
 #if defined(__x86_64__)
@@ -81,6 +87,36 @@ static int spin(double secs)
 #endif
 }
 
+static void on_raw_segv(int sig)
+{
+	(void)sig;
+	static const char msg[] = "runtime: unexpected fault\n";
+	write(2, msg, sizeof msg - 1);
+	_exit(99);
+}
+
+static void never_called(void)
+{
+	_exit(98);
+}
+
+/* The kernel's struct sigaction (handler, flags, restorer, mask).  x86-64
+ * delivers only with SA_RESTORER; the handler never returns, so the
+ * restorer is never reached. */
+static void raw_segv_handler(void)
+{
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} k = { on_raw_segv, 0x04000000 /* SA_RESTORER */, never_called, 0 };
+	if (syscall(SYS_rt_sigaction, SIGSEGV, &k, NULL, 8) != 0) {
+		perror("rt_sigaction");
+		exit(2);
+	}
+}
+
 static char *guarded;
 static volatile sig_atomic_t faults;
 
@@ -118,12 +154,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "spin") == 0)
 		return spin(atof(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "rawspin") == 0) {
+		raw_segv_handler();
+		return spin(atof(argv[2]));
+	}
 	if (argc == 3 && strcmp(argv[1], "ownsegv") == 0)
 		return ownsegv(atof(argv[2]));
 	if (argc == 2 && strcmp(argv[1], "crash") == 0) {
 		*(volatile char *)page(PROT_NONE) = 1;
 		return 0;
 	}
-	fprintf(stderr, "usage: badframe spin SECONDS | ownsegv SECONDS | crash\n");
+	fprintf(stderr, "usage: badframe spin|rawspin|ownsegv SECONDS | crash\n");
 	return 2;
 }
