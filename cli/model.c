@@ -964,10 +964,12 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	return f;
 }
 
-void model_notes(const struct model *f, FILE *out)
+void model_notes(const struct model *f, FILE *out, bool full)
 {
+	struct membuf brief = { 0 };
 	for (size_t i = 0; i < f->nprocs; i++)
-		symtab_notes(f->st[i], out);
+		symtab_notes(f->st[i], out, full ? NULL : &brief);
+	symtab_brief_notes(&brief, out);
 }
 
 struct model *model_open(const char *file, const struct model_opts *opts, struct pp_profile *prof)
@@ -1005,10 +1007,10 @@ int32_t model_parse_pid(const char *s)
 	return (int32_t)v;
 }
 
-char *model_notes_text(const struct model *f)
+char *model_notes_text(const struct model *f, bool full)
 {
 	struct membuf m;
-	model_notes(f, membuf_open(&m));
+	model_notes(f, membuf_open(&m), full);
 	return membuf_close(&m);
 }
 
