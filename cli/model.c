@@ -1251,23 +1251,12 @@ char *model_distinct(const struct model *f, bool hz)
 	return membuf_close(&mb);
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 size_t model_processes(const struct model *f)
 {
-	if (!f->nprocs)
-		return 0;
-	int32_t *pid = xmalloc(f->nprocs * sizeof *pid);
+	int32_t *pid = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *pid);
 	for (size_t i = 0; i < f->nprocs; i++)
 		pid[i] = f->procs[i].p->pid;
-	qsort(pid, f->nprocs, sizeof *pid, pid_cmp);
-	size_t n = 1;
-	for (size_t i = 1; i < f->nprocs; i++)
-		n += pid[i] != pid[i - 1];
+	size_t n = distinct_i32(pid, f->nprocs);
 	free(pid);
 	return n;
 }

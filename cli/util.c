@@ -129,6 +129,23 @@ char *membuf_close(struct membuf *m)
 	return m->text;
 }
 
+static int i32_cmp(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t distinct_i32(int32_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, i32_cmp);
+	size_t d = 1;
+	for (size_t i = 1; i < n; i++)
+		d += v[i] != v[i - 1];
+	return d;
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -63,6 +63,9 @@ const char *proc_stat(int pid, char *buf, size_t len);
  * from /proc/PID/stat, a zombie's too, in ns; 0 if unreadable. */
 uint64_t proc_cpu_ns(int pid);
 
+/* How many different values v[0..n) holds (pids, thread ids); sorts v. */
+size_t distinct_i32(int32_t *v, size_t n);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
