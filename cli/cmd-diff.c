@@ -214,7 +214,7 @@ static void side_header(const char *what, const char *file, const struct model *
 	if (nproc != f->nprocs) /* as report's header says it */
 		printf(" (%zu images, exec)", f->nprocs);
 	printf("\n%-8s command ", "");
-	text_put(stdout, f->prof->command);
+	text_put_command(stdout, f->prof->command);
 	putchar('\n');
 	if (f->opts.time) /* --time: what the period kept of this file */
 		view_time_header(f);

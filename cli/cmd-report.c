@@ -79,7 +79,7 @@ static void header(const struct model *f, const char *file)
 	printf("%-10s ", "file");
 	text_put(stdout, file);
 	printf("\n%-10s ", "command");
-	text_put(stdout, f->prof->command);
+	text_put_command(stdout, f->prof->command);
 	putchar('\n');
 	/* Processes, each pid once: an exec chain is one process of several
 	 * images (-P lists the images). */

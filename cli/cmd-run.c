@@ -450,40 +450,53 @@ static void free_env(char **env)
 	free(env);
 }
 
+/* One word of join_command in bash's $'...' quotes: its control
+ * characters and whatever text_put would escape as C escapes, which such
+ * quotes read back (bash, zsh, ksh, POSIX.1-2024 sh). */
+static void ansi_quote(FILE *f, const char *a)
+{
+	static const char named[] = "abtnvfr"; /* \a (7) to \r (13) */
+	fputs("$'", f);
+	for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+		if (*p == '\\' || *p == '\'')
+			fprintf(f, "\\%c", *p);
+		else if (*p >= '\a' && *p <= '\r')
+			fprintf(f, "\\%c", named[*p - '\a']);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
 /* The command as a shell would read it back: words with anything unusual
- * are single-quoted. */
+ * are single-quoted, words with characters a terminal must not see raw
+ * (control characters, bidirectional controls, bytes that are not UTF-8)
+ * $'...'-quoted, so that report can show the line as it is (util.h
+ * text_put_command) and it can be pasted back. */
 static char *join_command(char **argv)
 {
-	size_t cap = 64, len = 0;
-	char *s = xmalloc(cap);
-	s[0] = 0;
+	struct membuf m;
+	FILE *f = membuf_open(&m);
 	for (int i = 0; argv[i]; i++) {
 		const char *a = argv[i];
 		bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					     "0123456789_-+=./,:@%") == strlen(a);
-		size_t need = len + 4 * strlen(a) + 4;
-		if (need > cap) {
-			while (need > cap)
-				cap *= 2;
-			s = xrealloc(s, cap);
-		}
 		if (i)
-			s[len++] = ' ';
-		if (!plain)
-			s[len++] = '\'';
-		for (; *a; a++) {
-			if (!plain && *a == '\'') {
-				memcpy(s + len, "'\\''", 4);
-				len += 4;
-			} else {
-				s[len++] = *a;
-			}
+			fputc(' ', f);
+		if (plain) {
+			fputs(a, f);
+		} else if (text_needs_escape(a)) {
+			ansi_quote(f, a);
+		} else {
+			fputc('\'', f);
+			for (; *a; a++)
+				fputs(*a == '\'' ? "'\\''" : (char[]){ *a, 0 }, f);
+			fputc('\'', f);
 		}
-		if (!plain)
-			s[len++] = '\'';
-		s[len] = 0;
 	}
-	return s;
+	return membuf_close(&m);
 }
 
 /* ---- signals ---- */

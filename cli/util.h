@@ -5,6 +5,7 @@
 #ifndef PCPROF_UTIL_H
 #define PCPROF_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +91,13 @@ char *xstrdup(const char *s);
  * one, as the locale is not consulted).  f NULL: only count.
  */
 int text_put(FILE *f, const char *s);
+/* Does s hold anything text_put escapes, but for backslashes? */
+bool text_needs_escape(const char *s);
+/* A command line: as it is when it holds nothing to escape but
+ * backslashes, so that a shell-quoted command can be pasted back (pcprof
+ * run quotes control characters as $'\n'); else text_put, which doubles
+ * its backslashes so that its escapes say which bytes it held. */
+int text_put_command(FILE *f, const char *s);
 /* text_put, then spaces up to width columns (left-justified). */
 void text_pad(FILE *f, const char *s, int width);
 /* The columns text_put would write. */
