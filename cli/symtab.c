@@ -228,6 +228,8 @@ static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	free(sf->note);
+	free(sf->brief); /* note_no_symtab sets it after its note */
+	sf->brief = NULL;
 	if (vasprintf(&sf->note, fmt, ap) < 0)
 		die(2, "out of memory");
 	va_end(ap);
@@ -276,7 +278,6 @@ static void note_no_symtab(struct symfile *sf)
 			 b, b, nodebug);
 	free(nodebug);
 	/* the package to install, for the one line that lists them all */
-	free(sf->brief);
 	if (pkg && asprintf(&sf->brief, "%s (%s%s)", b, pkg,
 			    strcmp(pkg, "libc6") == 0 ? "-dbg" : "-dbgsym") < 0)
 		die(2, "out of memory");
