@@ -294,7 +294,15 @@ int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, 
 				return -1;
 			}
 			if (unpack(a, m, fd, NULL, err, sizeof err) != 0) {
-				warnx_("%s: %s", a->name, err);
+				/* Not fatal: the samples are all there, and the
+				 * file is looked for on this system by the same
+				 * build id, never another build's; if none is
+				 * found the symtab's "lost its symbols" warning
+				 * follows. */
+				warnx_("warning: %s: %s: not used; its symbols come from a file "
+				       "with the same build id on this system instead, if there "
+				       "is one (else a warning below says it lost them)",
+				       a->name, err);
 				m->bad = true;
 				close(fd);
 				continue;

@@ -55,7 +55,8 @@ bool archive_is(const char *file);
  * anonymous file with its contents (the caller closes it) and *where
  * "ARCHIVE(PATH)", malloc'd; -1 and *where NULL if no loaded archive
  * holds one.  A member
- * whose contents fail their check is reported on stderr once and not used.
+ * whose contents fail their check is not used: a "warning: ..." on stderr,
+ * once, says so and that the caller looks elsewhere.
  */
 int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, uint32_t idlen,
 			char **where);

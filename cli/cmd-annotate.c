@@ -42,7 +42,8 @@ static void usage(FILE *f)
 	      "  -n, --limit N        at most N functions (default 3 without FUNC; 0: all)\n"
 	      "  -C, --context N      source lines shown around each sampled line (default 3)\n"
 	      "      --color[=WHEN]   colour hot rows: auto (on a terminal, unless NO_COLOR\n"
-	      "                       is set; the default), always or never (or --colour)\n",
+	      "                       is set; the default), always or never (or --colour)\n"
+	      "  -v, --verbose        the notes on modules without debug symbols in full\n",
 	      f);
 	fputs(FILTER_USAGE("-f,"), f);
 	fputs("  -h, --help           this text\n"
@@ -200,18 +201,19 @@ int cmd_annotate(int argc, char **argv)
 		{ "context", required_argument, NULL, 'C' },
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
+		{ "verbose", no_argument, NULL, 'v' },
 		FILTER_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *when = NULL;
-	bool asm_view = false;
+	bool asm_view = false, verbose = false;
 	long limit = -1;
 	struct ann_style st = { .context = 3 };
 	struct filter_opts fo = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:an:C:h" FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:an:C:vh" FILTER_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			file = optarg;
@@ -227,6 +229,9 @@ int cmd_annotate(int argc, char **argv)
 			break;
 		case OPT_COLOR:
 			when = optarg ? optarg : "always";
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -288,7 +293,7 @@ int cmd_annotate(int argc, char **argv)
 	}
 	free(ix);
 	ann_index_free(&x);
-	char *notes = model_notes_text(f);
+	char *notes = model_notes_text(f, verbose);
 	if (*notes && shown)
 		printf("\n%s", notes);
 	free(notes);

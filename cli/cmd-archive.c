@@ -207,7 +207,7 @@ int cmd_archive(int argc, char **argv)
 				pack(&j, AR_MODULE, &pr->modules[m], NULL, vdso_fd(st[i], m));
 		}
 		free(used);
-		symtab_notes(st[i], stderr);
+		symtab_notes(st[i], stderr, NULL);
 	}
 	uint64_t size;
 	ar_writer_end(j.w, &size);

@@ -59,6 +59,7 @@ static void usage(FILE *f)
 		   "  -n, --limit N        at most N rows (0, the default: all)\n"
 		   "      --html OUT       write NEW's flame graph coloured by the change of each\n"
 		   "                       frame's share (red grew, blue shrank) to OUT\n"
+		   "  -v, --verbose        the notes on modules without debug symbols in full\n"
 		   "\n"
 		   "Selection (in both files):\n" FILTER_USAGE("-f,") FILTER_PATH_USAGE
 		"  -h, --help           this text\n"
@@ -213,7 +214,7 @@ static void side_header(const char *what, const char *file, const struct model *
 	if (nproc != f->nprocs) /* as report's header says it */
 		printf(" (%zu images, exec)", f->nprocs);
 	printf("\n%-8s command ", "");
-	text_put(stdout, f->prof->command);
+	text_put_command(stdout, f->prof->command);
 	putchar('\n');
 	if (f->opts.time) /* --time: what the period kept of this file */
 		view_time_header(f);
@@ -286,18 +287,19 @@ int cmd_diff(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "verbose", no_argument, NULL, 'v' },
 		FILTER_LONGOPTS,
 		FILTER_PATH_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct filter_opts fo = { 0 };
-	bool lines = false;
+	bool lines = false, verbose = false;
 	const char *html = NULL;
 	size_t limit = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ls:n:h" FILTER_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ls:n:vh" FILTER_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			lines = true;
@@ -315,6 +317,9 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case OPT_HTML:
 			html = optarg;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -372,7 +377,7 @@ int cmd_diff(int argc, char **argv)
 	else
 		table(&t, m, lines, &fo.paths, limit);
 	for (int i = 0; i < 2; i++) {
-		char *notes = model_notes_text(m[i]);
+		char *notes = model_notes_text(m[i], verbose);
 		if (*notes)
 			printf("\n%s", notes);
 		free(notes);

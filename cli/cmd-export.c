@@ -103,7 +103,7 @@ int cmd_export(int argc, char **argv)
 	char err[512];
 	if (fmt->write(f, out, err, sizeof err) != 0)
 		die(1, "%s", err);
-	model_notes(f, stderr);
+	model_notes(f, stderr, true);
 	model_close(f, &prof);
 	return 0;
 }

@@ -55,7 +55,8 @@ static void usage(FILE *f)
 		"  -s, --sort KEY       samples (self, default), total, name, module or address\n"
 		"  -n, --limit N        at most N rows per table (children per tree node);\n"
 		"                       0, the default: all\n"
-		"  -v, --all            -P: every process, those without samples too\n"
+		"  -v, --all, --verbose  -P: every process, those without samples too; and\n"
+		"                       the notes on modules without debug symbols in full\n"
 		"                       (default: counted on one line, unless -p)\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -78,7 +79,7 @@ static void header(const struct model *f, const char *file)
 	printf("%-10s ", "file");
 	text_put(stdout, file);
 	printf("\n%-10s ", "command");
-	text_put(stdout, f->prof->command);
+	text_put_command(stdout, f->prof->command);
 	putchar('\n');
 	/* Processes, each pid once: an exec chain is one process of several
 	 * images (-P lists the images). */
@@ -169,6 +170,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'v' },
+		{ "verbose", no_argument, NULL, 'v' },
 		FILTER_LONGOPTS,
 		FILTER_PATH_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
@@ -276,7 +278,7 @@ int cmd_report(int argc, char **argv)
 			missing |= 2;
 	}
 	/* notes (symbols missing, binaries changed) after a blank line, if any */
-	char *notes = model_notes_text(f);
+	char *notes = model_notes_text(f, o.all);
 	if (*notes)
 		printf("\n%s", notes);
 	free(notes);

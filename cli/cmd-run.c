@@ -450,40 +450,53 @@ static void free_env(char **env)
 	free(env);
 }
 
+/* One word of join_command in bash's $'...' quotes: its control
+ * characters and whatever text_put would escape as C escapes, which such
+ * quotes read back (bash, zsh, ksh, POSIX.1-2024 sh). */
+static void ansi_quote(FILE *f, const char *a)
+{
+	static const char named[] = "abtnvfr"; /* \a (7) to \r (13) */
+	fputs("$'", f);
+	for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+		if (*p == '\\' || *p == '\'')
+			fprintf(f, "\\%c", *p);
+		else if (*p >= '\a' && *p <= '\r')
+			fprintf(f, "\\%c", named[*p - '\a']);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
 /* The command as a shell would read it back: words with anything unusual
- * are single-quoted. */
+ * are single-quoted, words with characters a terminal must not see raw
+ * (control characters, bidirectional controls, bytes that are not UTF-8)
+ * $'...'-quoted, so that report can show the line as it is (util.h
+ * text_put_command) and it can be pasted back. */
 static char *join_command(char **argv)
 {
-	size_t cap = 64, len = 0;
-	char *s = xmalloc(cap);
-	s[0] = 0;
+	struct membuf m;
+	FILE *f = membuf_open(&m);
 	for (int i = 0; argv[i]; i++) {
 		const char *a = argv[i];
 		bool plain = *a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					     "0123456789_-+=./,:@%") == strlen(a);
-		size_t need = len + 4 * strlen(a) + 4;
-		if (need > cap) {
-			while (need > cap)
-				cap *= 2;
-			s = xrealloc(s, cap);
-		}
 		if (i)
-			s[len++] = ' ';
-		if (!plain)
-			s[len++] = '\'';
-		for (; *a; a++) {
-			if (!plain && *a == '\'') {
-				memcpy(s + len, "'\\''", 4);
-				len += 4;
-			} else {
-				s[len++] = *a;
-			}
+			fputc(' ', f);
+		if (plain) {
+			fputs(a, f);
+		} else if (text_needs_escape(a)) {
+			ansi_quote(f, a);
+		} else {
+			fputc('\'', f);
+			for (; *a; a++)
+				fputs(*a == '\'' ? "'\\''" : (char[]){ *a, 0 }, f);
+			fputc('\'', f);
 		}
-		if (!plain)
-			s[len++] = '\'';
-		s[len] = 0;
 	}
-	return s;
+	return membuf_close(&m);
 }
 
 /* ---- signals ---- */
@@ -947,8 +960,12 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		 unsampled_ticks = 0, stack_cut = 0, untimed = 0;
 	uint32_t partial = 0; /* 1 + the first bucket a timeline lost */
 	int room_err = 0, mod_err = 0;
-	size_t threads = 0, abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
-	size_t unentered = 0, recorded = 0;
+	size_t abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
+	size_t unentered = 0, recorded = 0, ntids = 0;
+	/* Processes and threads are counted as pcprof report counts them, each
+	 * pid and thread id once: an exec makes a new image of the same
+	 * process, its thread keeps its id. */
+	int32_t *pids = xmalloc((set->n ? set->n : 1) * sizeof *pids), *tids = NULL;
 	uint64_t unentered_cpu = 0, counted_cpu = 0; /* counted: in tree_cpu_ns */
 	uint64_t teardown_ns = 0; /* what freeing their memory may have cost them */
 	unsigned hz = 0;
@@ -969,7 +986,12 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		ticks += pr->ticks;
 		signals += pr->signals;
 		cpu += pr->cpu_ns;
-		threads += pr->nthreads;
+		pids[recorded - 1] = pr->pid;
+		tids = xrealloc(tids, (ntids + pr->nthreads + 1) * sizeof *tids);
+		for (size_t k = 0; k < pr->nthreads; k++)
+			/* not "[other]"; a slot without ticks is no sampled thread */
+			if (pr->threads[k].tid && pr->threads[k].ticks)
+				tids[ntids++] = pr->threads[k].tid;
 		mem = pr->mem_bytes > mem ? pr->mem_bytes : mem;
 		/* A table that could not grow lost for want of space, not size. */
 		if (in->table_error) {
@@ -1036,8 +1058,13 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	add(&t, " (%s", engines[0] ? engines : "no engine");
 	if (ticks && sigrate < 0.9 * achieved)
 		add(&t, ", %.0f signals/s", sigrate);
-	add(&t, "), %zu process%s, %zu thread%s", recorded, recorded == 1 ? "" : "es", threads,
-	    threads == 1 ? "" : "s");
+	size_t nproc = distinct_i32(pids, recorded), threads = distinct_i32(tids, ntids);
+	free(pids);
+	free(tids);
+	add(&t, "), %zu process%s", nproc, nproc == 1 ? "" : "es");
+	if (nproc != recorded)
+		add(&t, " (%zu images)", recorded);
+	add(&t, ", %zu thread%s sampled", threads, threads == 1 ? "" : "s");
 	if (recorded) {
 		add(&t, ", recording memory <= ");
 		add_bytes(&t, mem);

@@ -964,10 +964,12 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	return f;
 }
 
-void model_notes(const struct model *f, FILE *out)
+void model_notes(const struct model *f, FILE *out, bool full)
 {
+	struct membuf brief = { 0 };
 	for (size_t i = 0; i < f->nprocs; i++)
-		symtab_notes(f->st[i], out);
+		symtab_notes(f->st[i], out, full ? NULL : &brief);
+	symtab_brief_notes(&brief, out);
 }
 
 struct model *model_open(const char *file, const struct model_opts *opts, struct pp_profile *prof)
@@ -1005,10 +1007,10 @@ int32_t model_parse_pid(const char *s)
 	return (int32_t)v;
 }
 
-char *model_notes_text(const struct model *f)
+char *model_notes_text(const struct model *f, bool full)
 {
 	struct membuf m;
-	model_notes(f, membuf_open(&m));
+	model_notes(f, membuf_open(&m), full);
 	return membuf_close(&m);
 }
 
@@ -1249,23 +1251,12 @@ char *model_distinct(const struct model *f, bool hz)
 	return membuf_close(&mb);
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 size_t model_processes(const struct model *f)
 {
-	if (!f->nprocs)
-		return 0;
-	int32_t *pid = xmalloc(f->nprocs * sizeof *pid);
+	int32_t *pid = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *pid);
 	for (size_t i = 0; i < f->nprocs; i++)
 		pid[i] = f->procs[i].p->pid;
-	qsort(pid, f->nprocs, sizeof *pid, pid_cmp);
-	size_t n = 1;
-	for (size_t i = 1; i < f->nprocs; i++)
-		n += pid[i] != pid[i - 1];
+	size_t n = distinct_i32(pid, f->nprocs);
 	free(pid);
 	return n;
 }

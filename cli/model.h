@@ -188,10 +188,13 @@ void model_close(struct model *f, struct pp_profile *prof);
 /* The argument of --pid: a positive pid, or exit 2 with a message. */
 int32_t model_parse_pid(const char *s);
 
-/* Print symbolization notes and warnings once each ("note: ..."). */
-void model_notes(const struct model *f, FILE *out);
+/* Print symbolization notes and warnings once each ("note: ...").  full
+ * false: the modules that only lack debug symbols share one short line
+ * (symtab_notes), for the end of a report; true: each its own note, with
+ * the build id and the places searched. */
+void model_notes(const struct model *f, FILE *out, bool full);
 /* The same, as a malloc'd string ("" if none). */
-char *model_notes_text(const struct model *f);
+char *model_notes_text(const struct model *f, bool full);
 
 void model_free(struct model *f);
 

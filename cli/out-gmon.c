@@ -338,20 +338,70 @@ static int fn_start_cmp(const void *a, const void *b)
 }
 
 /*
- * For a module without .symtab: an nm-style symbol list of its sampled
- * functions for gprof's --external-symbol-table, names as report shows them
- * (exported names, or MODULE+0xADDRESS).  gprof ends a function where the
- * next symbol starts, so a function of known size that the next one does
- * not follow directly gets an end marker (it has no samples, and gprof
- * hides rows without time).
+ * Would gprof name this symbol?  gprof (binutils 2.40, core_sym_class)
+ * leaves out a name with '$' or with a '.' suffix other than digits
+ * (".123"), ".clone.N" or ".constprop.N", and charges its pcs to the
+ * symbol before it: the samples of a ".cold" part of a function show as
+ * whatever precedes it (often _init), ".part.0" and ".isra.0" alike.
+ * Its --external-symbol-table takes such names.
  */
-static int write_symbols(const struct model *f, const struct by_mod *bm, uint32_t m,
+static bool gprof_names(const char *name)
+{
+	if (strchr(name, '$'))
+		return false;
+	for (const char *d = strchr(name, '.'); d; d = strchr(d, '.')) {
+		d++;
+		if (strncmp(d, "clone.", 6) == 0)
+			d += 6;
+		else if (strncmp(d, "constprop.", 10) == 0)
+			d += 10;
+		size_t k = strspn(d, "0123456789");
+		if (k == 0 || (d[k] && d[k] != '.'))
+			return false;
+		d += k;
+	}
+	return true;
+}
+
+/* Does module m have a sampled function gprof would not name? */
+static bool gprof_drops(const struct model *f, const struct by_mod *bm, uint32_t m)
+{
+	for (size_t i = bm->fn_at[m]; i < bm->fn_at[m + 1]; i++) {
+		const struct model_fn *fn = &f->fns[bm->fns[i]];
+		if (fn->name && !fn->marker && !gprof_names(fn->name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An nm-style symbol list of module m's functions for gprof's
+ * --external-symbol-table, names as report shows them (exported names, or
+ * MODULE+0xADDRESS): for a module without .symtab, its sampled functions;
+ * for one whose names gprof would drop (gprof_drops), every function in a
+ * sampled stack too (callers: its call graph needs them), as gprof then
+ * reads no other symbol.  gprof ends a function where the next symbol
+ * starts, so a function of known size that the next one does not follow
+ * directly gets an end marker (it has no samples, and gprof hides rows
+ * without time).
+ */
+static int write_symbols(const struct model *f, const struct by_mod *bm, uint32_t m, bool callers,
 			 const char *path, char *err, size_t errlen)
 {
 	size_t n = bm->fn_at[m + 1] - bm->fn_at[m];
-	const struct model_fn **v = xcalloc(n, sizeof *v);
-	for (size_t i = 0; i < n; i++)
-		v[i] = &f->fns[bm->fns[bm->fn_at[m] + i]];
+	const struct model_fn **v;
+	if (callers) {
+		n = 0;
+		v = xcalloc(f->nfns ? f->nfns : 1, sizeof *v);
+		for (size_t i = 0; i < f->nfns; i++)
+			if (f->fns[i].mod == m && (f->fns[i].samples || f->fns[i].total) &&
+			    !f->fns[i].marker)
+				v[n++] = &f->fns[i];
+	} else {
+		v = xcalloc(n ? n : 1, sizeof *v);
+		for (size_t i = 0; i < n; i++)
+			v[i] = &f->fns[bm->fns[bm->fn_at[m] + i]];
+	}
 	qsort(v, n, sizeof *v, fn_start_cmp);
 	struct ofile *o = ofile_open(path, err, errlen);
 	if (!o) {
@@ -462,7 +512,8 @@ static int write_gmon(const struct model *f, const char *dir, char *err, size_t 
 		}
 		/* with arcs, gprof's call graph too (no -p) */
 		bool cg = arcs.at[ix[i] + 1] > arcs.at[ix[i]];
-		if (mod->symfile) {
+		bool drops = mod->symfile && gprof_drops(f, &bm, ix[i]);
+		if (mod->symfile && !drops) {
 			say(path, cg ? ": gprof -b " : ": gprof -b -p ", mod->symfile, " ", path,
 			    NULL);
 			continue;
@@ -471,12 +522,12 @@ static int write_gmon(const struct model *f, const char *dir, char *err, size_t 
 		char *syms = xmalloc(strlen(path) + 2);
 		strcpy(syms, path);
 		strcpy(syms + strlen(syms) - 4, ".syms");
-		rc = write_symbols(f, &bm, ix[i], syms, err, errlen);
+		rc = write_symbols(f, &bm, ix[i], drops, syms, err, errlen);
 		if (rc == 0)
 			say(path,
 			    cg ? ": gprof -b --external-symbol-table="
 			       : ": gprof -b -p --external-symbol-table=",
-			    syms, " ", mod->path, " ", path, NULL);
+			    syms, " ", drops ? mod->symfile : mod->path, " ", path, NULL);
 		free(syms);
 	}
 	if (n == 0)

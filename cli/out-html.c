@@ -1088,7 +1088,7 @@ static int write_html(const struct model *f, const char *out, char *err, size_t 
 		fputs("</section></main>\n", s);
 	}
 	/* the symbolization notes belong on the page, and on stderr as usual */
-	char *notes = model_notes_text(f);
+	char *notes = model_notes_text(f, true);
 	if (*notes) {
 		fputs("<pre class=\"notes\">", s);
 		out_html_safe(s, notes);

@@ -99,6 +99,7 @@ struct symfile {
 	struct cu_subs *cus; /* units whose functions are indexed, by offset */
 	size_t ncus, capcus;
 	char *note;   /* one line, or NULL */
+	char *brief;  /* a note_no_symtab note in short: "libz.so.1 (zlib1g-dbgsym)" */
 	bool warning; /* note is a warning */
 	bool noted;   /* note already printed */
 	bool used;    /* a pc was looked up in it: its note matters */
@@ -227,6 +228,8 @@ static void set_note(struct symfile *sf, bool warning, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	free(sf->note);
+	free(sf->brief); /* note_no_symtab sets it after its note */
+	sf->brief = NULL;
 	if (vasprintf(&sf->note, fmt, ap) < 0)
 		die(2, "out of memory");
 	va_end(ap);
@@ -274,6 +277,12 @@ static void note_no_symtab(struct symfile *sf)
 			 "unstripped build)",
 			 b, b, nodebug);
 	free(nodebug);
+	/* the package to install, for the one line that lists them all */
+	if (pkg && asprintf(&sf->brief, "%s (%s%s)", b, pkg,
+			    strcmp(pkg, "libc6") == 0 ? "-dbg" : "-dbgsym") < 0)
+		die(2, "out of memory");
+	else if (!pkg)
+		sf->brief = xstrdup(b);
 	free(pkg);
 }
 
@@ -1516,7 +1525,7 @@ Elf *symtab_module_elf(struct symtab *st, uint32_t module)
 	return sf->state == SF_OK && !sf->debug_only ? dwfl_module_getelf(sf->mod, &bias) : NULL;
 }
 
-void symtab_notes(struct symtab *st, FILE *f)
+void symtab_notes(struct symtab *st, FILE *f, struct membuf *brief)
 {
 	for (size_t m = 0; m < st->proc->nmodules; m++) {
 		struct symfile *sf = st->files[m];
@@ -1524,10 +1533,32 @@ void symtab_notes(struct symtab *st, FILE *f)
 			continue;
 		sf->noted = true;
 		/* the note quotes recorded paths: escaped like every name */
+		if (brief && sf->brief) {
+			if (!brief->f)
+				membuf_open(brief);
+			else
+				fputs(", ", brief->f);
+			text_put(brief->f, sf->brief);
+			continue;
+		}
 		fprintf(f, "%s: ", sf->warning ? "warning" : "note");
 		text_put(f, sf->note);
 		fputc('\n', f);
 	}
+}
+
+void symtab_brief_notes(struct membuf *brief, FILE *f)
+{
+	if (!brief->f)
+		return;
+	char *names = membuf_close(brief);
+	/* names are escaped already (symtab_notes) */
+	fprintf(f,
+		"note: no debug symbols for %s: internal functions show as MODULE+0xADDRESS; "
+		"install the packages named or pass --debug-dir (-v: details)\n",
+		names);
+	free(names);
+	brief->f = NULL;
 }
 
 void symtab_close(struct symtab *st)
@@ -1563,6 +1594,7 @@ void symtab_close(struct symtab *st)
 		free(sf->elf_file);
 		free(sf->debug_file);
 		free(sf->note);
+		free(sf->brief);
 		free(sf);
 	}
 }

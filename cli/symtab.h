@@ -14,6 +14,8 @@
 
 #include "profile.h"
 
+struct membuf;
+
 struct sym_info {
 	const char *function; /* symbol name, or NULL if unknown */
 	uint64_t fn_start;    /* link-time start of the function (0 if unknown) */
@@ -97,8 +99,13 @@ Elf *symtab_module_elf(struct symtab *st, uint32_t module);
  * that would fix it, build-id mismatches), one per line, to f: "note: ..."
  * or "warning: ...", for the files in which a pc was looked up.  A file is
  * read once however many processes mapped it, and its note is printed once
- * per pcprof run, by the first call that finds it among its modules. */
-void symtab_notes(struct symtab *st, FILE *f);
+ * per pcprof run, by the first call that finds it among its modules.
+ * brief not NULL (zeroed before the first call): a module that merely lacks
+ * debug symbols is not a line of its own but a name added to brief, which
+ * symtab_brief_notes then prints as one line ("note: no debug symbols for
+ * make (make-dbgsym), cc1 (cpp-12-dbgsym): ...") and resets. */
+void symtab_notes(struct symtab *st, FILE *f, struct membuf *brief);
+void symtab_brief_notes(struct membuf *brief, FILE *f);
 
 void symtab_close(struct symtab *st);
 

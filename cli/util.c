@@ -129,6 +129,23 @@ char *membuf_close(struct membuf *m)
 	return m->text;
 }
 
+static int i32_cmp(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t distinct_i32(int32_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, i32_cmp);
+	size_t d = 1;
+	for (size_t i = 1; i < n; i++)
+		d += v[i] != v[i - 1];
+	return d;
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
@@ -197,9 +214,12 @@ static bool format_control(uint32_t c)
 	       (c >= 0x2066 && c <= 0x2069);
 }
 
-int text_put(FILE *f, const char *s)
+/* text_put, but for backslash (doubled only if bs); *changed: whether the
+ * text written differs from s. */
+static int escape(FILE *f, const char *s, bool bs, bool *changed)
 {
 	int cols = 0;
+	*changed = false;
 	const char *run = s; /* characters shown as they are, not written yet */
 	while (*s) {
 		uint32_t c;
@@ -209,7 +229,7 @@ int text_put(FILE *f, const char *s)
 		if (n == 0) {
 			snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*s);
 			n = 1;
-		} else if (c == '\\') {
+		} else if (c == '\\' && bs) {
 			out = "\\\\";
 		} else if (c < 0x20 || c == 0x7f) {
 			/* the C escapes: \a (7) to \r (13), in order */
@@ -225,6 +245,7 @@ int text_put(FILE *f, const char *s)
 			cols++;
 			continue;
 		}
+		*changed = true;
 		if (f) {
 			fwrite(run, 1, (size_t)(s - run), f);
 			fputs(out, f);
@@ -236,6 +257,25 @@ int text_put(FILE *f, const char *s)
 	if (f)
 		fwrite(run, 1, (size_t)(s - run), f);
 	return cols;
+}
+
+int text_put(FILE *f, const char *s)
+{
+	bool changed;
+	return escape(f, s, true, &changed);
+}
+
+bool text_needs_escape(const char *s)
+{
+	bool changed;
+	escape(NULL, s, false, &changed);
+	return changed;
+}
+
+int text_put_command(FILE *f, const char *s)
+{
+	bool changed;
+	return text_needs_escape(s) ? text_put(f, s) : escape(f, s, false, &changed);
 }
 
 void text_pad(FILE *f, const char *s, int width)

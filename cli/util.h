@@ -5,6 +5,7 @@
 #ifndef PCPROF_UTIL_H
 #define PCPROF_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +64,9 @@ const char *proc_stat(int pid, char *buf, size_t len);
  * from /proc/PID/stat, a zombie's too, in ns; 0 if unreadable. */
 uint64_t proc_cpu_ns(int pid);
 
+/* How many different values v[0..n) holds (pids, thread ids); sorts v. */
+size_t distinct_i32(int32_t *v, size_t n);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -87,6 +91,13 @@ char *xstrdup(const char *s);
  * one, as the locale is not consulted).  f NULL: only count.
  */
 int text_put(FILE *f, const char *s);
+/* Does s hold anything text_put escapes, but for backslashes? */
+bool text_needs_escape(const char *s);
+/* A command line: as it is when it holds nothing to escape but
+ * backslashes, so that a shell-quoted command can be pasted back (pcprof
+ * run quotes control characters as $'\n'); else text_put, which doubles
+ * its backslashes so that its escapes say which bytes it held. */
+int text_put_command(FILE *f, const char *s);
 /* text_put, then spaces up to width columns (left-justified). */
 void text_pad(FILE *f, const char *s, int width);
 /* The columns text_put would write. */

@@ -88,7 +88,7 @@ void view_processes(const struct model *f, const struct view_opts *o)
 		 * enter it), and the columns stay where they are */
 		text_pad(stdout, p->engine[0] ? p->engine : "-", 12);
 		printf("  %4" PRIu64 "  %-9s  ", p->lost, end_text(p, eb, sizeof eb));
-		text_put(stdout, p->cmdline[0] ? p->cmdline : p->exe);
+		text_put_command(stdout, p->cmdline[0] ? p->cmdline : p->exe);
 		putchar('\n');
 	}
 	if (idle)

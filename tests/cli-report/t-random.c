@@ -256,7 +256,7 @@ int main(void)
 				CHECK(fmt[i]->write(f, fmt[i]->directory ? gm : out, err,
 						    sizeof err) == 0,
 				      "iteration %d, %s: %s", it, fmt[i]->name, err);
-			model_notes(f, devnull);
+			model_notes(f, devnull, it & 1);
 			size_t c;
 			for (int by = 0; by < 5; by++) {
 				free(model_sorted_fns(f, (enum model_sort)by, &c));

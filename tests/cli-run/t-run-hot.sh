@@ -34,7 +34,7 @@ grep -q "^thread $id [0-9]* hot [0-9]" "$T/dump" || fail "main thread missing"
 
 # One summary line, naming the output.
 [ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err"; fail "want one line on stderr"; }
-grep -q "^pcprof run: [0-9]* samples\( ([0-9]* owed)\)\{0,1\}, .* 1 process, 1 thread, .*lost: none -> $T/p.data$" "$T/err" ||
+grep -q "^pcprof run: [0-9]* samples\( ([0-9]* owed)\)\{0,1\}, .* 1 process, 1 thread sampled, .*lost: none -> $T/p.data$" "$T/err" ||
 	fail "summary: $(cat "$T/err")"
 no_raw_dirs
 
