@@ -26,8 +26,15 @@ for e in thread-timer perf process-timer; do
 	ticks=$(sed -n 's/^pcprof run: \([0-9]*\) samples.*/\1/p' "$T/err")
 	read -r ns user <"$T/$e.cpu"
 	grep -q "samples (.* owed), .*; lost: none" "$T/err" || fail "$e: summary: $(cat "$T/err")"
-	awk -v n="$ticks" -v ns="$ns" -v e="$e" 'BEGIN {
-		x = ns * 1e-9 * 2000; d = 5 * sqrt(x)
+	# Under a sanitizer every process frees its shadow memory after its
+	# exit handlers, out of any sampler's reach: about 1.5 ms of CPU a
+	# process (200 processes under ASan: 0.29-0.33 s of 6 s), 5-8% of this
+	# tree, beyond 5 sd of the count.  There only the issue's 0.8-1.2
+	# holds; the unsanitized build keeps the 5 sd bound.
+	sd=5
+	[ -z "${SANITIZE:-}" ] || sd=1000
+	awk -v n="$ticks" -v ns="$ns" -v e="$e" -v sd=$sd 'BEGIN {
+		x = ns * 1e-9 * 2000; d = sd * sqrt(x)
 		printf "# %s: %d samples for %.3f s of CPU x 2 kHz = %.0f: %.3f\n", e, n, ns * 1e-9, x, n / x
 		if (n < x - d || n > x + d || n < 0.8 * x || n > 1.2 * x) {
 			printf "FAIL: %s: %d samples, want %.0f +- %.0f and within 0.8-1.2\n", e, n, x, d
