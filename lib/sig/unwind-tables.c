@@ -303,12 +303,26 @@ static uint64_t checksum(const void *p, size_t n)
 	return profil__mix64(r);
 }
 
+/* [vaddr, vaddr + size) lies in the file-backed part of one of the
+ * module's loaded segments: mapped, so read without the fault guard (the
+ * constructor runs before it is taken). */
+static bool loaded(const struct dl_phdr_info *info, uint64_t vaddr, uint64_t size)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && size <= ph->p_filesz &&
+		    vaddr - ph->p_vaddr <= ph->p_filesz - size)
+			return true;
+	}
+	return false;
+}
+
 /* The module's GNU build id, from its notes as loaded. */
 static bool build_id(const struct dl_phdr_info *info, struct ukey *k)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
+		if (ph->p_type != PT_NOTE || !loaded(info, ph->p_vaddr, ph->p_memsz))
 			continue;
 		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 		size_t left = ph->p_memsz;
