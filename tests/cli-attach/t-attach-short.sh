@@ -57,7 +57,9 @@ named()
 		x = w[i]; gap = cpu - n / hz
 		printf "%s: %d samples, %.2f s CPU: %.2f s named (at least %.2f, gap %.3f)\n",
 			name, n, cpu, x, min, gap
-		exit !(x >= min && x <= gap + 0.005) }
+		# (both the CPU time and the named time are printed to 0.01 s:
+		# 0.94 named against 1.00 - 33 / 500 = 0.934 once, under ASan)
+		exit !(x >= min && x <= gap + 0.011) }
 	END { if (NR == 0) exit 1 }' "$T/err" || fail "$1: loss not named as it should be"
 }
 
