@@ -6,8 +6,8 @@
 # (tests/targets/kernelwork), where it once said "lost: none".  Each
 # program starts only once sampling is live (a FIFO), and attach ends with
 # it, so what it used is all counted; bounds from the counts, as in those
-# tests: the named time is at least three quarters of the threads' 0.4 ms
-# each (below) and at most what the samples leave uncovered.
+# tests: the named time is at least a quarter of the threads' 0.4 ms each
+# (below) and at most what the samples leave uncovered.
 . "$(dirname "$0")/lib.sh"
 SHORT=$PWD/${B:-build}/tests/targets/shortthreads
 KW=$PWD/${B:-build}/tests/targets/kernelwork
@@ -66,11 +66,12 @@ named()
 attach_gated short "$SHORT" 100 8 400
 k=$(sed -n 's/.* s CPU of \([0-9]*\) threads shorter than a sample period.*/\1/p' "$T/err")
 [ "${k:-0}" -ge 400 ] || fail "short: ${k:-no} short threads named, want >= 400"
-# The threads' own counts, summed from the events, came to 0.29 s for 799
-# threads of 0.4 ms (0.32 s) once, in a CI run with pcprof built under
-# ThreadSanitizer: at least three quarters of it is asked (the old code
-# named nothing).
-named short "of [0-9]+ threads shorter than a sample period" "$(echo "$k * 0.0003 - 0.005" | bc)"
+# The threads' own counts, summed from the events, fall short under load
+# (0.29 s for 799 threads of 0.4 ms once under ThreadSanitizer, 0.22 s in
+# t-run-external-short beside a full test run): the named figure is a
+# lower bound, and at least a quarter of 0.4 ms a thread is asked (the old
+# code named nothing).
+named short "of [0-9]+ threads shorter than a sample period" "$(echo "$k * 0.0001" | bc)"
 
 attach_gated kernel "$KW" 1
 # half the 1 s: nearly all of kernelwork's time is system time (t-run-

@@ -31,10 +31,12 @@ check()
 		printf "%s: %d samples, %.2f s CPU, gap %.3f s; named %.2f s of %d threads\n",
 			name, n, cpu, gap, x, k
 		if (k < 400) { printf "%s: %d short threads named, want >= 400\n", name, k; exit 1 }
-		# three quarters of 0.4 ms each (the threads' event counts summed
-		# to 0.29 of 0.32 s once under TSan, t-attach-short.sh), and the
-		# two figures are printed to 0.01 s: 0.011 of rounding allowed
-		if (x < k * 0.0003 - 0.005) { printf "%s: %.2f s < %d x 0.3 ms\n", name, x, k; exit 1 }
+		# at least a quarter of 0.4 ms each: the sum of the event counts of
+		# the threads falls short under load (0.22 s for 799 threads of
+		# 0.4 ms beside a full test run, 0.29 s once under TSan: the named
+		# figure is a lower bound, pcprof-run(1)); the two figures are
+		# printed to 0.01 s: 0.011 of rounding allowed
+		if (x < k * 0.0001) { printf "%s: %.2f s < %d x 0.1 ms\n", name, x, k; exit 1 }
 		if (x > gap + 0.011) { printf "%s: %.2f s named > the gap %.3f s\n", name, x, gap; exit 1 }
 		ok = 1 }
 	END { exit !ok }' "$T/err" || fail "$1: short threads not reported as lost"
