@@ -222,22 +222,15 @@ bool profil__record_init(unsigned int hz)
  * starts with its parent's peak, and an exec'd image keeps it, so every
  * command a big parent spawns would claim the parent's memory (a 512 MiB
  * parent's /bin/true: 525616 KiB) and the allowance would hide real
- * unsampled time.  Raw system calls, as the handler's: _exit may come
- * from a signal handler.  AS-safe. */
+ * unsampled time.  profil__read_small makes raw system calls: _exit may
+ * come from a signal handler.  AS-safe. */
 static void store_rss(struct pcprof_raw_header *h)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
 	char buf[128];
-	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
-	syscall(SYS_close, fd);
-	if (n <= 0)
+	const char *p;
+	if (profil__read_small("/proc/self/statm", buf, sizeof buf) <= 0 ||
+	    !(p = strchr(buf, ' '))) /* past the total size */
 		return;
-	buf[n] = 0;
-	const char *p = buf;
-	while (*p && *p != ' ') /* the total size */
-		p++;
 	uint64_t pages = 0;
 	for (p++; *p >= '0' && *p <= '9' && pages < (UINT64_C(1) << 40); p++)
 		pages = pages * 10 + (uint64_t)(*p - '0');
