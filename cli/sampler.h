@@ -45,6 +45,9 @@ struct sampler_info {
 	 * sampled (/proc/PID/stat before and after); 0: not known.  pcprof
 	 * run puts its children's rusage here, which is exact. */
 	uint64_t sys_ns;
+	/* What the counts held beyond the kernel's CPU time of the target
+	 * (a virtual machine's stolen time), taken off its CPU time. */
+	uint64_t steal_ns;
 };
 
 /*

@@ -54,6 +54,9 @@ wait_live()
 			wait "$1"
 			rc=$?
 			skip_if_denied "$2"
+			# the target as it stands, for a failure seen once (ASan,
+			# t-attach-end: "it has ended" of a program still running)
+			[ -z "${pid:-}" ] || echo "target $pid: $(cat "/proc/$pid/stat" 2>&1)" >&2
 			fail "pcprof attach exited $rc before sampling: $(cat "$2")"
 		fi
 		i=$((i + 1))
@@ -176,11 +179,15 @@ attach_case()
 	# The sampler's CPU time of the window (its events' count) covers the
 	# CPU time between the live line and SIGINT and lies within the whole
 	# attach's (/proc, in whole clock ticks: one each end), and the samples
-	# follow it (near: 5 sd).
+	# follow it (near: 5 sd).  Above, the sampler allows what /proc cannot
+	# show yet (cap_cpu in cli/sampler.c): 10 ms on each CPU.  Without
+	# that cap the counts held the time a hypervisor stole, up to 60 ms
+	# beyond /proc here beside a test run, 0.5 s in CI.
 	ticks=$(field "$id" ticks)
 	cpu=$(field "$id" cpu_ms)
-	awk -v c="$cpu" -v lo="$((l1 - l0 - 2))" -v hi="$((c1 - c0 + 2))" -v t="$tck" 'BEGIN {
-		lo = lo * 1000 / t; hi = hi * 1000 / t
+	awk -v c="$cpu" -v lo="$((l1 - l0 - 2))" -v hi="$((c1 - c0 + 2))" -v t="$tck" \
+		-v n="$(getconf _NPROCESSORS_ONLN)" 'BEGIN {
+		lo = lo * 1000 / t; hi = hi * 1000 / t + 10 * n
 		printf "window %d ms of CPU, want %.0f..%.0f\n", c, lo, hi
 		exit !(c >= lo && c <= hi) }' || fail "the window's CPU time is not the target's"
 	near "$ticks" "$(awk -v c="$cpu" -v hz="$hz" 'BEGIN { print c / 1000 * hz }')" \
