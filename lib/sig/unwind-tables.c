@@ -419,9 +419,9 @@ static bool read_all(int fd, void *p, size_t n)
 
 /* The size bytes of fd in fresh memory of our own, or NULL.  Copied, not
  * mapped: a file truncated under its mapping, even a private one whose
- * pages were all copied on write, raises SIGBUS at the next read there,
- * and the handler runs without the fault guard under pcprof run
- * (session.c installs it only for a profil() buffer). */
+ * pages were all copied on write, raises SIGBUS at the next read there;
+ * the fault guard would then cut short every walk through that module,
+ * and a walk runs only while the guard is ours. */
 static void *copy_in(int fd, size_t size)
 {
 	void *p = profil__alloc(size);
