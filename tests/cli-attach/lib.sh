@@ -46,10 +46,14 @@ cpu_ticks()
 # background with its stderr in ERRFILE, says sampling is live (its first
 # line); if it exits first, skip when perf events are denied, else fail.
 # Waits up to 60 s: a loaded machine or a sanitizer build starts slowly.
+# The caller removes ERRFILE before it starts pcprof: the background job
+# truncates it only once it runs, and until then a previous attach's line
+# there said "live" at once (t-attach-end under ASan, 1 run in 12: the
+# program was told to end before pcprof had opened anything).
 wait_live()
 {
 	i=0
-	until grep -q '^pcprof attach: sampling process' "$2"; do
+	until grep -q '^pcprof attach: sampling process' "$2" 2>/dev/null; do
 		if ! kill -0 "$1" 2>/dev/null; then
 			wait "$1"
 			rc=$?
@@ -125,6 +129,7 @@ attach_case()
 	wait_file "$T/beat"
 	snapshot "$pid" before
 	c0=$(cpu_ticks "$pid")
+	rm -f "$T/err" # not the last attach's: see wait_live
 	"$PCPROF" attach -o "$T/p.data" --hz "$hz" "$pid" 2>"$T/err" &
 	pp=$!
 	wait_live $pp "$T/err"

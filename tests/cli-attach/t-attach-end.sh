@@ -55,6 +55,7 @@ pid=$(head -n1 "$T/pid")
 trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
 # A pcprof that did not follow the end would wait for ever (the parent
 # reaps only after it): the timeout catches that hang, not a slow run.
+rm -f "$T/err" # not the last attach's: see wait_live
 timeout 120 "$PCPROF" attach -o "$T/exit.data" --hz 200 "$pid" 2>"$T/err" &
 pp=$!
 wait_live $pp "$T/err"
