@@ -1792,8 +1792,13 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 {
 	uint64_t end = clock_ns(CLOCK_REALTIME);
 	/* A child still running: its CPU time so far, before the events go. */
-	for (size_t k = 1; k < s->ntg; k++)
+	for (size_t k = 1; k < s->ntg; k++) {
 		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
+		if (!s->tg[k]->ended) {
+			s->info.running++;
+			s->info.running_ns += s->tg[k]->proc.cpu_ns;
+		}
+	}
 	note_sys(s);
 	close_all(s);
 	split_cpu(s);
@@ -1894,6 +1899,8 @@ size_t sampler_shortfall(const struct pp_process *pr, size_t n, const struct sam
 		ticks += pr[i].ticks;
 		threads += pr[i].nthreads;
 	}
+	if (in->kernel_ns && cpu > in->kernel_ns)
+		cpu = in->kernel_ns; /* steal time, counted by perf's clock */
 	buf[0] = 0;
 	if (!period || cpu <= ticks * period)
 		return 0;

@@ -48,6 +48,14 @@ struct sampler_info {
 	/* What the counts held beyond the kernel's CPU time of the target
 	 * (a virtual machine's stolen time), taken off its CPU time. */
 	uint64_t steal_ns;
+	/* Followed processes still running at the end, and their CPU time
+	 * then (/proc, in clock ticks). */
+	size_t running;
+	uint64_t running_ns;
+	/* Set by the caller when it knows it (0: not known): the kernel's CPU
+	 * time of everything sampled, at least.  sampler_shortfall never
+	 * counts more CPU time than that, for the reason of steal_ns. */
+	uint64_t kernel_ns;
 };
 
 /*
