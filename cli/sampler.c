@@ -1924,7 +1924,7 @@ size_t sampler_shortfall(const struct pp_process *pr, size_t n, const struct sam
 				      k ? ", " : "", (double)kern * 1e-9);
 	if ((double)rest > noise + (double)longer * (double)period && k < len)
 		k += (size_t)snprintf(buf + k, len - k,
-				      "%s%.2f s CPU not sampled (of %.2f s the events counted)",
+				      "%s%.2f s CPU not sampled (of %.2f s of CPU time)",
 				      k ? ", " : "", (double)rest * 1e-9, (double)cpu * 1e-9);
 	return k < len ? k : len - 1;
 }
