@@ -1498,16 +1498,8 @@ static _Noreturn void run_external(const struct opts *o, char **prog, struct ext
 				 : "");
 		lost = unsampled;
 	}
-	/* The kernel's CPU time of the tree, exact for what was reaped (its
-	 * rusage), from /proc for the processes still running (two clock
-	 * ticks of rounding each), and up to 10 ms on each CPU not yet
-	 * accounted: the shortfall counts no more (sampler.h, steal_ns). */
-	long tck = sysconf(_SC_CLK_TCK), cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (r.tree_cpu_ns && tck > 0)
-		ext->info.kernel_ns =
-			r.tree_cpu_ns + ext->info.running_ns +
-			(uint64_t)ext->info.running * 2 * (1000000000u / (uint64_t)tck) +
-			(uint64_t)(cpus > 0 ? cpus : 1) * 10000000u;
+	/* The shortfall weighs no more CPU time than the tree's (steal). */
+	sampler_bound_cpu(&ext->info, r.tree_cpu_ns);
 	if (!o->quiet)
 		sampler_summary(p.procs, p.nprocs, &ext->info, ext->why, 0, lost, o->out);
 	pp_free(&p);

@@ -1759,6 +1759,20 @@ static void split_cpu(struct sampler *s)
 }
 
 /*
+ * What utime+stime of /proc cannot show yet, beyond what it says: each of
+ * `readings` figures (one process's, or the difference of two readings
+ * of one) is short by up to two clock ticks of rounding (utime and stime
+ * each), and each CPU may run up to a scheduler tick (10 ms at most) that
+ * the kernel has not accounted yet.
+ */
+static uint64_t unshown_ns(size_t readings)
+{
+	long tck = sysconf(_SC_CLK_TCK), cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return (uint64_t)readings * 2 * (1000000000u / (uint64_t)(tck > 0 ? tck : 100)) +
+	       (uint64_t)(cpus > 0 ? cpus : 1) * 10000000u;
+}
+
+/*
  * The counts are perf's cpu-clock, which runs while a thread is on a CPU
  * by the machine's clock; the kernel's CPU time (/proc, getrusage) leaves
  * out what a hypervisor took meanwhile (steal time).  On a busy virtual
@@ -1767,24 +1781,24 @@ static void split_cpu(struct sampler *s)
  * samples fires once for a stolen stretch.  So the target's CPU time is
  * never more than the kernel's for the same stretch: its own utime+stime
  * after the events closed less before they opened, plus what /proc cannot
- * show yet (two clock ticks of rounding, and a scheduler tick of running
- * time not yet accounted, up to 10 ms, on each CPU).  A target already
- * reaped by another parent leaves no figure, and keeps its counts.
+ * show yet.  A target already reaped by another parent (st is 0 or
+ * 'X') leaves no figure, and keeps its counts.
  */
-static void cap_cpu(struct sampler *s)
+static void cap_cpu(struct sampler *s, char st)
 {
 	struct target *root = s->tg[0];
-	char st = proc_state(s->pid, NULL, NULL);
-	long tck = sysconf(_SC_CLK_TCK);
 	uint64_t cpu1 = proc_cpu_ns(s->pid);
-	if (st == 0 || st == 'X' || tck <= 0 || cpu1 < s->cpu0)
+	if (st == 0 || st == 'X' || cpu1 < s->cpu0)
 		return;
-	uint64_t cap =
-		cpu1 - s->cpu0 + 2 * (1000000000u / (uint64_t)tck) + (uint64_t)s->nbuf * 10000000u;
-	if (root->proc.cpu_ns > cap) {
-		s->info.steal_ns = root->proc.cpu_ns - cap;
+	uint64_t cap = cpu1 - s->cpu0 + unshown_ns(1);
+	if (root->proc.cpu_ns > cap)
 		root->proc.cpu_ns = cap;
-	}
+}
+
+void sampler_bound_cpu(struct sampler_info *in, uint64_t reaped_ns)
+{
+	if (reaped_ns)
+		in->kernel_ns = reaped_ns + in->running_ns + unshown_ns(in->running);
 }
 
 void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
@@ -1802,12 +1816,12 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 	note_sys(s);
 	close_all(s);
 	split_cpu(s);
-	cap_cpu(s);
-	struct target *root = s->tg[0];
 	/* Ended: a zombie still tells how (exit_code of /proc/PID/stat is
 	 * wait's status); a process already reaped does not. */
 	int code;
 	char st = proc_state(s->pid, &code, NULL);
+	cap_cpu(s, st);
+	struct target *root = s->tg[0];
 	s->info.exited = st == 0 || st == 'Z' || st == 'X';
 	root->proc.end = PP_END_UNKNOWN;
 	if (st == 'Z' && code >= 0)

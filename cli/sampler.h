@@ -45,16 +45,13 @@ struct sampler_info {
 	 * sampled (/proc/PID/stat before and after); 0: not known.  pcprof
 	 * run puts its children's rusage here, which is exact. */
 	uint64_t sys_ns;
-	/* What the counts held beyond the kernel's CPU time of the target
-	 * (a virtual machine's stolen time), taken off its CPU time. */
-	uint64_t steal_ns;
 	/* Followed processes still running at the end, and their CPU time
 	 * then (/proc, in clock ticks). */
 	size_t running;
 	uint64_t running_ns;
-	/* Set by the caller when it knows it (0: not known): the kernel's CPU
-	 * time of everything sampled, at least.  sampler_shortfall never
-	 * counts more CPU time than that, for the reason of steal_ns. */
+	/* At least the kernel's CPU time of everything sampled (0: not known;
+	 * sampler_bound_cpu).  sampler_shortfall never counts more: perf's
+	 * counts also hold a virtual machine's steal time (sampler.c, cap_cpu). */
 	uint64_t kernel_ns;
 };
 
@@ -74,6 +71,11 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 /* What the sampler has seen so far (attach_ns and events are final once
  * sampler_open returned). */
 void sampler_peek(const struct sampler *s, struct sampler_info *info);
+
+/* Set in->kernel_ns from reaped_ns, the exact CPU time (rusage) of the
+ * processes already reaped, and /proc's of those still running at the
+ * end; reaped_ns 0 (not known) leaves it unknown. */
+void sampler_bound_cpu(struct sampler_info *in, uint64_t reaped_ns);
 
 /* Stamp samples with their time bucket of SAMPLER_BUCKET_NS (pp_sample.time,
  * counted from the first sample), or not (the default). */
