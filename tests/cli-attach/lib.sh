@@ -46,10 +46,7 @@ cpu_ticks()
 # background with its stderr in ERRFILE, says sampling is live (its first
 # line); if it exits first, skip when perf events are denied, else fail.
 # Waits up to 60 s: a loaded machine or a sanitizer build starts slowly.
-# The caller removes ERRFILE before it starts pcprof: the background job
-# truncates it only once it runs, and until then a previous attach's line
-# there said "live" at once (t-attach-end under ASan, 1 run in 12: the
-# program was told to end before pcprof had opened anything).
+# ERRFILE must not exist before pcprof starts: see attach_live.
 wait_live()
 {
 	i=0
@@ -67,6 +64,21 @@ wait_live()
 		[ $i -le 1200 ] || { kill "$1"; fail "pcprof attach not live after 60 s: $(cat "$2")"; }
 		sleep 0.05
 	done
+}
+
+# attach_live COMMAND...: run COMMAND (pcprof attach, maybe under
+# timeout) in the background with its stderr in $T/err, its pid in pp,
+# and wait until it says sampling is live (wait_live).  $T/err goes first:
+# the background job truncates it only once it runs, and until then a
+# previous attach's line there said "live" at once (t-attach-end under
+# ASan, 1 run in 12: the program was told to end before pcprof had opened
+# anything).
+attach_live()
+{
+	rm -f "$T/err"
+	"$@" 2>"$T/err" &
+	pp=$!
+	wait_live $pp "$T/err"
 }
 
 # wait_cpu PID TICKS: wait until process PID has used TICKS clock ticks of
@@ -129,10 +141,7 @@ attach_case()
 	wait_file "$T/beat"
 	snapshot "$pid" before
 	c0=$(cpu_ticks "$pid")
-	rm -f "$T/err" # not the last attach's: see wait_live
-	"$PCPROF" attach -o "$T/p.data" --hz "$hz" "$pid" 2>"$T/err" &
-	pp=$!
-	wait_live $pp "$T/err"
+	attach_live "$PCPROF" attach -o "$T/p.data" --hz "$hz" "$pid"
 	l0=$(cpu_ticks "$pid")
 	wait_cpu "$pid" "$(awk -v l="$l0" -v s="$secs" -v t="$tck" 'BEGIN { printf "%d", l + s * t + 0.5 }')"
 	l1=$(cpu_ticks "$pid")

@@ -10,12 +10,10 @@
 pid=$!
 trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
 wait_file "$T/beat"
-"$PCPROF" attach -o "$T/int.data" --hz 200 "$pid" 2>"$T/err" &
-pp=$!
 # SIGINT once sampling is live and the program has run 0.1 s of CPU
 # since (20 samples' worth at 200 Hz): a fixed sleep could send it while
 # a slow pcprof (a sanitizer build, a loaded machine) was still starting.
-wait_live $pp "$T/err"
+attach_live "$PCPROF" attach -o "$T/int.data" --hz 200 "$pid"
 c0=$(cpu_ticks "$pid")
 wait_cpu "$pid" $((c0 + $(getconf CLK_TCK) / 10))
 kill -INT $pp
@@ -55,10 +53,7 @@ pid=$(head -n1 "$T/pid")
 trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
 # A pcprof that did not follow the end would wait for ever (the parent
 # reaps only after it): the timeout catches that hang, not a slow run.
-rm -f "$T/err" # not the last attach's: see wait_live
-timeout 120 "$PCPROF" attach -o "$T/exit.data" --hz 200 "$pid" 2>"$T/err" &
-pp=$!
-wait_live $pp "$T/err"
+attach_live timeout 120 "$PCPROF" attach -o "$T/exit.data" --hz 200 "$pid"
 t0=$(date +%s%N)
 kill -USR1 "$pid"
 wait $pp || fail "attach exited $? (124: it did not follow the program's end): $(cat "$T/err")"

@@ -33,10 +33,7 @@ attach_gated()
 	parent=$!
 	until [ -s "$T/pid" ]; do sleep 0.05; done
 	pid=$(cat "$T/pid")
-	rm -f "$T/err" # not the last attach's: see wait_live
-	"$PCPROF" attach -o "$T/$name.data" --hz $HZ "$pid" 2>"$T/err" &
-	pp=$!
-	wait_live $pp "$T/err"
+	attach_live "$PCPROF" attach -o "$T/$name.data" --hz $HZ "$pid"
 	echo go >"$T/go"
 	wait $pp || fail "$name: pcprof attach exited $?: $(cat "$T/err")"
 	echo end >"$T/end"

@@ -10,10 +10,7 @@ mkfifo "$T/go" || fail "mkfifo"
 sh -c 'read -r go <"$2"; exec "$1" threads 0.6' sh "$HOT" "$T/go" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
-rm -f "$T/err" # not the last attach's: see wait_live
-"$PCPROF" attach -o "$T/p.data" --hz 500 "$pid" 2>"$T/err" &
-pp=$!
-wait_live $pp "$T/err"
+attach_live "$PCPROF" attach -o "$T/p.data" --hz 500 "$pid"
 echo go >"$T/go"
 wait $pp || fail "pcprof attach exited $?: $(cat "$T/err")"
 cat "$T/err"

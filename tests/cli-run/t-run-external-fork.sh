@@ -66,10 +66,7 @@ mkfifo "$T/go" || fail "mkfifo"
 sh -c 'read -r go <"$2"; exec "$0" "$1"' "$FORKS" $SECS "$T/go" >"$T/out" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
-rm -f "$T/err" # not the last attach's: see wait_live
-"$PCPROF" attach -o "$T/p.data" --hz $HZ $pid 2>"$T/err" &
-pp=$!
-wait_live $pp "$T/err"
+attach_live "$PCPROF" attach -o "$T/p.data" --hz $HZ $pid
 echo go >"$T/go"
 wait $pp
 rc=$?
