@@ -959,7 +959,7 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		 lost_busy = 0, lost_mods = 0, lost_room = 0, unsampled = 0, unseen = 0, owed = 0,
 		 unsampled_ticks = 0, stack_cut = 0, untimed = 0;
 	uint32_t partial = 0; /* 1 + the first bucket a timeline lost */
-	int room_err = 0, mod_err = 0;
+	int room_err = 0, mod_err = 0, node_err = 0;
 	size_t abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	size_t unentered = 0, recorded = 0, ntids = 0;
 	/* Processes and threads are counted as pcprof report counts them, each
@@ -1014,6 +1014,8 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		unseen += in->threads_unseen;
 		if (in->mod_error && !mod_err)
 			mod_err = in->mod_error;
+		if (in->node_error && !node_err)
+			node_err = in->node_error;
 		if (!(in->flags & PCPROF_RAW_F_SAMPLER))
 			unstarted++;
 		else if (!(in->flags & PCPROF_RAW_F_AUDIT))
@@ -1073,7 +1075,14 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (lost_table)
 		add_item(&lost, "%llu samples (pc table full: try --slots %lu)",
 			 (unsigned long long)lost_table, o->slots * 4);
-	if (lost_room)
+	/* ENOMEM: the library kept the program's address space (its
+	 * RLIMIT_AS) rather than grow the table (lib/sig/sink.h). */
+	if (lost_room && room_err == ENOMEM)
+		add_item(&lost,
+			 "%llu samples (the pc table could not grow within the program's "
+			 "address-space limit, RLIMIT_AS)",
+			 (unsigned long long)lost_room);
+	else if (lost_room)
 		add_item(&lost, "%llu samples (the pc table could not grow in %s: %s)",
 			 (unsigned long long)lost_room, dir, strerror(room_err));
 	if (lost_busy)
@@ -1150,10 +1159,14 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		add(&t, "; %llu samples of threads beyond the thread table (kept as [other])",
 		    (unsigned long long)lost_threads);
 	/* What would have given the stack and time tables room: more slots,
-	 * unless a table could not grow at all (a full recording directory),
-	 * where more slots cannot help. */
+	 * unless a table could not grow at all (a full recording directory,
+	 * the address-space limit), where more slots cannot help. */
 	char room[PATH_MAX + 96];
-	if (room_err)
+	if (!room_err)
+		room_err = node_err;
+	if (room_err == ENOMEM)
+		snprintf(room, sizeof room, "no room within the address-space limit, RLIMIT_AS");
+	else if (room_err)
 		snprintf(room, sizeof room, "no room in %s: %s", dir, strerror(room_err));
 	else
 		snprintf(room, sizeof room, "try --slots %lu", o->slots * 4);

@@ -409,6 +409,7 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	info->threads_unseen = h.threads_unseen;
 	info->table_error = h.slot.error ? h.slot.error : h.thr.error;
 	info->mod_error = h.mod_error;
+	info->node_error = h.node.error;
 	info->mapped = h.file_size;
 	info->cpu_start_ns = h.cpu_start_ns;
 	info->owed = h.owed;

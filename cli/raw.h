@@ -23,6 +23,7 @@ struct raw_info {
 	uint64_t lost_modules; /* modules not listed: no room */
 	int32_t table_error;   /* errno: the pc or thread table could not grow */
 	int32_t mod_error;     /* errno: the module table could not grow */
+	int32_t node_error;    /* errno: the stack node table could not grow */
 	uint64_t mapped;       /* bytes the recording mapped in the target */
 	uint64_t cpu_start_ns; /* process CPU time when the image started */
 	uint64_t owed;         /* ticks of pr->ticks no signal brought */

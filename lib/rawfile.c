@@ -206,12 +206,135 @@ static int reserve_first(int fd, const struct raw_map *m, uint32_t modules)
 	return r;
 }
 
-static int map_fd(int fd, struct raw_map *m)
+static uint64_t page_down(uint64_t v, size_t page)
 {
-	void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
+	return v / page * page;
+}
+
+static struct profil_levels levels_of(struct pcprof_raw_levels *l, const struct raw_table *c,
+				      size_t entry)
+{
+	return (struct profil_levels){
+		.l = l, .off = c->off, .base = c->base, .max = c->max, .entry = entry
+	};
+}
+
+/* Where the module entries' mapping starts in the file, and how long it is
+ * for the first n entries. */
+static void module_span(const struct raw_map *m, uint32_t n, uint64_t *start, uint64_t *len)
+{
+	*start = page_down(m->mod_off, m->page);
+	*len = round_up(m->mod_off + (uint64_t)n * sizeof(struct pcprof_raw_module), m->page) -
+	       *start;
+}
+
+static char *module_base(const struct raw_map *m)
+{
+	return (char *)m->mods - (m->mod_off - page_down(m->mod_off, m->page));
+}
+
+static uint64_t module_len(const struct raw_map *m)
+{
+	uint64_t start, len;
+	module_span(m, m->mod_mapped, &start, &len);
+	return len;
+}
+
+/* Bytes mapped for this recording, which profil__sink_room weighs. */
+static uint64_t mapped_bytes(const struct raw_map *m)
+{
+	return m->rec ? atomic_load(&m->rec->mapped)
+	       : m->h ? m->head_len + (m->mods ? module_len(m) : 0)
+		      : 0;
+}
+
+static int map_at(int fd, uint64_t off, uint64_t len, void **p)
+{
+	void *q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (q == MAP_FAILED)
 		return -errno;
+	*p = q;
+	return 0;
+}
+
+/* Map the header, the first `modules` module entries and, with m->rec, the
+ * levels open (from the header `h`) of each table: what this process
+ * touches, never the whole file (rawfile.h).  On failure nothing stays
+ * mapped. */
+static int map_file(int fd, struct raw_map *m, uint32_t modules, struct pcprof_raw_header *h)
+{
+	struct profil_rec *rec = m->rec;
+	m->h = NULL;
+	m->mods = NULL;
+	m->mod_mapped = 0;
+	m->head_len = round_up(sizeof(struct pcprof_raw_header), m->page);
+	if (modules == 0)
+		modules = 1;
+	uint64_t mstart, mlen, total = m->head_len;
+	module_span(m, modules, &mstart, &mlen);
+	total += mlen;
+	uint32_t open[3] = { 0, 0, 0 };
+	struct profil_levels t[3];
+	if (rec) {
+		memset(rec, 0, sizeof *rec);
+		t[0] = levels_of(&h->thr, &m->thr, sizeof(struct pcprof_raw_thread));
+		t[1] = levels_of(&h->slot, &m->slot, sizeof(struct pcprof_raw_slot));
+		t[2] = levels_of(&h->node, &m->node, sizeof(struct pcprof_raw_node));
+		open[0] = h->thr.open;
+		open[1] = h->slot.open;
+		open[2] = m->node.max ? h->node.open : 0;
+		for (int i = 0; i < 3; i++)
+			for (uint32_t k = 0; k < open[i]; k++) {
+				uint64_t start, len;
+				profil__level_span(&t[i], m->page, k, &start, &len);
+				total += len;
+			}
+		if (!profil__sink_room(0, total, m->page))
+			return -ENOMEM;
+	}
+	void *p = NULL;
+	int r = map_at(fd, 0, m->head_len, &p);
+	if (r < 0)
+		return r;
 	m->h = p;
+	r = map_at(fd, mstart, mlen, &p);
+	if (r < 0) {
+		profil__raw_unmap(m);
+		return r;
+	}
+	m->mods = (struct pcprof_raw_module *)((char *)p + (m->mod_off - mstart));
+	m->mod_mapped =
+		(uint32_t)((mlen - (m->mod_off - mstart)) / sizeof(struct pcprof_raw_module));
+	if (m->mod_mapped > m->mod_cap)
+		m->mod_mapped = m->mod_cap;
+	if (!rec)
+		return 0;
+	/* The levels' pointers in m->h, the mapping kept. */
+	t[0].l = &m->h->thr;
+	t[1].l = &m->h->slot;
+	t[2].l = &m->h->node;
+	rec->h = m->h;
+	rec->size = m->size;
+	rec->page = m->page;
+	rec->thr = t[0];
+	rec->slot = t[1];
+	if (m->node.max)
+		rec->node = t[2];
+	atomic_store(&rec->mapped, m->head_len + mlen);
+	struct profil_levels *to[3] = { &rec->thr, &rec->slot, &rec->node };
+	for (int i = 0; i < 3; i++)
+		for (uint32_t k = 0; k < open[i]; k++) {
+			uint64_t start, len;
+			profil__level_span(to[i], m->page, k, &start, &len);
+			r = map_at(fd, start, len, &p);
+			if (r < 0) {
+				profil__raw_unmap(m);
+				return r;
+			}
+			atomic_fetch_add(&rec->mapped, len);
+			atomic_store(&to[i]->at[k],
+				     (char *)p + (profil__level_off(to[i], k) - start));
+		}
 	return 0;
 }
 
@@ -236,9 +359,11 @@ static void init_levels(struct pcprof_raw_levels *l, const struct raw_table *t)
 	l->open = 1;
 }
 
-int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, struct raw_map *m)
+int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
+		       struct profil_rec *rec, struct raw_map *m)
 {
 	memset(m, 0, sizeof *m);
+	m->rec = rec;
 	char path[4200];
 	struct raw_latest last;
 	profil__raw_latest(env->dir, pid, &last);
@@ -264,8 +389,10 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, s
 		r = -errno;
 	if (!r)
 		r = reserve_first(fd, m, modules);
+	struct pcprof_raw_header first = { 0 };
+	first.thr.open = first.slot.open = first.node.open = 1;
 	if (!r)
-		r = map_fd(fd, m);
+		r = map_file(fd, m, modules, &first);
 	if (r < 0) {
 		leave_marker(fd, path, env->dir, pid, seq, token, -r);
 		m->h = NULL;
@@ -342,9 +469,11 @@ static size_t page_size(void)
 	return page > 0 ? (size_t)page : 4096;
 }
 
-int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct raw_map *m)
+int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct profil_rec *rec,
+		       struct raw_map *m)
 {
 	memset(m, 0, sizeof *m);
+	m->rec = rec;
 	m->page = page_size();
 	struct pcprof_raw_header h;
 	int fd = open_checked(dir, pid, seq, O_RDWR, m->page, &h);
@@ -361,7 +490,7 @@ int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, stru
 		m->slot = (struct raw_table){ h.slot.off, h.slot.base, h.slot.max };
 		if (h.flags & PCPROF_RAW_F_STACKS)
 			m->node = (struct raw_table){ h.node.off, h.node.base, h.node.max };
-		r = map_fd(fd, m);
+		r = map_file(fd, m, h.mod_reserved, &h);
 	}
 	close(fd);
 	return r;
@@ -378,14 +507,51 @@ int profil__raw_read_header(const char *dir, pid_t pid, int seq, struct pcprof_r
 
 void profil__raw_unmap(struct raw_map *m)
 {
+	struct profil_rec *rec = m->rec;
+	if (rec) {
+		struct profil_levels *t[3] = { &rec->thr, &rec->slot, &rec->node };
+		for (int i = 0; i < 3; i++)
+			for (uint32_t k = 0; k < PCPROF_RAW_LEVELS; k++) {
+				char *at = atomic_load(&t[i]->at[k]);
+				if (!at)
+					continue;
+				uint64_t start, len;
+				profil__level_span(t[i], m->page, k, &start, &len);
+				munmap(at - (profil__level_off(t[i], k) - start), len);
+				atomic_store(&t[i]->at[k], NULL);
+			}
+		atomic_store(&rec->mapped, 0);
+		rec->h = NULL;
+	}
+	if (m->mods)
+		munmap(module_base(m), module_len(m));
 	if (m->h)
-		munmap(m->h, m->size);
+		munmap(m->h, m->head_len);
 	m->h = NULL;
+	m->mods = NULL;
+	m->mod_mapped = 0;
 }
 
-int profil__raw_reserve(const struct raw_map *m, uint64_t off, uint64_t len)
+int profil__raw_map_modules(struct raw_map *m, uint32_t n)
 {
-	return profil__sink_populate(m->h, m->size, m->page, off, len);
+	if (n > m->mod_cap)
+		n = m->mod_cap;
+	if (n <= m->mod_mapped)
+		return 0;
+	uint64_t start, len, old = module_len(m);
+	module_span(m, n, &start, &len);
+	if (!profil__sink_room(mapped_bytes(m), len - old, m->page))
+		return -ENOMEM;
+	void *p = mremap(module_base(m), old, len, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED)
+		return -errno;
+	m->mods = (struct pcprof_raw_module *)((char *)p + (m->mod_off - start));
+	m->mod_mapped = (uint32_t)((len - (m->mod_off - start)) / sizeof(struct pcprof_raw_module));
+	if (m->mod_mapped > m->mod_cap)
+		m->mod_mapped = m->mod_cap;
+	if (m->rec)
+		atomic_fetch_add(&m->rec->mapped, len - old);
+	return 0;
 }
 
 void profil__raw_exe_path(char *buf, size_t len)
@@ -459,37 +625,43 @@ static void describe(const struct elf_src *s, struct pcprof_raw_module *mod)
 }
 
 /* Make room for more module entries: double what is reserved. */
-static int grow_modules(const struct raw_map *m, uint32_t have)
+static int grow_modules(struct raw_map *m, uint32_t have)
 {
 	if (have >= m->mod_cap)
 		return -ENOSPC;
 	uint32_t want = have < FIRST_MODULES ? FIRST_MODULES : 2 * have;
 	if (want > m->mod_cap)
 		want = m->mod_cap;
-	int r = profil__raw_reserve(m,
-				    m->mod_off + (uint64_t)have * sizeof(struct pcprof_raw_module),
-				    (uint64_t)(want - have) * sizeof(struct pcprof_raw_module));
+	int r = profil__raw_map_modules(m, want);
+	if (r == 0)
+		r = profil__sink_populate(module_base(m), module_len(m), m->page,
+					  (m->mod_off - page_down(m->mod_off, m->page)) +
+						  (uint64_t)have * sizeof(struct pcprof_raw_module),
+					  (uint64_t)(want - have) *
+						  sizeof(struct pcprof_raw_module));
 	if (r == 0)
 		atomic_store(A32(&m->h->mod_reserved), want);
 	return r;
 }
 
-/* Entries that are ours to read: the count, within what is reserved. */
-static uint32_t module_count(const struct raw_map *m, uint32_t *reserved)
+/* Entries that are ours to read: the count, within what is reserved and
+ * mapped (the library maps more if the audit module reserved more). */
+static uint32_t module_count(struct raw_map *m, uint32_t *reserved)
 {
 	uint32_t n = atomic_load(A32(&m->h->mod_count));
 	*reserved = atomic_load(A32(&m->h->mod_reserved));
 	if (*reserved > m->mod_cap)
 		*reserved = m->mod_cap;
+	if (profil__raw_map_modules(m, *reserved) < 0)
+		*reserved = m->mod_mapped;
 	return n < *reserved ? n : *reserved;
 }
 
-int profil__raw_add_module(const struct raw_map *m, const char *path, uint64_t bias,
-			   const void *mem_ehdr)
+int profil__raw_add_module(struct raw_map *m, const char *path, uint64_t bias, const void *mem_ehdr)
 {
 	struct pcprof_raw_header *h = m->h;
-	struct pcprof_raw_module *mods = profil__raw_modules(m);
 	uint32_t reserved, n = module_count(m, &reserved);
+	struct pcprof_raw_module *mods = profil__raw_modules(m);
 	for (uint32_t i = 0; i < n; i++)
 		if (!mods[i].epoch_unloaded && mods[i].bias == bias &&
 		    strcmp(mods[i].path, path) == 0)
@@ -502,7 +674,7 @@ int profil__raw_add_module(const struct raw_map *m, const char *path, uint64_t b
 		return r;
 	}
 
-	struct pcprof_raw_module *mod = &mods[n];
+	struct pcprof_raw_module *mod = &profil__raw_modules(m)[n]; /* grown: moved */
 	memset(mod, 0, sizeof *mod);
 	snprintf(mod->path, sizeof mod->path, "%s", path);
 	mod->bias = bias;
@@ -519,12 +691,14 @@ int profil__raw_add_module(const struct raw_map *m, const char *path, uint64_t b
 	return (int)n;
 }
 
-void profil__raw_unload_module(const struct raw_map *m, uint32_t idx)
+void profil__raw_unload_module(struct raw_map *m, uint32_t idx)
 {
 	struct pcprof_raw_header *h = m->h;
-	struct pcprof_raw_module *mods = profil__raw_modules(m);
 	uint32_t reserved;
-	if (idx >= module_count(m, &reserved) || mods[idx].epoch_unloaded)
+	if (idx >= module_count(m, &reserved))
+		return;
+	struct pcprof_raw_module *mods = profil__raw_modules(m);
+	if (mods[idx].epoch_unloaded)
 		return;
 	uint32_t e = atomic_load(A32(&h->epoch));
 	atomic_store(A32(&mods[idx].epoch_unloaded), e + 1);

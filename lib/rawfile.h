@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "record-format.h"
+#include "sig/sink.h"
 
 /* A growing table as checked at creation or attach. */
 struct raw_table {
@@ -28,14 +29,27 @@ struct raw_table {
 	uint32_t base, max;
 };
 
+/*
+ * A recording as this process maps it: never the whole file, which is as
+ * large as its tables could grow (60 MiB by default, and RLIMIT_AS counts
+ * every byte mapped).  The header's page(s) and the module entries in use
+ * are mapped here; with a struct profil_rec (the library), so are the
+ * levels of its tables that are open, each on its own (sig/sink.h), and
+ * the handler maps each new level as it opens.  The audit module maps
+ * only the header and the modules.
+ */
 struct raw_map {
 	struct pcprof_raw_header *h; /* NULL: none */
-	size_t size;                 /* of the mapping, = file_size */
+	size_t size;                 /* of the file */
 	size_t page;
+	size_t head_len; /* of the header's mapping: the thread table's first level */
 	uint64_t mod_off;
 	uint32_t mod_cap;
+	struct pcprof_raw_module *mods; /* the first mod_mapped entries */
+	uint32_t mod_mapped;
 	struct raw_table thr, slot;
-	struct raw_table node; /* max 0: no stacks (PCPROF_RAW_F_STACKS unset) */
+	struct raw_table node;  /* max 0: no stacks (PCPROF_RAW_F_STACKS unset) */
+	struct profil_rec *rec; /* the tables' mappings, or NULL: none */
 };
 
 /* Settings from the environment (PCPROF_*).  False when not recording:
@@ -70,35 +84,42 @@ void profil__raw_latest(const char *dir, pid_t pid, struct raw_latest *out);
 /*
  * Create the next file for pid ("<dir>/<pid>.<seq>.raw", seq one past the
  * newest), reserve its header and the first level of each table (at least
- * `modules` module entries), map it and fill the fixed header fields.
- * Returns 0, or -errno; when the file was made but not its reservation, it
- * is left as the empty marker "<pid>.<seq>.<errno>.<token>.lost" and nothing
- * stays mapped.
+ * `modules` module entries), map the header and those module entries, and,
+ * with rec (not NULL), the first level of each table into rec, and fill
+ * the fixed header fields.  Returns 0, or -errno (-ENOMEM: the mappings
+ * would not leave the program room under its RLIMIT_AS, see
+ * profil__sink_room); when the file was made but not its reservation or
+ * mappings, it is left as the empty marker
+ * "<pid>.<seq>.<errno>.<token>.lost" and nothing stays mapped.
  */
-int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules, struct raw_map *m);
+int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
+		       struct profil_rec *rec, struct raw_map *m);
 
-/* Map "<dir>/<pid>.<seq>.raw" if it passes every check above and carries
- * `token`.  Returns 0, or -errno (-EPERM for a file that is not trusted,
- * -EINVAL for a bad header, -ESTALE for another image's). */
-int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct raw_map *m);
+/* Map "<dir>/<pid>.<seq>.raw" as create does (with rec: every level open)
+ * if it passes every check above and carries `token`.  Returns 0, or
+ * -errno (-EPERM for a file that is not trusted, -EINVAL for a bad header,
+ * -ESTALE for another image's, -ENOMEM as for create). */
+int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct profil_rec *rec,
+		       struct raw_map *m);
 
 /* Read the header of "<dir>/<pid>.<seq>.raw", made by another image of pid
  * (an earlier image of the exec chain), if it passes the same checks: only
  * for its values, never to write there.  Returns 0, or -errno as above. */
 int profil__raw_read_header(const char *dir, pid_t pid, int seq, struct pcprof_raw_header *h);
 
+/* Unmap everything create or attach mapped, the levels the handler
+ * mapped since included (rec's are cleared).  Not while a handler may use
+ * them: at exit of the recording, or in a fork child. */
 void profil__raw_unmap(struct raw_map *m);
 
-/* Back [off, off + len) of the file (rounded out to pages) with memory or
- * blocks before anything is stored there: afterwards a store there cannot
- * fault.  MADV_POPULATE_WRITE needs no descriptor and reports a full file
- * system as an error, where a store would get SIGBUS.  Returns 0 or -errno
- * (-ENOSPC for the kernel's EFAULT: no room or quota).  AS-safe. */
-int profil__raw_reserve(const struct raw_map *m, uint64_t off, uint64_t len);
+/* Map at least the first n module entries (n <= mod_cap), if they are not
+ * yet: the audit module may have made more since the library mapped them.
+ * Returns 0 or -errno. */
+int profil__raw_map_modules(struct raw_map *m, uint32_t n);
 
 static inline struct pcprof_raw_module *profil__raw_modules(const struct raw_map *m)
 {
-	return (struct pcprof_raw_module *)((char *)m->h + m->mod_off);
+	return m->mods;
 }
 
 /*
@@ -108,11 +129,11 @@ static inline struct pcprof_raw_module *profil__raw_modules(const struct raw_map
  * ELF header in memory (the vDSO, which has no file).  Returns the entry
  * index, or -errno (-ENOSPC: no room; counted in lost_modules).
  */
-int profil__raw_add_module(const struct raw_map *m, const char *path, uint64_t bias,
+int profil__raw_add_module(struct raw_map *m, const char *path, uint64_t bias,
 			   const void *mem_ehdr);
 
 /* Mark entry idx unloaded and start a new epoch. */
-void profil__raw_unload_module(const struct raw_map *m, uint32_t idx);
+void profil__raw_unload_module(struct raw_map *m, uint32_t idx);
 
 /* Path of the running executable (readlink /proc/self/exe), for the main
  * program, which the loader names "". */

@@ -31,10 +31,12 @@
  * survives _exit, abort, SIGSEGV and SIGKILL: the kernel keeps the pages.
  *
  * Space.  The file is as large as its tables can grow, but only the parts in
- * use are backed: the creator reserves the header and the first level of
- * each table with posix_fallocate, and a table grows by reserving its next
- * level with MADV_POPULATE_WRITE before anyone writes there, so no store can
- * ever meet a full file system (which would be SIGBUS).  An image whose
+ * use are backed, and mapped: the creator reserves the header and the first
+ * level of each table with posix_fallocate, and a table grows by mapping its
+ * next level and reserving it with MADV_POPULATE_WRITE before anyone writes
+ * there, so no store can ever meet a full file system (which would be
+ * SIGBUS).  Under RLIMIT_AS a table grows only while the process keeps its
+ * room (lib/sig/sink.h, profil__sink_room); the error is then ENOMEM.  An image whose
  * first reservation fails runs unrecorded and leaves instead an empty file
  * "<dir>/<pid>.<seq>.<errno>.<token>.lost" (errno decimal, token 16 hex
  * digits), which pcprof reports.

@@ -14,7 +14,12 @@
  * the most it could: each level is dense (a program that samples 1000
  * distinct pcs touches about 100 KiB, where one sparse table of the largest
  * size touched a page per pc), and it is reserved before the first store
- * into it, so a full file system costs samples, never a SIGBUS.
+ * into it, so a full file system costs samples, never a SIGBUS.  Each level
+ * is also mapped only when it opens (lib/sig/sink.h), so the address space
+ * follows the same: a process mapped its whole file, 60 MiB, which
+ * RLIMIT_AS counts; and under that limit a table stops growing while the
+ * program would still need the room (profil__sink_room): fewer samples
+ * recorded, never a failed mmap, malloc or pthread_create in the program.
  *
  * Stacks (PCPROF_STACKS=1) go into a third growing table, a trie of
  * (caller's node, pc) nodes: a stack is stored as the node of its
@@ -64,23 +69,10 @@ static struct raw_env env;
 
 /* ---- set-up (normal context) ---- */
 
-static void use_levels(struct profil_levels *t, struct pcprof_raw_levels *l,
-		       const struct raw_table *c, size_t entry)
-{
-	*t = (struct profil_levels){ l, (char *)map.h + c->off, c->base, c->max, entry };
-}
-
+/* The recording's tables are mapped into rec by rawfile.c; the rest of
+ * what the handler reads. */
 static void use_map(void)
 {
-	rec.h = map.h;
-	rec.size = map.size;
-	rec.page = map.page;
-	use_levels(&rec.thr, &map.h->thr, &map.thr, sizeof(struct pcprof_raw_thread));
-	use_levels(&rec.slot, &map.h->slot, &map.slot, sizeof(struct pcprof_raw_slot));
-	if (map.node.max)
-		use_levels(&rec.node, &map.h->node, &map.node, sizeof(struct pcprof_raw_node));
-	else
-		rec.node = (struct profil_levels){ 0 };
 	rec.tl_origin = map.h->tl_origin_ns;
 	rec.tl_bucket = map.h->tl_bucket_ns;
 }
@@ -138,7 +130,7 @@ static bool attach_or_create(void)
 	if (last.seq >= 0 && last.lost && last.token == token)
 		return false;
 	if (last.seq >= 0 && !last.lost &&
-	    profil__raw_attach(env.dir, pid, last.seq, token, &map) == 0) {
+	    profil__raw_attach(env.dir, pid, last.seq, token, &rec, &map) == 0) {
 		if ((map.h->flags & PCPROF_RAW_F_AUDIT) && map.h->end == PCPROF_END_RUNNING &&
 		    !(map.h->flags & PCPROF_RAW_F_SAMPLER))
 			return true;
@@ -146,7 +138,7 @@ static bool attach_or_create(void)
 	}
 	if (!profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)))
 		return false;
-	return profil__raw_create(&env, pid, 0, &map) == 0;
+	return profil__raw_create(&env, pid, 0, &rec, &map) == 0;
 }
 
 void profil__record_note_engine(const char *engine, const char *why, bool user_time)
@@ -375,13 +367,22 @@ void profil__record_fork_child(void)
 	if (!atomic_load(&profil__rec))
 		return;
 	atomic_store(&profil__rec, NULL);
+	/* The parent's mappings, which the child inherited, are unmapped
+	 * once their module entries are copied. */
+	static struct profil_rec prec;
+	memcpy(&prec, &rec, sizeof prec);
 	struct raw_map parent = map;
+	parent.rec = &prec;
 	map.h = NULL;
 	struct pcprof_raw_header *p = parent.h;
 	uint32_t n = atomic_load(A32(&p->mod_count)), reserved = atomic_load(A32(&p->mod_reserved));
 	n = n < reserved ? n : reserved;
 	n = n < parent.mod_cap ? n : parent.mod_cap;
-	if (env.follow && profil__raw_create(&env, getpid(), n, &map) == 0) {
+	/* The parent's entries up to n, which the audit module may have made
+	 * since this image mapped them. */
+	if (profil__raw_map_modules(&parent, n) < 0)
+		n = parent.mod_mapped;
+	if (env.follow && profil__raw_create(&env, getpid(), n, &rec, &map) == 0) {
 		struct pcprof_raw_header *c = map.h;
 		memcpy(c->engine, p->engine, sizeof c->engine);
 		memcpy(c->why, p->why, sizeof c->why);

@@ -18,7 +18,10 @@
  * relocate a second libc for it in every process image.  It creates the
  * image's file at la_version time (the earliest moment), records each object
  * opened in the main namespace, and on each close marks the entry unloaded
- * and starts a new module epoch (lib/record-format.h).
+ * and starts a new module epoch (lib/record-format.h).  It maps only the
+ * header and the module entries (rawfile.h): the library maps the tables
+ * the samples go to, so no part of the file is mapped twice but the header's
+ * page (each mapped the whole file: 120 MiB of address space a process).
  */
 #include <link.h>
 #include <stdatomic.h>
@@ -55,7 +58,7 @@ static bool current(void)
 	struct raw_latest last;
 	profil__raw_latest(env.dir, pid, &last);
 	return last.seq >= 0 && !last.lost &&
-	       profil__raw_attach(env.dir, pid, last.seq, profil__raw_token(pid), &map) == 0;
+	       profil__raw_attach(env.dir, pid, last.seq, profil__raw_token(pid), NULL, &map) == 0;
 }
 
 /* A file that cannot be made, or whose space cannot be reserved, leaves the
@@ -70,7 +73,7 @@ EXPORT unsigned int la_version(unsigned int version)
 		struct raw_latest last;
 		profil__raw_latest(env.dir, pid, &last);
 		if (profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)) &&
-		    profil__raw_create(&env, pid, 0, &map) == 0) {
+		    profil__raw_create(&env, pid, 0, NULL, &map) == 0) {
 			map.h->flags |= PCPROF_RAW_F_AUDIT;
 			map_pid = pid;
 			enabled = true;

@@ -170,6 +170,27 @@ int munmap(void *addr, size_t len)
 	return (int)ret(SYS(SYS_munmap, addr, len, 0, 0, 0, 0));
 }
 
+/* Only as rawfile.c calls it: a moving remap, no new address. */
+void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
+{
+	long r = SYS(SYS_mremap, old, old_len, len, flags, 0, 0);
+	return ret(r) == -1 ? MAP_FAILED : (void *)r;
+}
+
+/* As glibc's: six arguments go to the kernel whatever the caller passed.
+ * Both ABIs here pass them in registers, so the ones a call does not use
+ * are whatever the registers held, which that system call ignores (glibc's
+ * is assembly that does the same). */
+long syscall(long n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+	long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	return ret(SYS(n, a, b, c, d, e, f));
+}
+
 int madvise(void *addr, size_t len, int advice)
 {
 	return (int)ret(SYS(SYS_madvise, addr, len, advice, 0, 0, 0));

@@ -10,7 +10,8 @@
  *
  * AS-safe: atomics and raw system calls, no locks, no allocation; at most
  * 64 probes per level for each table entry, at most PROFIL_STACK_MAX nodes,
- * and one madvise when a level opens.  Includes only lib/internal.h,
+ * and when a level opens, one mremap (its mapping), one madvise (its
+ * reservation) and, under RLIMIT_AS, a read of /proc/self/statm.  Includes only lib/internal.h,
  * lib/record-format.h and lib/sig/ (tests/abi/t-layers.sh).
  */
 #include "sink.h"
@@ -59,26 +60,71 @@ static uint32_t open_levels(const struct profil_levels *t)
 	return n == 0 ? 1 : n > t->max ? t->max : n;
 }
 
-/* Entry i of level k for hash value `hash` and probe number `probe`. */
-static uint64_t level_index(const struct profil_levels *t, uint32_t k, uint64_t hash,
-			    uint32_t probe)
+/* Level k's first entry in this process (k below open_levels). */
+static char *level_at(const struct profil_levels *t, uint32_t k)
 {
-	uint64_t size = (uint64_t)t->base << k;
-	return size - t->base + ((hash + probe) & (size - 1));
+	return atomic_load_explicit(&t->at[k], memory_order_acquire);
 }
 
-/* Level `top` is half full, or had no room: reserve and open the next one.
- * One writer at a time; a failed reservation is not tried again (its errno
- * tells pcprof why samples were lost). */
+/* Entry i of level k for hash value `hash` and probe number `probe`: its
+ * index counted from level 0's first entry, and (*e) where it is mapped. */
+static uint64_t level_index(const struct profil_levels *t, uint32_t k, uint64_t hash,
+			    uint32_t probe, char *at, char **e)
+{
+	uint64_t size = (uint64_t)t->base << k, i = (hash + probe) & (size - 1);
+	*e = at + i * t->entry;
+	return size - t->base + i;
+}
+
+/* Entry `index` (counted from level 0's first entry) of a level that is
+ * open. */
+static char *entry_at(const struct profil_levels *t, uint64_t index)
+{
+	uint64_t q = index / t->base + 1; /* in [2^k, 2^(k + 1)) for level k */
+	uint32_t k = 63 - (uint32_t)__builtin_clzll(q);
+	return level_at(t, k) + (index - (((uint64_t)t->base << k) - t->base)) * t->entry;
+}
+
+int profil__sink_map_level(struct profil_rec *r, struct profil_levels *t, uint32_t k)
+{
+	uint64_t ps, pl, ns, nl;
+	profil__level_span(t, r->page, k - 1, &ps, &pl);
+	profil__level_span(t, r->page, k, &ns, &nl);
+	if (!profil__sink_room(atomic_load(&r->mapped), nl, r->page))
+		return -ENOMEM;
+	/* Level k - 1's mapping starts at ps; its last page is ns. */
+	char *prev = level_at(t, k - 1) - (profil__level_off(t, k - 1) - ps);
+	int saved = errno;
+	long p = syscall(SYS_mremap, prev + (ns - ps), 0, nl, MREMAP_MAYMOVE);
+	if (p == -1) {
+		int e = errno;
+		errno = saved;
+		return -e;
+	}
+	uint64_t first = profil__level_off(t, k);
+	int e = profil__sink_populate((void *)p, nl, r->page, first - ns,
+				      ((uint64_t)t->base << k) * t->entry);
+	if (e < 0) {
+		syscall(SYS_munmap, p, nl);
+		errno = saved;
+		return e;
+	}
+	atomic_fetch_add(&r->mapped, nl);
+	atomic_store_explicit(&t->at[k], (char *)p + (first - ns), memory_order_release);
+	errno = saved;
+	return 0;
+}
+
+/* Level `top` is half full, or had no room: map, reserve and open the next
+ * one.  One writer at a time; a failed mapping or reservation is not tried
+ * again (its errno tells pcprof why samples were lost). */
 static void grow(struct profil_rec *r, struct profil_levels *t, uint32_t top)
 {
 	uint32_t idle = 0;
 	if (top + 1 >= t->max || !atomic_compare_exchange_strong(A32(&t->l->growing), &idle, 1))
 		return;
 	if (open_levels(t) == top + 1) {
-		uint64_t size = (uint64_t)t->base << (top + 1);
-		uint64_t off = (uint64_t)(t->at - (char *)r->h) + (size - t->base) * t->entry;
-		int e = profil__sink_populate(r->h, r->size, r->page, off, size * t->entry);
+		int e = profil__sink_map_level(r, t, top + 1);
 		if (e < 0) {
 			atomic_store(AI32(&t->l->error), -e);
 			return;
@@ -102,14 +148,14 @@ static void taken(struct profil_rec *r, struct profil_levels *t, uint32_t k)
 static uint32_t thread_index(struct profil_rec *r, pid_t tid, bool add)
 {
 	struct profil_levels *t = &r->thr;
-	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)t->at;
 	uint64_t hash = profil__mix64((uint64_t)tid);
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
+		char *at = level_at(t, k), *p;
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
 		     probe++) {
-			uint64_t i = level_index(t, k, hash, probe);
-			struct pcprof_raw_thread *e = &thr[i];
+			uint64_t i = level_index(t, k, hash, probe, at, &p);
+			struct pcprof_raw_thread *e = (struct pcprof_raw_thread *)p;
 			int32_t cur = atomic_load_explicit(AI32(&e->tid), memory_order_acquire);
 			if (cur == tid)
 				return (uint32_t)i;
@@ -149,10 +195,12 @@ static void rename_entry(struct pcprof_raw_thread *e)
  * (lib/record.c); not on the signal path, though AS-safe. */
 void profil__sink_rename_all(struct profil_rec *r)
 {
-	struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)r->thr.at;
-	uint64_t n = (((uint64_t)1 << open_levels(&r->thr)) - 1) * r->thr.base;
-	for (uint64_t i = 0; i < n; i++)
-		rename_entry(&thr[i]);
+	uint32_t levels = open_levels(&r->thr);
+	for (uint32_t k = 0; k < levels; k++) {
+		struct pcprof_raw_thread *thr = (struct pcprof_raw_thread *)level_at(&r->thr, k);
+		for (uint64_t i = 0; i < (uint64_t)r->thr.base << k; i++)
+			rename_entry(&thr[i]);
+	}
 }
 
 /* The node of (parent, pc): the first one found in any level, or a new one
@@ -164,14 +212,14 @@ void profil__sink_rename_all(struct profil_rec *r)
 static uint32_t node_index(struct profil_rec *r, uint32_t parent, uint64_t pc)
 {
 	struct profil_levels *t = &r->node;
-	struct pcprof_raw_node *nodes = (struct pcprof_raw_node *)t->at;
 	uint64_t hash = profil__mix64(pc ^ ((uint64_t)parent * UINT64_C(0x9e3779b97f4a7c15)));
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
+		char *at = level_at(t, k), *p;
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
 		     probe++) {
-			uint64_t i = level_index(t, k, hash, probe);
-			struct pcprof_raw_node *n = &nodes[i];
+			uint64_t i = level_index(t, k, hash, probe, at, &p);
+			struct pcprof_raw_node *n = (struct pcprof_raw_node *)p;
 			uint64_t cur = atomic_load_explicit(A64(&n->pc), memory_order_acquire);
 			if (cur == 0) {
 				if (k + 1 < levels)
@@ -263,15 +311,16 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 		  uint32_t flags, uint32_t bucket, unsigned long weight)
 {
 	struct profil_levels *t = &r->slot;
-	struct pcprof_raw_slot *slots = (struct pcprof_raw_slot *)t->at;
 	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20) ^
 				      ((uint64_t)node * UINT64_C(0x9e3779b97f4a7c15)) ^ flags ^
 				      ((uint64_t)bucket << 44));
 	uint32_t levels = open_levels(t);
 	for (uint32_t k = 0; k < levels; k++) {
+		char *at = level_at(t, k), *p;
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
 		     probe++) {
-			struct pcprof_raw_slot *s = &slots[level_index(t, k, hash, probe)];
+			level_index(t, k, hash, probe, at, &p);
+			struct pcprof_raw_slot *s = (struct pcprof_raw_slot *)p;
 			uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
 			if (key == 0) {
 				if (k + 1 < levels)
@@ -325,8 +374,9 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr
 	if (ti == UINT32_MAX)
 		atomic_fetch_add_explicit(A64(&h->lost_threads), weight, memory_order_relaxed);
 	else
-		atomic_fetch_add_explicit(A64(&((struct pcprof_raw_thread *)r->thr.at)[ti].ticks),
-					  weight, memory_order_relaxed);
+		atomic_fetch_add_explicit(
+			A64(&((struct pcprof_raw_thread *)entry_at(&r->thr, ti))->ticks), weight,
+			memory_order_relaxed);
 	uint32_t epoch = atomic_load_explicit(A32(&h->epoch), memory_order_acquire);
 	uint32_t node = PCPROF_RAW_NO_STACK, flags = 0;
 	if (r->node.max && stack && depth > 0)
@@ -369,7 +419,7 @@ void profil__record_thread_end(void)
 	struct profil_rec *r = atomic_load(&profil__rec);
 	uint32_t ti = r ? thread_index(r, profil__gettid(), false) : UINT32_MAX;
 	if (ti != UINT32_MAX)
-		rename_entry(&((struct pcprof_raw_thread *)r->thr.at)[ti]);
+		rename_entry((struct pcprof_raw_thread *)entry_at(&r->thr, ti));
 }
 
 void profil__record_unsampled(struct profil_rec *r, unsigned long weight)

@@ -39,6 +39,7 @@
 #include "test.h"
 
 static struct raw_env env;
+static struct profil_rec rec;
 
 static void name(char *buf, size_t len, const char *leaf)
 {
@@ -48,7 +49,7 @@ static void name(char *buf, size_t len, const char *leaf)
 static int attach(pid_t pid, int seq)
 {
 	struct raw_map m;
-	int r = profil__raw_attach(scratch, pid, seq, profil__raw_token(pid), &m);
+	int r = profil__raw_attach(scratch, pid, seq, profil__raw_token(pid), &rec, &m);
 	if (r == 0)
 		profil__raw_unmap(&m);
 	return r;
@@ -139,7 +140,7 @@ static const char *hostile(int i, struct pcprof_raw_header *h)
 static void layouts(void)
 {
 	struct raw_map m;
-	T_EQ(profil__raw_create(&env, 4000, 0, &m), 0);
+	T_EQ(profil__raw_create(&env, 4000, 0, &rec, &m), 0);
 	T_EQ(m.h->seq, 0);
 	T_EQ(m.h->token, profil__raw_token(4000));
 	T_OK(m.h->token != profil__raw_token(4001));
@@ -194,7 +195,7 @@ static void impostors(void)
 {
 	struct raw_map m;
 	char path[256], real[256];
-	T_EQ(profil__raw_create(&env, 4002, 0, &m), 0);
+	T_EQ(profil__raw_create(&env, 4002, 0, &rec, &m), 0);
 	profil__raw_unmap(&m);
 	name(path, sizeof path, "4002.0.raw");
 	name(real, sizeof real, "real");
@@ -227,7 +228,7 @@ static void planted_links(void)
 
 	struct raw_map m;
 	mode_t old = umask(0777);
-	T_EQ(profil__raw_create(&env, 4010, 0, &m), 0);
+	T_EQ(profil__raw_create(&env, 4010, 0, &rec, &m), 0);
 	umask(old);
 	T_EQ(m.h->seq, 1);
 	profil__raw_unmap(&m);
@@ -240,7 +241,7 @@ static void planted_links(void)
 	EXPECT_ATTACH(4010, 0, -ELOOP, "the planted link");
 	EXPECT_ATTACH(4010, 1, 0, "the file made beside it");
 
-	T_EQ(profil__raw_create(&env, 4011, 0, &m), 0);
+	T_EQ(profil__raw_create(&env, 4011, 0, &rec, &m), 0);
 	T_EQ(m.h->seq, 1);
 	profil__raw_unmap(&m);
 	T_OK(access("/nonexistent/t-rawfile", F_OK) < 0);
@@ -258,7 +259,7 @@ static int create_limited(rlim_t limit, pid_t pid, uint32_t *levels)
 		struct raw_map m;
 		int out[2] = { -1, 0 };
 		if (setrlimit(RLIMIT_FSIZE, &rl) == 0) {
-			out[0] = profil__raw_create(&env, pid, 0, &m);
+			out[0] = profil__raw_create(&env, pid, 0, NULL, &m);
 			if (out[0] == 0) {
 				out[1] = (int)m.h->slot.max;
 				if (m.h->file_size > limit)
@@ -282,7 +283,7 @@ static int create_limited(rlim_t limit, pid_t pid, uint32_t *levels)
 static void file_size_limit(void)
 {
 	struct raw_map m;
-	T_EQ(profil__raw_create(&env, 4020, 0, &m), 0);
+	T_EQ(profil__raw_create(&env, 4020, 0, &rec, &m), 0);
 	uint32_t full = m.h->slot.max;
 	profil__raw_unmap(&m);
 	uint32_t levels;
@@ -342,7 +343,7 @@ static void write_header(int fd, const struct pcprof_raw_header *h)
 static void stacks(void)
 {
 	struct raw_map m;
-	T_EQ(profil__raw_create(&env, 4050, 0, &m), 0);
+	T_EQ(profil__raw_create(&env, 4050, 0, &rec, &m), 0);
 	T_EQ(m.h->version, 5);
 	T_EQ(m.h->header_size, 2928);
 	T_EQ(m.h->tl_bucket_ns, env.timeline ? PCPROF_RAW_BUCKET_NS : 0);
@@ -354,7 +355,7 @@ static void stacks(void)
 
 	struct raw_env with = env;
 	with.stacks = true;
-	T_EQ(profil__raw_create(&with, 4051, 0, &m), 0);
+	T_EQ(profil__raw_create(&with, 4051, 0, &rec, &m), 0);
 	struct pcprof_raw_header good = *m.h;
 	T_OK(good.flags & PCPROF_RAW_F_STACKS);
 	T_EQ(good.node.base, 256);
@@ -368,11 +369,12 @@ static void stacks(void)
 	     good.node.off + (((uint64_t)good.node.base << good.node.max) - good.node.base) *
 				     sizeof(struct pcprof_raw_node));
 	T_EQ(m.node.off, good.node.off);
-	/* the first level is reserved: a store there cannot fault */
-	memset((char *)m.h + good.node.off, 0, good.node.base * sizeof(struct pcprof_raw_node));
+	/* the first level is reserved and mapped: a store there cannot fault */
+	memset(atomic_load(&rec.node.at[0]), 0, good.node.base * sizeof(struct pcprof_raw_node));
+	T_OK(atomic_load(&rec.node.at[1]) == NULL);
 	profil__raw_unmap(&m);
 	EXPECT_ATTACH(4051, 0, 0, "a recording with stacks");
-	T_EQ(profil__raw_attach(scratch, 4051, 0, profil__raw_token(4051), &m), 0);
+	T_EQ(profil__raw_attach(scratch, 4051, 0, profil__raw_token(4051), &rec, &m), 0);
 	T_EQ(m.node.off, good.node.off);
 	T_EQ(m.node.max, good.node.max);
 	profil__raw_unmap(&m);
@@ -460,9 +462,9 @@ static bool full_tmpfs(void)
 	struct raw_env small = env;
 	snprintf(small.dir, sizeof small.dir, "%s", mnt);
 	struct raw_map m;
-	T_EQ(profil__raw_create(&small, 4040, 0, &m), 0);
+	T_EQ(profil__raw_create(&small, 4040, 0, &rec, &m), 0);
 	profil__raw_unmap(&m);
-	T_EQ(profil__raw_create(&small, 4041, 0, &m), -ENOSPC);
+	T_EQ(profil__raw_create(&small, 4041, 0, &rec, &m), -ENOSPC);
 	T_OK(m.h == NULL);
 	struct raw_latest last;
 	profil__raw_latest(mnt, 4041, &last);
@@ -471,14 +473,15 @@ static bool full_tmpfs(void)
 	snprintf(path, sizeof path, "%s/4041.0.raw", mnt);
 	T_OK(access(path, F_OK) < 0);
 
-	T_EQ(profil__raw_attach(mnt, 4040, 0, profil__raw_token(4040), &m), 0);
-	/* the next pc level: no room, an error and not a SIGBUS */
-	T_EQ(profil__raw_reserve(&m, m.slot.off + m.slot.base * sizeof(struct pcprof_raw_slot),
-				 2 * m.slot.base * sizeof(struct pcprof_raw_slot)),
-	     -ENOSPC);
-	T_EQ(profil__raw_reserve(&m, m.size, 1), -EINVAL);
+	T_EQ(profil__raw_attach(mnt, 4040, 0, profil__raw_token(4040), &rec, &m), 0);
+	/* the next pc level: no room, an error and not a SIGBUS, and
+	 * nothing mapped for it */
+	uint64_t mapped = atomic_load(&rec.mapped);
+	T_EQ(profil__sink_map_level(&rec, &rec.slot, 1), -ENOSPC);
+	T_OK(atomic_load(&rec.slot.at[1]) == NULL);
+	T_EQ(atomic_load(&rec.mapped), mapped);
 	/* what was reserved is there to write */
-	memset((char *)m.h + m.slot.off, 0xff, m.slot.base * sizeof(struct pcprof_raw_slot));
+	memset(atomic_load(&rec.slot.at[0]), 0xff, m.slot.base * sizeof(struct pcprof_raw_slot));
 	profil__raw_unmap(&m);
 	scratch_umount();
 	return true;

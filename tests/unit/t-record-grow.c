@@ -11,6 +11,11 @@
  *     table of the old layout touched a page per key: 20000 keys, 6 MiB).
  *   - RLIMIT_FSIZE of 6 MiB: a smaller table; what does not fit is counted
  *     as lost (stored + lost = ticks), no SIGXFSZ.
+ *   - RLIMIT_AS of 64 MiB (not under ASan, whose shadow needs terabytes of
+ *     address space): 200000 distinct pcs make the tables grow until the
+ *     recording maps 1/32 of the limit (2 MiB); what does not fit is lost
+ *     (stored + lost = ticks), the table says ENOMEM, the copy exits
+ *     normally.  (The whole file was mapped: 45 MiB of the 64.)
  *   - A tmpfs with room for the first level only (root; SKIP otherwise):
  *     the next level cannot be reserved, the copy exits normally (no SIGBUS),
  *     the table says ENOSPC and stored + lost = ticks.
@@ -28,6 +33,7 @@
 #include "profil_ext.h"
 #include "record-format.h"
 #include "helpers/scratch.h"
+#include "helpers/tprof.h"
 #include "test.h"
 
 
@@ -85,6 +91,25 @@ static int injector(unsigned long n, unsigned threads)
 	return 0;
 }
 
+/* The bytes of the recording this process maps (its *.raw lines of
+ * /proc/self/maps) into `out`. */
+static int report_mapped(const char *out)
+{
+	FILE *m = fopen("/proc/self/maps", "r"), *f = fopen(out, "w");
+	if (!m || !f)
+		return 4;
+	char line[512];
+	unsigned long long mapped = 0, lo, hi;
+	while (fgets(line, sizeof line, m)) {
+		size_t len = strlen(line);
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && len > 5 &&
+		    strcmp(line + len - 5, ".raw\n") == 0)
+			mapped += hi - lo;
+	}
+	fclose(m);
+	return fprintf(f, "%llu\n", mapped) < 0 || fclose(f) != 0 ? 4 : 0;
+}
+
 /* ---- reading it back ---- */
 
 struct result {
@@ -131,8 +156,12 @@ static void read_recording(const char *where, pid_t pid, struct result *r)
 	close(fd);
 }
 
-/* Run the injecting copy with its recording in `where`; returns its pid. */
-static pid_t run_copy(const char *where, unsigned long n, unsigned threads, rlim_t fsize)
+/* Run the injecting copy with its recording in `where`; returns its pid.
+ * mode: "inject" (n pcs from `threads` threads), "inject-as" (as inject,
+ * under RLIMIT_AS = `as`, then the bytes of the recording it maps into
+ * the file `out`). */
+static pid_t run_copy_as(const char *mode, const char *where, unsigned long n, unsigned threads,
+			 rlim_t fsize, rlim_t as, const char *out)
 {
 	pid_t c = fork();
 	T_OK(c >= 0);
@@ -146,18 +175,35 @@ static pid_t run_copy(const char *where, unsigned long n, unsigned threads, rlim
 		setenv("PCPROF_FOLLOW", "1", 1);
 		setenv("PROFIL_ENGINE", "manual", 1);
 		unsetenv("PCPROF_SLOTS");
-		struct rlimit rl = { fsize, fsize };
+		struct rlimit rl = { fsize, fsize }, al = { as, as };
 		if (fsize != RLIM_INFINITY && setrlimit(RLIMIT_FSIZE, &rl) < 0)
 			_exit(5);
-		execl("/proc/self/exe", "t-record-grow", "inject", num, nthr, (char *)NULL);
+		if (as != RLIM_INFINITY && setrlimit(RLIMIT_AS, &al) < 0)
+			_exit(5);
+		execl("/proc/self/exe", "t-record-grow", mode, num, nthr, out, (char *)NULL);
 		_exit(6);
 	}
 	int st;
 	T_OK(waitpid(c, &st, 0) == c);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		T_FAIL("the injecting copy (%lu pcs, %u threads) ended with status %#x%s", n,
+		T_FAIL("the injecting copy (%s, %lu, %u threads) ended with status %#x%s", mode, n,
 		       threads, st, WIFSIGNALED(st) ? " (a signal)" : "");
 	return c;
+}
+
+static pid_t run_copy(const char *where, unsigned long n, unsigned threads, rlim_t fsize)
+{
+	return run_copy_as("inject", where, n, threads, fsize, RLIM_INFINITY, "-");
+}
+
+/* The number the copy wrote into `path`. */
+static unsigned long long read_number(const char *path)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(path, "r");
+	T_OK(f && fscanf(f, "%llu", &v) == 1);
+	fclose(f);
+	return v;
 }
 
 static void room(void)
@@ -216,13 +262,47 @@ static void file_size_limit(void)
 		       r.h.slot.error);
 }
 
+/* Under an address-space limit the recording maps at most 1/32 of it. */
+static void address_space_limit(void)
+{
+	if (TP_ASAN) {
+		printf("# not under ASan: its shadow memory needs terabytes of address space\n");
+		return;
+	}
+	const unsigned long n = 200000;
+	const rlim_t limit = 64u << 20;
+	char out[128];
+	snprintf(out, sizeof out, "%s/as.out", scratch);
+	struct result r;
+	read_recording(scratch, run_copy_as("inject-as", scratch, n, 1, RLIM_INFINITY, limit, out),
+		       &r);
+	unsigned long long mapped = read_number(out);
+	if (mapped > limit / 32 || r.h.slot.error != ENOMEM || r.stored + r.h.lost != n ||
+	    !r.h.lost)
+		T_FAIL("under RLIMIT_AS %llu MiB: the recording maps %llu KiB (at most %llu), pc "
+		       "table error %d (want ENOMEM), %u levels open; stored %llu + lost %llu of "
+		       "%lu",
+		       (unsigned long long)limit >> 20, mapped >> 10,
+		       (unsigned long long)limit / 32 >> 10, r.h.slot.error, r.h.slot.open,
+		       (unsigned long long)r.stored, (unsigned long long)r.h.lost, n);
+	printf("# under RLIMIT_AS %llu MiB: %llu KiB mapped, %u pc levels, %llu of %lu ticks "
+	       "stored\n",
+	       (unsigned long long)limit >> 20, mapped >> 10, r.h.slot.open,
+	       (unsigned long long)r.stored, n);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "inject") == 0)
+	if (argc == 5 && strcmp(argv[1], "inject") == 0)
 		return injector(strtoul(argv[2], NULL, 10), (unsigned)atoi(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "inject-as") == 0) {
+		int r = injector(strtoul(argv[2], NULL, 10), (unsigned)atoi(argv[3]));
+		return r ? r : report_mapped(argv[4]);
+	}
 	scratch_init("t-record-grow");
 	room();
 	file_size_limit();
+	address_space_limit();
 
 	/* The first reservation (five pages) and one page more: not the three
 	 * new pages the second pc level needs. */
