@@ -100,7 +100,10 @@ enum pcprof_raw_unfollowed {
  * 1); once it is half full the next level is reserved and opened, and the
  * levels below are only searched (an entry is never moved, so a key may be
  * found in more than one level: readers add them up).  Probing a level
- * stops at its first free entry.
+ * stops at its first free entry.  In the thread table, once no level can
+ * open, a new thread takes the first free entry of its probes in a level
+ * below (lib/sig/sink.c), so that it holds as many threads as it has
+ * entries.
  */
 struct pcprof_raw_levels {
 	uint64_t off;     /* offset of level 0 */

@@ -141,10 +141,38 @@ static void taken(struct profil_rec *r, struct profil_levels *t, uint32_t k)
 		grow(r, t, k);
 }
 
+/* Claim for tid the first free entry of its probes in level k (below the
+ * top): its index, or UINT32_MAX if the probes met none. */
+static uint32_t thread_below(struct profil_rec *r, pid_t tid, uint64_t hash, uint32_t k)
+{
+	struct profil_levels *t = &r->thr;
+	char *at = level_at(t, k), *p;
+	for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k; probe++) {
+		uint64_t i = level_index(t, k, hash, probe, at, &p);
+		struct pcprof_raw_thread *e = (struct pcprof_raw_thread *)p;
+		int32_t cur = 0;
+		if (atomic_compare_exchange_strong(AI32(&e->tid), &cur, tid)) {
+			read_comm(tid, e->name);
+			atomic_fetch_add_explicit(A64(&t->l->used[k]), 1, memory_order_relaxed);
+			return (uint32_t)i;
+		}
+		if (cur == tid)
+			return (uint32_t)i;
+	}
+	return UINT32_MAX;
+}
+
 /* Thread tid's index in the thread table; with add, a new entry if it has
  * none; UINT32_MAX if it has none (or, with add, there is no room).
  * Threads never leave, so a probe that meets a free entry in a lower level
- * knows the thread is not in that level. */
+ * knows the thread is not in that level.  New threads go to the top level,
+ * which opens the next at half full, so that probes stay short; once no
+ * level can open (the last is open, or the next could not be had), a new
+ * thread takes the first free entry of its probes in a level below, from
+ * the top down, so that the table holds as many threads as it has entries
+ * (16352) and not only half of each level below the last (12272, issue
+ * 19).  An entry found free there, by a search or by this, was the first
+ * free one of that level's probes; so is the one taken. */
 static uint32_t thread_index(struct profil_rec *r, pid_t tid, bool add)
 {
 	struct profil_levels *t = &r->thr;
@@ -174,8 +202,16 @@ static uint32_t thread_index(struct profil_rec *r, pid_t tid, bool add)
 				return (uint32_t)i;
 		}
 	}
-	if (add)
-		grow(r, t, levels - 1);
+	if (!add)
+		return UINT32_MAX;
+	grow(r, t, levels - 1);
+	if (open_levels(t) != levels)
+		return UINT32_MAX; /* a level opened: the next sample goes there */
+	for (uint32_t k = levels - 1; k-- > 0;) {
+		uint32_t i = thread_below(r, tid, hash, k);
+		if (i != UINT32_MAX)
+			return i;
+	}
 	return UINT32_MAX;
 }
 

@@ -11,6 +11,11 @@
  *     table of the old layout touched a page per key: 20000 keys, 6 MiB).
  *   - RLIMIT_FSIZE of 6 MiB: a smaller table; what does not fit is counted
  *     as lost (stored + lost = ticks), no SIGXFSZ.
+ *   - The thread table holds as many threads as it has entries, 16352 (it
+ *     held 12272: the levels below the last were used only to half; issue
+ *     19): 20000 threads one after another inject a tick each; the first
+ *     16352 distinct thread ids have an entry, the others' ticks are in
+ *     lost_threads.
  *   - RLIMIT_AS of 64 MiB (not under ASan, whose shadow needs terabytes of
  *     address space): 200000 distinct pcs make the tables grow until the
  *     recording maps 1/32 of the limit (2 MiB); what does not fit is lost
@@ -27,6 +32,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +69,13 @@ static void rounds(unsigned id)
 	}
 }
 
+static void *one_tick(void *arg)
+{
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	inject(0, 0);
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	unsigned id = (unsigned)(uintptr_t)arg;
@@ -88,6 +101,35 @@ static int injector(unsigned long n, unsigned threads)
 	rounds(0);
 	for (unsigned i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* n threads one after another, each injecting one tick; then the number
+ * of distinct thread ids among them into `out` (ids are reused only after
+ * pid_max allocations, but other processes allocate too). */
+static int thread_crowd(unsigned long n, const char *out)
+{
+	pid_t *tids = malloc(n * sizeof *tids);
+	if (!tids)
+		return 4;
+	for (unsigned long i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, one_tick, &tids[i]) != 0 || pthread_join(t, NULL) != 0)
+			return 4;
+	}
+	qsort(tids, n, sizeof *tids, cmp_tid);
+	unsigned long distinct = 0;
+	for (unsigned long i = 0; i < n; i++)
+		distinct += i == 0 || tids[i] != tids[i - 1];
+	FILE *f = fopen(out, "w");
+	if (!f || fprintf(f, "%lu\n", distinct) < 0 || fclose(f) != 0)
+		return 4;
 	return 0;
 }
 
@@ -159,7 +201,8 @@ static void read_recording(const char *where, pid_t pid, struct result *r)
 /* Run the injecting copy with its recording in `where`; returns its pid.
  * mode: "inject" (n pcs from `threads` threads), "inject-as" (as inject,
  * under RLIMIT_AS = `as`, then the bytes of the recording it maps into
- * the file `out`). */
+ * the file `out`), "crowd" (n threads of a tick each, then the number of
+ * distinct thread ids among them into `out`). */
 static pid_t run_copy_as(const char *mode, const char *where, unsigned long n, unsigned threads,
 			 rlim_t fsize, rlim_t as, const char *out)
 {
@@ -262,6 +305,32 @@ static void file_size_limit(void)
 		       r.h.slot.error);
 }
 
+/* The thread table's capacity: every entry of every level. */
+static void thread_capacity(void)
+{
+	const unsigned long n = 20000, capacity = 16352;
+	char out[128];
+	snprintf(out, sizeof out, "%s/crowd.out", scratch);
+	struct result r;
+	read_recording(scratch, run_copy_as("crowd", scratch, n, 1, RLIM_INFINITY, RLIM_INFINITY, out),
+		       &r);
+	unsigned long long distinct = read_number(out);
+	if (distinct != n)
+		T_SKIP("thread ids were reused (%llu distinct in %lu threads: pid_max went round "
+		       "while they ran), so the count of threads cannot be checked (the rest passed)",
+		       distinct, n);
+	uint64_t entries = pcprof_raw_level_first(&r.h.thr, r.h.thr.max);
+	if (entries != capacity || r.threads != capacity || r.h.ticks != n ||
+	    r.h.lost_threads != n - capacity || r.stored != n || r.h.lost)
+		T_FAIL("%lu threads (%llu distinct ids) of a tick each: %llu in a table of %llu "
+		       "entries (%u levels open of %u), %llu ticks beyond it; ticks %llu, stored "
+		       "%llu, lost %llu; want %lu in the table, %lu beyond",
+		       n, distinct, (unsigned long long)r.threads, (unsigned long long)entries,
+		       r.h.thr.open, r.h.thr.max, (unsigned long long)r.h.lost_threads,
+		       (unsigned long long)r.h.ticks, (unsigned long long)r.stored,
+		       (unsigned long long)r.h.lost, capacity, n - capacity);
+}
+
 /* Under an address-space limit the recording maps at most 1/32 of it. */
 static void address_space_limit(void)
 {
@@ -299,9 +368,12 @@ int main(int argc, char **argv)
 		int r = injector(strtoul(argv[2], NULL, 10), (unsigned)atoi(argv[3]));
 		return r ? r : report_mapped(argv[4]);
 	}
+	if (argc == 5 && strcmp(argv[1], "crowd") == 0)
+		return thread_crowd(strtoul(argv[2], NULL, 10), argv[4]);
 	scratch_init("t-record-grow");
 	room();
 	file_size_limit();
+	thread_capacity();
 	address_space_limit();
 
 	/* The first reservation (five pages) and one page more: not the three
