@@ -873,9 +873,10 @@ static void add_bytes(struct text *t, uint64_t b)
 }
 
 /* "N process images not recorded (no room for their recordings in DIR: No
- * space left on device: pids 12, 14)": the reason of the first, and the
- * first few pids. */
-static void add_unrecorded(struct text *t, const struct raw_set *set, const char *dir)
+ * space left on device; pids 12, 14, ...; 0.44 s CPU)": the reason of the
+ * first, the first few pids, and their CPU time. */
+static void add_unrecorded(struct text *t, const struct raw_set *set, const char *dir,
+			   uint64_t cpu_ns)
 {
 	size_t n = set->nunrecorded;
 	int err = set->unrecorded[0].err;
@@ -886,7 +887,7 @@ static void add_unrecorded(struct text *t, const struct raw_set *set, const char
 	add(t, "%s; pid%s", strerror(err), n == 1 ? "" : "s");
 	for (size_t i = 0; i < n && i < 8; i++)
 		add(t, "%s %d", i ? "," : "", (int)set->unrecorded[i].pid);
-	add(t, "%s)", n > 8 ? ", ..." : "");
+	add(t, "%s; %.2f s CPU)", n > 8 ? ", ..." : "", (double)cpu_ns * 1e-9);
 }
 
 /*
@@ -971,9 +972,19 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	unsigned hz = 0;
 	char engines[128] = "";
 	struct fewsignals few = { 0 };
+	/* Images without a recording (a marker: no room), their CPU time as
+	 * their markers say it, and how many could not say it (killed). */
+	uint64_t unrecorded_cpu = 0;
+	size_t unrecorded_unknown = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pp_process *pr = &set->procs[i];
 		const struct raw_info *in = &set->info[i];
+		if (in->unrecorded) {
+			unrecorded_cpu += pr->cpu_ns;
+			counted_cpu += pr->cpu_ns;
+			unrecorded_unknown += !pr->cpu_ns;
+			continue;
+		}
 		/* Not recorded: its CPU time (if pcprof reaped it) is not sampled. */
 		if (in->unentered) {
 			unentered++;
@@ -1091,24 +1102,31 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	if (lost_mods)
 		add_item(&lost, "%llu modules (%s)", (unsigned long long)lost_mods,
 			 mod_err == ENOSPC ? "module table full" : strerror(mod_err));
+	/* What the markers did not say, the tree's CPU time does: the gap
+	 * beyond the margin, unless images the library never entered claim
+	 * it (below). */
+	uint64_t gap = tree_cpu_ns > counted_cpu ? tree_cpu_ns - counted_cpu : 0;
+	if (set->nunrecorded && unrecorded_unknown && !unentered &&
+	    gap > GAP_MARGIN_NS(recorded, tree_cpu_ns) + teardown_ns)
+		unrecorded_cpu += gap;
 	if (set->nunrecorded)
-		add_unrecorded(&lost, set, dir);
+		add_unrecorded(&lost, set, dir, unrecorded_cpu);
 	/* Time the recordings miss: the images the exec and posix_spawn
 	 * wrappers (a vfork child's exec included) saw go where the library
 	 * could not follow (named), and beyond the margin what nothing named
 	 * (a relative name spawned with file actions, a program that execs
 	 * with raw system calls...).  The gap holds the named images' time
 	 * too. */
-	uint64_t gap = tree_cpu_ns > counted_cpu ? tree_cpu_ns - counted_cpu : 0;
 	if (unentered) {
 		add_item(&lost, "%.2f s CPU of %zu process image%s the library could not enter",
 			 (double)(gap > unentered_cpu ? gap : unentered_cpu) * 1e-9, unentered,
 			 unentered == 1 ? "" : "s");
 		add_unentered(&lost, set);
-	} else if (tree_cpu_ns && !set->nunrecorded && !set->nbad &&
+	} else if (tree_cpu_ns && !unrecorded_unknown && !set->nbad &&
 		   gap > GAP_MARGIN_NS(recorded, tree_cpu_ns) + teardown_ns) {
-		/* (Images without a recording or with an unreadable one, said
-		 * here too, explain a gap.) */
+		/* (Images with an unreadable recording, or without one and
+		 * whose marker does not say their CPU time, said here too,
+		 * explain a gap.) */
 		add_item(&lost,
 			 "%.2f s CPU not sampled (of %.2f s the process tree used: processes "
 			 "libprofil did not enter%s, see pcprof-run(1) CAVEATS)",

@@ -520,16 +520,28 @@ const char *raw_unfollowed_text(uint32_t why)
 	}
 }
 
-/* "<pid>.<seq>.<errno>.<16 hex digits>.lost" */
+/* "<pid>.<seq>.<errno>.<16 hex digits>.lost", or with ".<cpu ns>" before
+ * ".lost" once the image ended (lib/record.c). */
 static bool parse_marker(const char *name, struct raw_unrecorded *u)
 {
 	int pid, seq, err, len = 0;
 	char token[17];
-	if (sscanf(name, "%d.%d.%d.%16[0-9a-f].lost%n", &pid, &seq, &err, token, &len) != 4 ||
-	    name[len] || strlen(token) != 16 || pid <= 0 || seq < 0 || err <= 0)
+	if (sscanf(name, "%d.%d.%d.%16[0-9a-f]%n", &pid, &seq, &err, token, &len) != 4 ||
+	    strlen(token) != 16 || pid <= 0 || seq < 0 || err <= 0)
 		return false;
-	*u = (struct raw_unrecorded){ pid, (uint32_t)seq, err };
-	return true;
+	*u = (struct raw_unrecorded){ pid, (uint32_t)seq, err, false, 0, 0, 0 };
+	const char *rest = name + len;
+	if (rest[0] == '.' && rest[1] >= '0' && rest[1] <= '9') {
+		char *end;
+		errno = 0;
+		unsigned long long cpu = strtoull(rest + 1, &end, 10);
+		if (errno)
+			return false;
+		u->has_cpu = true;
+		u->cpu_ns = cpu;
+		rest = end;
+	}
+	return strcmp(rest, ".lost") == 0;
 }
 
 static int cmp_unrecorded(const void *a, const void *b)
@@ -566,7 +578,7 @@ static void add_unentered(struct raw_set *set)
 	for (size_t k = 0; k < n; k++) {
 		const struct pp_process *p = &set->procs[ix[k]];
 		const struct pp_process *next = k + 1 < n ? &set->procs[ix[k + 1]] : NULL;
-		struct raw_unrecorded key = { p->pid, p->seq + 1, 0 };
+		struct raw_unrecorded key = { .pid = p->pid, .seq = p->seq + 1 };
 		if (set->info[ix[k]].raw_end != PCPROF_END_EXEC ||
 		    !(set->info[ix[k]].flags & PCPROF_RAW_F_FOLLOWED) ||
 		    (next && next->pid == p->pid && next->seq == p->seq + 1) ||
@@ -613,6 +625,93 @@ static void add_unentered(struct raw_set *set)
 	free(followed);
 }
 
+/* Why an image's recording could not be made, after PP_WHY_NOT_RECORDED. */
+static char *marker_why(int err)
+{
+	const char *room = err == ENOSPC || err == EDQUOT || err == EFBIG
+				   ? "no room for its recording: "
+			   : err == ENOMEM ? "its recording did not fit its address-space limit: "
+					   : "its recording could not be made: ";
+	size_t len = sizeof PP_WHY_NOT_RECORDED + strlen(room) + strlen(strerror(err));
+	char *why = xmalloc(len);
+	snprintf(why, len, PP_WHY_NOT_RECORDED "%s%s", room, strerror(err));
+	return why;
+}
+
+/*
+ * An entry for each image that has a marker instead of a recording, so
+ * that it is counted with its CPU time (the data file and pcprof report
+ * said "CPU time 0.00 s, lost 0" for the 0.44 s of 13 such images; issue
+ * 19, item 9).  Its marker says the process CPU clock at its end; the
+ * image's own time is that less where the image began: 0 for a process's
+ * first image (a new process), else the end of the image before it in the
+ * exec chain (its recording or its marker), else unknown (0: the whole
+ * clock, the time of an image nothing else counts).  Its program and
+ * arguments are the ones the image before it exec'd, when that image
+ * recorded them.
+ */
+static void add_markers(struct raw_set *set)
+{
+	size_t n = set->n, m = set->nunrecorded;
+	if (!m)
+		return;
+	size_t *ix = xmalloc((n ? n : 1) * sizeof *ix);
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	by_pid_procs = set->procs;
+	qsort(ix, n, sizeof *ix, cmp_pid_seq);
+	set->procs = xrealloc(set->procs, (n + m) * sizeof *set->procs);
+	set->info = xrealloc(set->info, (n + m) * sizeof *set->info);
+	for (size_t k = 0; k < m; k++) {
+		const struct raw_unrecorded *u = &set->unrecorded[k];
+		uint64_t start = 0;
+		const struct pp_process *prev = NULL;
+		const struct raw_info *pin = NULL;
+		/* the image before it: a marker (sorted: the one before) or a
+		 * recording */
+		if (u->seq && k && u[-1].pid == u->pid && u[-1].seq + 1 == u->seq) {
+			start = u[-1].has_cpu ? u[-1].cpu_ns : 0;
+		} else if (u->seq) {
+			size_t lo = 0, hi = n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				const struct pp_process *p = &set->procs[ix[mid]];
+				if (p->pid < u->pid || (p->pid == u->pid && p->seq + 1 < u->seq))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < n && set->procs[ix[lo]].pid == u->pid &&
+			    set->procs[ix[lo]].seq + 1 == u->seq &&
+			    set->info[ix[lo]].raw_end == PCPROF_END_EXEC) {
+				prev = &set->procs[ix[lo]];
+				pin = &set->info[ix[lo]];
+				start = pin->cpu_start_ns + prev->cpu_ns;
+			}
+		}
+		struct pp_process *p = &set->procs[set->n];
+		struct raw_info *in = &set->info[set->n];
+		set->n++;
+		*p = (struct pp_process){ .pid = u->pid,
+					  .ppid = prev ? prev->ppid : 0,
+					  .seq = u->seq,
+					  .start_ns = u->start_ns,
+					  .end_ns = u->end_ns,
+					  .cpu_ns = u->has_cpu && u->cpu_ns > start
+							    ? u->cpu_ns - start
+							    : 0,
+					  .end = PP_END_UNKNOWN,
+					  .exit_status = -1 };
+		*in = (struct raw_info){ .unrecorded = true, .cpu_start_ns = start };
+		const char *exe = pin && pin->exec_path && pin->exec_path[0] ? pin->exec_path : "?";
+		p->exe = xstrdup(exe);
+		p->cmdline = xstrdup(
+			pin && pin->exec_cmdline && pin->exec_cmdline[0] ? pin->exec_cmdline : exe);
+		p->why = marker_why(u->err);
+	}
+	free(ix);
+}
+
 int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 {
 	memset(set, 0, sizeof *set);
@@ -628,6 +727,14 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		struct raw_unrecorded u;
 		if (len > 5 && strcmp(e->d_name + len - 5, ".lost") == 0 &&
 		    parse_marker(e->d_name, &u)) {
+			struct stat st;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				u.start_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+					     (uint64_t)st.st_mtim.tv_nsec;
+				u.end_ns = u.has_cpu ? (uint64_t)st.st_ctim.tv_sec * 1000000000u +
+							       (uint64_t)st.st_ctim.tv_nsec
+						     : 0;
+			}
 			if (set->nunrecorded == ucap) {
 				ucap = ucap ? 2 * ucap : 16;
 				set->unrecorded =
@@ -657,6 +764,7 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 	if (set->nunrecorded)
 		qsort(set->unrecorded, set->nunrecorded, sizeof *set->unrecorded, cmp_unrecorded);
 	add_unentered(set);
+	add_markers(set);
 
 	/* Sort the processes and their side information together. */
 	struct pair {

@@ -38,6 +38,11 @@ struct raw_info {
 	uint64_t threads_unseen;
 	uint64_t tl_origin_ns, tl_bucket_ns; /* the timeline's clock (version 4) */
 
+	/* An image whose recording could not be made (not a recording:
+	 * raw_collect made its entry from its marker, struct raw_unrecorded):
+	 * its why names the errno; its CPU time is what its marker says, less
+	 * the previous image's (cpu_start_ns), or 0 if it did not say. */
+	bool unrecorded;
 	/* An image the library never entered (not a recording: raw_collect
 	 * made its entry from the exec that started it), and why: enum
 	 * pcprof_raw_unfollowed, as the exec wrapper saw it (NONE: it could
@@ -67,15 +72,21 @@ int raw_read(const char *path, struct pp_process *out, struct raw_info *info, ch
 	     size_t errlen);
 
 /* An image that ran unrecorded: its recording could not be made (a
- * "<pid>.<seq>.<errno>.<token>.lost" marker, lib/record-format.h). */
+ * "<pid>.<seq>.<errno>.<token>.lost" marker, lib/record-format.h), with the
+ * process CPU time at its end when the image could say it
+ * ("<pid>.<seq>.<errno>.<token>.<ns>.lost"), and the marker's times. */
 struct raw_unrecorded {
 	int32_t pid;
 	uint32_t seq;
 	int err; /* errno */
+	bool has_cpu;
+	uint64_t cpu_ns;           /* the process CPU clock at the image's end */
+	uint64_t start_ns, end_ns; /* the marker made (mtime) and last renamed (ctime) */
 };
 
 /* A directory's recordings ("*.raw"), converted and sorted by start time,
- * pid and image number, and the markers of the images that have none.
+ * pid and image number, and the markers of the images that have none
+ * (each also an entry of its own, info.unrecorded).
  * An image that exec'd and has neither a next recording nor a marker
  * gets an entry for the image it became (info.unentered): no samples, no
  * modules, its program and arguments from the exec, "?" as how it ended

@@ -464,6 +464,8 @@ static int around_exec(const struct exec_req *q)
 	bool stop = must_stop();
 	if (stop)
 		profil__exec_prepare();
+	else
+		profil__record_lost_end(); /* an image that could not record */
 	noting = stop ? NOTE_OWN : (pid_t)syscall(SYS_getpid) != our_pid ? NOTE_SPAWN : NOTE_NONE;
 	spawn_counted = 0;
 	int r = run(q);

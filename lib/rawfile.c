@@ -94,14 +94,20 @@ static bool number(const char *s, int base, char **end, unsigned long long *v)
 	return errno == 0;
 }
 
-/* "<errno>.<token>.lost" */
-static bool lost_suffix(const char *s, uint64_t *token)
+/* "<errno>.<token>.lost", or "<errno>.<token>.<cpu>.lost" once the image
+ * ended (record.c, lost_end). */
+static bool lost_suffix(const char *s, int *err, uint64_t *token)
 {
 	char *end;
-	unsigned long long v;
-	if (!number(s, 10, &end, &v) || *end != '.' || !number(end + 1, 16, &end, &v) ||
-	    end != s + strcspn(s, ".") + 17 || strcmp(end, ".lost") != 0)
+	unsigned long long e, v, cpu;
+	if (!number(s, 10, &end, &e) || e > INT32_MAX || *end != '.' ||
+	    !number(end + 1, 16, &end, &v) || end != s + strcspn(s, ".") + 17)
 		return false;
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9' && !number(end + 1, 10, &end, &cpu))
+		return false;
+	if (strcmp(end, ".lost") != 0)
+		return false;
+	*err = (int)e;
 	*token = v;
 	return true;
 }
@@ -120,14 +126,15 @@ void profil__raw_latest(const char *dir, pid_t pid, struct raw_latest *out)
 		char *end;
 		unsigned long long seq;
 		uint64_t token = 0;
+		int err = 0;
 		if (strncmp(e->d_name, prefix, (size_t)plen) != 0 ||
 		    !number(name, 10, &end, &seq) || seq >= 1000000 || (long long)seq <= out->seq ||
 		    *end != '.')
 			continue;
 		bool lost = strcmp(end, ".raw") != 0;
-		if (lost && !lost_suffix(end + 1, &token))
+		if (lost && !lost_suffix(end + 1, &err, &token))
 			continue;
-		*out = (struct raw_latest){ (int)seq, lost, token };
+		*out = (struct raw_latest){ (int)seq, lost, token, err };
 	}
 	closedir(d);
 }
@@ -349,6 +356,24 @@ static void leave_marker(int fd, const char *path, const char *dir, pid_t pid, i
 	if (ftruncate(fd, 0) < 0 || rename(path, lost) < 0)
 		unlink(path);
 	close(fd);
+}
+
+int profil__raw_mark_lost(const struct raw_env *env, pid_t pid, int err)
+{
+	struct raw_latest last;
+	profil__raw_latest(env->dir, pid, &last);
+	int seq = last.seq + 1;
+	if (!profil__raw_wanted(env, pid, (uint32_t)seq))
+		return -EPERM;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%d.%d.%d.%016llx.lost", env->dir, (int)pid, seq, err,
+		 (unsigned long long)profil__raw_token(pid));
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	int r = fchmod(fd, 0600) < 0 ? -errno : seq; /* as every file of the directory */
+	close(fd);
+	return r;
 }
 
 static void init_levels(struct pcprof_raw_levels *l, const struct raw_table *t)

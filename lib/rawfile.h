@@ -73,13 +73,20 @@ bool profil__raw_wanted(const struct raw_env *env, pid_t pid, uint32_t seq);
 uint64_t profil__raw_token(pid_t pid);
 
 /* The newest file of pid in dir: seq -1 if none; lost: it is a .lost
- * marker, made by the image with that token. */
+ * marker, made by the image with that token, for errno err. */
 struct raw_latest {
 	int seq;
 	bool lost;
 	uint64_t token;
+	int err;
 };
 void profil__raw_latest(const char *dir, pid_t pid, struct raw_latest *out);
+
+/* Leave the marker of an image of pid that will not record, for errno err
+ * (a fork child of an image that could not record: it is counted, and the
+ * marker gets its CPU time when it ends, record.c), if such an image is
+ * wanted.  Returns its seq, or -errno.  Takes no space. */
+int profil__raw_mark_lost(const struct raw_env *env, pid_t pid, int err);
 
 /*
  * Create the next file for pid ("<dir>/<pid>.<seq>.raw", seq one past the

@@ -118,6 +118,90 @@ static void read_cmdline(char *buf, size_t len)
 		buf[n - 1] = '\0';
 }
 
+/* ---- an image that could not record ----
+ *
+ * When this image's recording could not be made (a full file system, the
+ * address-space limit), the marker that says so (rawfile.h) is all pcprof
+ * has of it, and a run that filled TMPDIR reported such images with no CPU
+ * time at all ("CPU time 0.00 s, lost 0" for 0.44 s; issue 19, item 9).
+ * So where the image ends (exit, _exit, exec) the marker is renamed to
+ * carry the process CPU time then, "<pid>.<seq>.<errno>.<token>.<ns>.lost":
+ * a rename needs no room on the file system.  Its fork children leave a
+ * marker of their own (not a recording: there was no room for this one),
+ * so that each image is counted.
+ */
+static struct {
+	pid_t pid; /* 0: this image records, or is not to */
+	int seq, err;
+	uint64_t token;
+	char path[4200]; /* the marker's name now */
+} lost;
+
+/* "<dir>/<pid>.<seq>.<err>.<token>[.<cpu>].lost"; AS-safe. */
+static void lost_name(char *buf, size_t len, uint64_t cpu, bool with_cpu)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tok[17];
+	for (int i = 0; i < 16; i++)
+		tok[i] = hex[(lost.token >> (60 - 4 * i)) & 15];
+	tok[16] = 0;
+	buf[0] = 0;
+	profil__strlcat(buf, len, env.dir);
+	profil__strlcat(buf, len, "/");
+	profil__strlcat_u(buf, len, (unsigned long)lost.pid);
+	profil__strlcat(buf, len, ".");
+	profil__strlcat_u(buf, len, (unsigned long)lost.seq);
+	profil__strlcat(buf, len, ".");
+	profil__strlcat_u(buf, len, (unsigned long)lost.err);
+	profil__strlcat(buf, len, ".");
+	profil__strlcat(buf, len, tok);
+	if (with_cpu) {
+		profil__strlcat(buf, len, ".");
+		profil__strlcat_u(buf, len, (unsigned long)cpu);
+	}
+	profil__strlcat(buf, len, ".lost");
+}
+
+static void lost_set(pid_t pid, int seq, int err, uint64_t token)
+{
+	lost.pid = pid;
+	lost.seq = seq;
+	lost.err = err;
+	lost.token = token;
+	lost_name(lost.path, sizeof lost.path, 0, false);
+}
+
+/* This image was to record and its marker is the newest file of its pid:
+ * remember it (false if it is not). */
+static bool lost_found(pid_t pid, uint64_t token)
+{
+	struct raw_latest last;
+	profil__raw_latest(env.dir, pid, &last);
+	if (last.seq < 0 || !last.lost || last.token != token)
+		return false;
+	lost_set(pid, last.seq, last.err, token);
+	return true;
+}
+
+/* The image ends: its process CPU time into its marker's name.  errno is
+ * kept.  AS-safe (raw system calls): _exit may come from a handler. */
+static void lost_end(void)
+{
+	profil__record_lost_end();
+}
+
+void profil__record_lost_end(void)
+{
+	if (!lost.pid || lost.pid != (pid_t)syscall(SYS_getpid))
+		return;
+	int saved = errno;
+	char to[sizeof lost.path];
+	lost_name(to, sizeof to, profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID), true);
+	if (syscall(SYS_renameat, AT_FDCWD, lost.path, AT_FDCWD, to) == 0)
+		memcpy(lost.path, to, sizeof to);
+	errno = saved;
+}
+
 /* The image's file: the one the audit module made for this image (same
  * token), or a new one.  If the audit module could not reserve one, it left
  * a marker with the reason: this image runs unrecorded. */
@@ -127,8 +211,10 @@ static bool attach_or_create(void)
 	uint64_t token = profil__raw_token(pid);
 	struct raw_latest last;
 	profil__raw_latest(env.dir, pid, &last);
-	if (last.seq >= 0 && last.lost && last.token == token)
+	if (last.seq >= 0 && last.lost && last.token == token) {
+		lost_set(pid, last.seq, last.err, token);
 		return false;
+	}
 	if (last.seq >= 0 && !last.lost &&
 	    profil__raw_attach(env.dir, pid, last.seq, token, &rec, &map) == 0) {
 		if ((map.h->flags & PCPROF_RAW_F_AUDIT) && map.h->end == PCPROF_END_RUNNING &&
@@ -138,7 +224,10 @@ static bool attach_or_create(void)
 	}
 	if (!profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)))
 		return false;
-	return profil__raw_create(&env, pid, 0, &rec, &map) == 0;
+	if (profil__raw_create(&env, pid, 0, &rec, &map) == 0)
+		return true;
+	lost_found(pid, token);
+	return false;
 }
 
 void profil__record_note_engine(const char *engine, const char *why, bool user_time)
@@ -194,8 +283,13 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 
 bool profil__record_init(unsigned int hz)
 {
-	if (!profil__raw_env(&env) || !attach_or_create())
+	if (!profil__raw_env(&env))
 		return false;
+	if (!attach_or_create()) {
+		if (lost.pid)
+			atexit(record_exit);
+		return false;
+	}
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = hz;
@@ -245,6 +339,7 @@ static void finish(uint32_t end)
  * sees the exit-time closes, which must not count as unloads. */
 static void record_exit(void)
 {
+	lost_end();
 	if (!atomic_load(&profil__rec))
 		return;
 	sigset_t saved;
@@ -261,6 +356,7 @@ static void record_exit(void)
  * (image_origin). */
 void profil__record_exec(uint64_t thread_cpu)
 {
+	lost_end();
 	if (atomic_load(&profil__rec)) {
 		profil__sink_rename_all(&rec);
 		snapshot_modules();
@@ -276,6 +372,7 @@ void profil__record_exec(uint64_t thread_cpu)
  * 8th), and pcprof run called 3 workers' 0.04 s "not sampled". */
 void profil__record_quick_exit(void)
 {
+	lost_end();
 	if (!atomic_load(&profil__rec) || map.h->pid != (int32_t)syscall(SYS_getpid))
 		return;
 	/* The ticks the kernel did not signal yet, as at exit (each worker
@@ -364,6 +461,16 @@ void profil__record_spawn_failed(int counted)
  */
 void profil__record_fork_child(void)
 {
+	if (lost.pid) {
+		/* The parent could not record: nor can the child, but it is
+		 * counted, with the parent's reason. */
+		int err = lost.err, seq;
+		pid_t pid = getpid();
+		lost.pid = 0;
+		if (env.follow && (seq = profil__raw_mark_lost(&env, pid, err)) >= 0)
+			lost_set(pid, seq, err, profil__raw_token(pid));
+		return;
+	}
 	if (!atomic_load(&profil__rec))
 		return;
 	atomic_store(&profil__rec, NULL);
@@ -398,6 +505,8 @@ void profil__record_fork_child(void)
 		atomic_store(A32(&c->mod_count), n);
 		use_map();
 		atomic_store(&profil__rec, &rec);
+	} else if (env.follow) {
+		lost_found(getpid(), profil__raw_token(getpid()));
 	}
 	profil__raw_unmap(&parent);
 }

@@ -31,6 +31,11 @@ PROFIL_HIDDEN void profil__record_exec_failed(void);
  * reaps it to tell.  Nothing in a vfork child.  AS-safe. */
 PROFIL_HIDDEN void profil__record_quick_exit(void);
 
+/* An image whose recording could not be made (its marker stands for it)
+ * ends here, by exec: the marker gets the process CPU time.  Nothing in
+ * any other image, or in a vfork child.  AS-safe. */
+PROFIL_HIDDEN void profil__record_lost_end(void);
+
 /* For the exec wrappers (exec.c), between record_exec and the exec, in the
  * thread that execs (never a vfork child): the recording directory when
  * exec'd images are to be recorded (a recording runs and follows them),

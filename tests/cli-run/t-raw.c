@@ -11,7 +11,10 @@
  *   - CPU time is the image's own (cpu_ns - cpu_start_ns);
  *   - only the levels a table opened are read, and only the module entries
  *     that were reserved (what lies beyond was never the image's to write);
- *   - .lost markers become unrecorded images, with their pid and errno;
+ *   - .lost markers become unrecorded images, with their pid and errno, and
+ *     each an entry of its own (unsampled) with its CPU time: what its
+ *     marker says less the end of the image before it (its recording's,
+ *     or its marker's), and the program the image before it exec'd;
  *   - broken files (empty, zero header, bad magic, tables outside the file
  *     or overlapping, bad level sizes, file size not the header's) are
  *     refused with a message;
@@ -474,30 +477,68 @@ int main(void)
 	}
 	pp_process_free(&pr);
 
-	/* a directory of recordings, with a bad one among them */
+	/* a directory of recordings, with a bad one among them; 4000 exec'd
+	 * an image that could not record, which said its CPU time */
 	make(&f);
 	f.h.pid = 4000;
 	f.h.seq = 0;
 	f.h.start_ns = 50; /* earlier: sorted first */
+	f.h.cpu_start_ns = 0;
+	f.h.cpu_ns = 2000000;
+	f.h.end = PCPROF_END_EXEC;
+	f.h.flags |= PCPROF_RAW_F_FOLLOWED;
+	snprintf(f.h.exec_path, sizeof f.h.exec_path, "/bin/next");
+	snprintf(f.h.exec_cmdline, sizeof f.h.exec_cmdline, "next -y");
 	save("4000.0.raw", &f, sizeof f, path, sizeof path);
+	save("4000.1.28.0123456789abcdef.5000000.lost", "", 0, path, sizeof path);
 	save("4001.0.raw", "", 0, path, sizeof path);
 	save("notes.txt", "x", 1, path, sizeof path);
 	save("4005.1.28.00000000000000ab.lost", "", 0, path, sizeof path);
+	save("4005.2.28.00000000000000ac.900000.lost", "", 0, path, sizeof path);
 	save("4003.0.12.0123456789abcdef.lost", "", 0, path, sizeof path);
 	save("4004.0.28.0123.lost", "", 0, path, sizeof path); /* not ours */
+	save("4006.0.28.0123456789abcdef.12x.lost", "", 0, path, sizeof path); /* nor */
 	struct raw_set set;
 	T_EQ(raw_collect(dir, &set, err, sizeof err), 0);
-	T_EQ(set.n, 2);
 	T_EQ(set.nbad, 1);
-	T_EQ(set.nunrecorded, 2);
-	T_EQ(set.unrecorded[0].pid, 4003);
-	T_EQ(set.unrecorded[0].err, ENOMEM);
-	T_EQ(set.unrecorded[1].pid, 4005);
-	T_EQ(set.unrecorded[1].seq, 1);
-	T_EQ(set.unrecorded[1].err, ENOSPC);
+	T_EQ(set.nunrecorded, 4);
+	T_EQ(set.unrecorded[0].pid, 4000);
+	T_EQ(set.unrecorded[0].seq, 1);
+	T_OK(set.unrecorded[0].has_cpu);
+	T_EQ(set.unrecorded[0].cpu_ns, 5000000);
+	T_EQ(set.unrecorded[1].pid, 4003);
+	T_EQ(set.unrecorded[1].err, ENOMEM);
+	T_OK(!set.unrecorded[1].has_cpu);
+	T_EQ(set.unrecorded[2].pid, 4005);
+	T_EQ(set.unrecorded[2].seq, 1);
+	T_EQ(set.unrecorded[2].err, ENOSPC);
+	T_EQ(set.unrecorded[3].seq, 2);
 	T_OK(strstr(set.first_bad, "4001.0.raw") != NULL);
 	T_EQ(set.procs[0].pid, 4000);
 	T_EQ(set.procs[1].pid, 4242);
+	/* each marker is an image of its own, unsampled, with its CPU time:
+	 * what its marker says less where it began (the image before it) */
+	T_EQ(set.n, 6);
+	size_t seen = 0;
+	for (size_t i = 2; i < set.n; i++) {
+		const struct pp_process *p = &set.procs[i];
+		T_OK(set.info[i].unrecorded && !p->hz && !p->engine[0] && !p->nsamples);
+		T_OK(strncmp(p->why, PP_WHY_NOT_RECORDED, strlen(PP_WHY_NOT_RECORDED)) == 0);
+		if (p->pid == 4000) {
+			T_EQ(p->seq, 1);
+			T_EQ(p->cpu_ns, 3000000);
+			T_OK(strcmp(p->exe, "/bin/next") == 0 && strcmp(p->cmdline, "next -y") == 0);
+			T_OK(strstr(p->why, "no room for its recording") != NULL);
+		} else if (p->pid == 4003) {
+			T_EQ(p->cpu_ns, 0);
+			T_OK(strstr(p->why, "address-space limit") != NULL);
+		} else {
+			T_EQ(p->pid, 4005);
+			T_EQ(p->cpu_ns, p->seq == 2 ? 900000 : 0);
+		}
+		seen |= 1u << (p->pid - 4000 + p->seq);
+	}
+	T_EQ(seen, (1u << 1) | (1u << 3) | (1u << 6) | (1u << 7));
 	for (size_t i = 0; i < set.n; i++)
 		pp_process_free(&set.procs[i]);
 	free(set.procs);

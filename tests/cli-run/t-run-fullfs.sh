@@ -4,10 +4,15 @@
 # SKIP otherwise), always unmounted.
 #   1. TMPDIR with 3 free pages (a recording reserves 7 at first): python3
 #      and hot run as without pcprof (output, exit status: no SIGBUS), and
-#      the summary says that 1 image was not recorded, why, and its pid.
+#      the summary says that 1 image was not recorded, why, its pid and its
+#      CPU time; the data file has it, unsampled, with that CPU time.
 #   2. TMPDIR with room for 3 recordings under a shell that starts 12
 #      programs: each image is recorded or named unrecorded, as many in all
-#      as a run with room records.
+#      as a run with room records; so with 8 programs that burn 50 ms of CPU
+#      each, the images not recorded have each its CPU time in the data file,
+#      in the summary and in pcprof report's "unsampled" line (issue 19,
+#      item 9: they said "CPU time 0.00 s, lost 0" for 0.44 s), and the
+#      fork children of a shell that could not record are counted too.
 #   3. TMPDIR with room for a first reservation only, python3 at 1000 Hz:
 #      its pc table cannot grow; it runs as always and the samples lost for
 #      want of room are counted and said.
@@ -63,6 +68,17 @@ unrecorded()
 	echo "${n:-0}"
 }
 
+# sampled: the ids of the last dump's images that have a recording (a rate);
+# unsampled: those that have none, only a marker (pcprof's entry for it)
+sampled()
+{
+	awk '$1 == "proc" && $9 != "hz=0" { print $2 }' "$T/dump"
+}
+unsampled()
+{
+	awk '$1 == "proc" && $9 == "hz=0" { print $2 }' "$T/dump"
+}
+
 cat >"$T/work.py" <<'EOF'
 import json, re, random, sys, time, zlib, hashlib, decimal, fractions, collections
 random.seed(1)
@@ -88,11 +104,14 @@ TMPDIR=$FS "$PCPROF" run -o "$T/p.data" -- "$PY" -c 'print(sum(i * i for i in ra
 rc=$?
 [ $rc = 0 ] || fail "python3 with a full TMPDIR: exit $rc: $(cat "$T/err")"
 [ "$(cat "$T/out")" = "$want" ] || fail "python3 printed '$(cat "$T/out")', want '$want'"
-grep -q "lost: 1 process image not recorded (no room for its recording in $FS: No space left on device; pid [0-9]*)" \
+grep -q "lost: 1 process image not recorded (no room for its recording in $FS: No space left on device; pid [0-9]*; [0-9.]* s CPU)" \
 	"$T/err" || fail "summary: $(cat "$T/err")"
 grep -q "statically linked" "$T/err" && fail "blames static linking: $(cat "$T/err")"
 dump "$T/p.data"
-[ -z "$(procs)" ] || fail "recorded processes with no room: $(procs)"
+[ -z "$(sampled)" ] || fail "recorded processes with no room: $(sampled)"
+id=$(unsampled)
+[ "$(echo "$id" | wc -w)" = 1 ] && [ "$(field "$id" ticks)" = 0 ] &&
+	[ "$(field "$id" cpu_ms)" -ge 1 ] || fail "the image not recorded: $(grep '^proc' "$T/dump")"
 TMPDIR=$FS "$PCPROF" run -q -o "$T/p.data" -- "$HOT" exit 0.05 2>"$T/err"
 rc=$?
 [ $rc = 7 ] || fail "hot exit with a full TMPDIR: exit $rc, want 7: $(cat "$T/err")"
@@ -107,10 +126,39 @@ images=$(procs | wc -l)
 fs "$(own 60)"
 TMPDIR=$FS "$PCPROF" run -o "$T/p.data" -- sh -c "$cmd" 2>"$T/err" || fail "60k: $(cat "$T/err")"
 dump "$T/p.data"
-recorded=$(procs | wc -l)
+recorded=$(sampled | wc -l)
 lost=$(unrecorded "$T/err")
-[ "$recorded" -ge 1 ] && [ "$lost" -ge 1 ] && [ $((recorded + lost)) = "$images" ] ||
-	fail "60k: $recorded recorded + $lost unrecorded, want $images in all: $(cat "$T/err")"
+[ "$recorded" -ge 1 ] && [ "$lost" -ge 1 ] && [ $((recorded + lost)) = "$images" ] &&
+	[ "$(unsampled | wc -l)" = "$lost" ] ||
+	fail "60k: $recorded recorded + $lost unrecorded ($(unsampled | wc -l) in the data file), want $images in all: $(cat "$T/err")"
+
+# their CPU time, in the data file, the summary and the report: 8 programs
+# of 50 ms each, one of them in a subshell (a fork child of a shell that
+# may have no recording of its own: counted too)
+cmd="for i in 1 2 3 4 5 6 7; do $HOT main 0.05; done; ($HOT main 0.05 & wait)"
+"$PCPROF" run -o "$T/all.data" -- sh -c "$cmd" 2>"$T/err" || fail "with room: $(cat "$T/err")"
+dump "$T/all.data"
+images=$(procs | wc -l)
+fs "$(own 60)"
+TMPDIR=$FS "$PCPROF" run -o "$T/p.data" -- sh -c "$cmd" 2>"$T/err" ||
+	fail "60k, 8 programs: $(cat "$T/err")"
+dump "$T/p.data"
+lost=$(unrecorded "$T/err")
+ms=0
+for id in $(unsampled); do
+	ms=$((ms + $(field "$id" cpu_ms)))
+done
+# Each program's own CPU time is at least what it burned.
+hot=$(awk -v hot="exe=$HOT" '$1 == "proc" && $9 != "hz=0" && $NF == hot' "$T/dump" | wc -l)
+[ "$lost" -ge 2 ] && [ "$(unsampled | wc -l)" = "$lost" ] &&
+	[ "$(procs | wc -l)" = "$images" ] && [ $ms -ge $(((8 - hot) * 50)) ] ||
+	fail "8 programs of 50 ms, $hot recorded: $lost images not recorded with $ms ms of CPU in the data file (want at least $(((8 - hot) * 50))), $(procs | wc -l) images in all (want $images): $(grep '^proc' "$T/dump") $(cat "$T/err")"
+said=$(sed -n 's/.* not recorded (.*; \([0-9.]*\) s CPU).*/\1/p' "$T/err")
+awk -v s="$said" -v ms=$ms 'BEGIN { exit !(s != "" && s * 1000 >= ms - 10) }' ||
+	fail "summary says '$said' s CPU for images whose data say $ms ms: $(cat "$T/err")"
+"$PCPROF" report "$T/p.data" >"$T/report" 2>/dev/null || fail "pcprof report: $(cat "$T/report")"
+grep -q "^unsampled  *[0-9.]* s CPU of $lost images no engine sampled (no room for its recording" \
+	"$T/report" || fail "report: $(head -8 "$T/report")"
 
 # 3. room for the first level only (7 pages: with stacks, the stack table's
 # first level is one of them; the pc table's 256 slots of 40 bytes take 3)

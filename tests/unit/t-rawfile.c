@@ -16,7 +16,9 @@
  *   - on a tmpfs with no room (as root; SKIP when mounting is not allowed,
  *     after everything else has passed): creation leaves a marker naming
  *     ENOSPC and nothing mapped; a reservation fails with -ENOSPC, no SIGBUS;
- *   - the newest file of a pid is found among markers and junk names;
+ *   - the newest file of a pid is found among markers and junk names,
+ *     markers that say their image's CPU time included, and a marker left
+ *     for a fork child (profil__raw_mark_lost) is the newest of its pid;
  *   - with stacks (PCPROF_STACKS): the node table is in the file, after the
  *     pc table, and its first level is reserved; a hostile node table (out
  *     of the file, over another table, bad level sizes, present without the
@@ -317,6 +319,12 @@ static void latest(void)
 		"4030.7.28.0123456789abcdefa.lost",
 		"4030.+8.raw",
 		"4030. 9.raw",
+		/* an image that ended says its CPU time (record.c) */
+		"4032.0.28.0123456789abcdef.lost",
+		"4032.1.12.00000000000000aa.31415926.lost",
+		"4032.2.28.0123456789abcdef.314x.lost",
+		"4032.3.28.0123456789abcdef..lost",
+		"4032.4.28.0123456789abcdef.-5.lost",
 	};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char path[256];
@@ -330,8 +338,39 @@ static void latest(void)
 	T_EQ(last.seq, 2);
 	T_OK(last.lost);
 	T_EQ(last.token, 0xff);
+	T_EQ(last.err, 28);
 	profil__raw_latest(scratch, 4031, &last);
 	T_EQ(last.seq, -1);
+	profil__raw_latest(scratch, 4032, &last);
+	T_EQ(last.seq, 1);
+	T_OK(last.lost);
+	T_EQ(last.token, 0xaa);
+	T_EQ(last.err, 12);
+}
+
+/* A fork child of an image that could not record leaves a marker of its
+ * own, with its parent's reason, as the next image of its pid. */
+static void mark_lost(void)
+{
+	T_EQ(profil__raw_mark_lost(&env, 4033, ENOSPC), 0);
+	T_EQ(profil__raw_mark_lost(&env, 4033, ENOMEM), 1);
+	struct raw_latest last;
+	profil__raw_latest(scratch, 4033, &last);
+	T_EQ(last.seq, 1);
+	T_OK(last.lost);
+	T_EQ(last.token, profil__raw_token(4033));
+	T_EQ(last.err, ENOMEM);
+	char path[256];
+	snprintf(path, sizeof path, "%s/4033.0.%d.%016llx.lost", scratch, ENOSPC,
+		 (unsigned long long)profil__raw_token(4033));
+	struct stat st;
+	T_OK(stat(path, &st) == 0 && S_ISREG(st.st_mode));
+	T_EQ(st.st_size, 0);
+	T_EQ(st.st_mode & 07777, 0600);
+	struct raw_env alone = env;
+	alone.follow = false;
+	alone.root = 4034;
+	T_EQ(profil__raw_mark_lost(&alone, 4035, ENOSPC), -EPERM);
 }
 
 static void write_header(int fd, const struct pcprof_raw_header *h)
@@ -498,6 +537,7 @@ int main(void)
 	planted_links();
 	file_size_limit();
 	latest();
+	mark_lost();
 	stacks();
 	if (!full_tmpfs())
 		T_SKIP("cannot mount a tmpfs (%s): the full file system was not tried (the rest "
