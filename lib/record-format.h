@@ -36,10 +36,13 @@
  * next level and reserving it with MADV_POPULATE_WRITE before anyone writes
  * there, so no store can ever meet a full file system (which would be
  * SIGBUS).  Under RLIMIT_AS a table grows only while the process keeps its
- * room (lib/sig/sink.h, profil__sink_room); the error is then ENOMEM.  An image whose
- * first reservation fails runs unrecorded and leaves instead an empty file
- * "<dir>/<pid>.<seq>.<errno>.<token>.lost" (errno decimal, token 16 hex
- * digits), which pcprof reports.
+ * room (lib/sig/sink.h, profil__sink_room); the error is then ENOMEM.  An
+ * image whose first reservation fails runs unrecorded and leaves instead an
+ * empty file "<dir>/<pid>.<seq>.<errno>.<token>.lost" (errno decimal, token
+ * 16 hex digits), which pcprof reports, and so does each of its fork
+ * children; when the image ends (exit, _exit, exec) the marker is renamed
+ * "<dir>/<pid>.<seq>.<errno>.<token>.<cpu>.lost", cpu the process CPU
+ * clock then, in decimal nanoseconds.
  *
  * All integers are native (x86-64: little-endian), all offsets from the start
  * of the file.  Fields marked (atomic) are updated while the program runs;
