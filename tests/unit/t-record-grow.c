@@ -127,6 +127,7 @@ static int thread_crowd(unsigned long n, const char *out)
 	unsigned long distinct = 0;
 	for (unsigned long i = 0; i < n; i++)
 		distinct += i == 0 || tids[i] != tids[i - 1];
+	free(tids);
 	FILE *f = fopen(out, "w");
 	if (!f || fprintf(f, "%lu\n", distinct) < 0 || fclose(f) != 0)
 		return 4;
