@@ -19,9 +19,9 @@
  * image's file at la_version time (the earliest moment), records each object
  * opened in the main namespace, and on each close marks the entry unloaded
  * and starts a new module epoch (lib/record-format.h).  It maps only the
- * header and the module entries (rawfile.h): the library maps the tables
- * the samples go to, so no part of the file is mapped twice but the header's
- * page (each mapped the whole file: 120 MiB of address space a process).
+ * header and the module entries in use (rawfile.h), and the library those
+ * and the table levels the samples go to: a few KiB mapped twice, where
+ * each mapped the whole file (120 MiB of address space a process).
  */
 #include <link.h>
 #include <stdatomic.h>
