@@ -181,7 +181,10 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 		return 0;
 	}
 	uint64_t origin = PROFIL_ORIGIN_NOW;
-	struct pcprof_raw_header p;
+	/* Static, not on the stack (2.9 KiB, in the constructor: a small
+	 * RLIMIT_STACK has no room for it, issue 19); called once, by
+	 * profil__record_init. */
+	static struct pcprof_raw_header p;
 	if (profil__raw_read_header(env.dir, h->pid, (int)h->seq - 1, &p) == 0) {
 		/* Buckets count from the run's first image (version 4). */
 		if (p.tl_origin_ns && p.tl_origin_ns < h->tl_origin_ns)

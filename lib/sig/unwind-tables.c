@@ -977,7 +977,10 @@ __attribute__((constructor(110))) static void unwind_start(void)
 {
 	find_object = lookup_find_object();
 	pthread_atfork(fork_prepare, fork_done, fork_done);
-	struct raw_env env;
+	/* Static, not on the stack: its 4 KiB path was a constructor frame
+	 * that a small RLIMIT_STACK does not have room for (issue 19); a
+	 * constructor runs once. */
+	static struct raw_env env;
 	if (profil__raw_env(&env) && env.stacks) {
 		/* PCPROF_UNWIND_SHARE=0: every image builds its own (tests, bench). */
 		const char *share = getenv("PCPROF_UNWIND_SHARE");
