@@ -20,8 +20,11 @@
 # same run under a trivial SIGPROF handler of the target's own (the
 # kernel's frame alone: 3.1 KiB on this AVX-512 machine), and the handler
 # may add at most 1 KiB (measured after the fix: 470-620 bytes without a
-# walk, 680 with; before it, 2.7 KiB with a walk).  The ASan build's
-# frames carry redzones: there the depth is only printed.
+# walk, 680 with; before it, 2.7 KiB with a walk).  In the ASan build
+# the depth is only printed: its frames carry redzones, and pcprof run
+# preloads ASan's runtime, which gives every thread an alternate signal
+# stack (use_sigaltstack), so the kernel's frame and the handler are not
+# on the painted stack at all (55 bytes measured there).
 . "$(dirname "$0")/../cli-run/lib.sh"
 ENGINE=${PROFIL_ENGINE:-auto}
 SMALL=$PWD/${B:-build}/tests/targets/smallstacks
