@@ -12,7 +12,7 @@
 # own LD_PRELOAD handling needs 7.4 KiB here, for any preloaded object,
 # an empty one included: with the random gap, a 16 KiB limit is then
 # missed now and then whatever the library does (measured: an empty
-# LD_PRELOAD and LD_AUDIT object, 3 of 200 runs; docs/reliability.md).
+# LD_PRELOAD and LD_AUDIT object, 8 of 400 runs; docs/reliability.md).
 # So this test takes the gap away (setarch -R: no address randomization)
 # and measures, with tests/targets/stackuse (the lowest byte of the stack
 # written before main):
