@@ -39,7 +39,10 @@ if [ -n "${SANITIZE:-}" ]; then
 else
 	files=$(find "$B/lib" "$B/audit" -name '*.su' 2>/dev/null)
 fi
-[ -n "$files" ] || { echo "SKIP: no .su files in $B (a compiler without -fstack-usage)"; exit 77; }
+[ -n "$files" ] || {
+	echo "SKIP: no .su files in $B (a compiler without -fstack-usage, or objects built before the Makefile asked for them: rebuild lib)"
+	exit 77
+}
 
 # shellcheck disable=SC2086
 awk -F'\t' -v limit=$LIMIT -v allowed="$ALLOWED" '
