@@ -70,8 +70,12 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
 # __nonnull((1)), and our definition sees that prototype; without the flag
 # GCC may drop the "NULL buffer turns profiling off" test it then assumes
 # cannot be true.
+# -fstack-usage: each object's frame sizes in a .su file beside it, which
+# tests/abi/t-frames.sh holds to a limit (the library runs on other
+# people's stacks: docs/signal-safety.md, "The handler's stack budget").
+STACK_USAGE := $(shell $(CC) -fstack-usage -E -x c /dev/null >/dev/null 2>&1 && echo -fstack-usage)
 LIB_CFLAGS := $(STD) $(WARN) $(filter-out $(SAN_FLAGS),$(CFLAGS)) $(LIB_SAN_FLAGS) -fPIC \
-	-fvisibility=hidden -pthread -fno-delete-null-pointer-checks
+	-fvisibility=hidden -pthread -fno-delete-null-pointer-checks $(STACK_USAGE)
 
 SONAME  := libprofil.so.$(SOVERSION)
 LIB_SO  := $(B)/$(SONAME)

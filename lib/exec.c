@@ -182,13 +182,18 @@ static uint32_t check_elf(int fd, const Elf64_Ehdr *e)
 	if ((e->e_type != ET_EXEC && e->e_type != ET_DYN) || e->e_phentsize != sizeof(Elf64_Phdr) ||
 	    e->e_phnum == 0 || e->e_phnum > 256)
 		return PCPROF_UNF_NONE;
-	Elf64_Phdr ph[e->e_phnum];
-	ssize_t len = (ssize_t)sizeof ph;
-	if (pread(fd, ph, sizeof ph, (off_t)e->e_phoff) != len)
-		return PCPROF_UNF_NONE;
-	for (size_t i = 0; i < e->e_phnum; i++)
-		if (ph[i].p_type == PT_INTERP)
+	/* A few at a time: the caller's stack may be small (issue 19), and a
+	 * file's e_phnum is its own to choose (256 of them were 14 KiB). */
+	Elf64_Phdr ph[8];
+	for (size_t i = 0; i < e->e_phnum; i += 8) {
+		size_t n = e->e_phnum - i < 8 ? e->e_phnum - i : 8;
+		if (pread(fd, ph, n * sizeof ph[0], (off_t)(e->e_phoff + i * sizeof ph[0])) !=
+		    (ssize_t)(n * sizeof ph[0]))
 			return PCPROF_UNF_NONE;
+		for (size_t k = 0; k < n; k++)
+			if (ph[k].p_type == PT_INTERP)
+				return PCPROF_UNF_NONE;
+	}
 	return PCPROF_UNF_STATIC;
 }
 
@@ -370,12 +375,27 @@ static const char *search_path(void)
 	return path ? path : DEFAULT_PATH;
 }
 
-#define PATH_BUF (PATH_MAX + NAME_MAX + 2)
+/* The bytes next_in_path needs for a file name of flen bytes and the
+ * longest entry of path that can name a file.  A search's buffer is sized
+ * so, as glibc's execvpe sizes its own, not for PATH_MAX: an exec runs on
+ * the caller's stack, which may be a coroutine's (issue 19). */
+static size_t path_buf_size(const char *path, size_t flen)
+{
+	size_t most = 0;
+	for (const char *e = path; e;) {
+		size_t dlen = strcspn(e, ":");
+		if (dlen < PATH_MAX && dlen > most)
+			most = dlen;
+		e = e[dlen] ? e + dlen + 1 : NULL;
+	}
+	return most + flen + 2;
+}
 
 /* The next file a PATH search tries: "entry/file" of the entry at *p into
- * buf (an empty entry is the current directory), *p moved past it; false
- * when no entry is left.  An entry too long to name a file is skipped. */
-static bool next_in_path(const char **p, const char *file, size_t flen, char buf[PATH_BUF])
+ * buf (path_buf_size bytes; an empty entry is the current directory), *p
+ * moved past it; false when no entry is left.  An entry too long to name
+ * a file is skipped. */
+static bool next_in_path(const char **p, const char *file, size_t flen, char *buf)
 {
 	while (*p) {
 		const char *e = *p;
@@ -399,9 +419,11 @@ static bool next_in_path(const char **p, const char *file, size_t flen, char buf
  * missing, not a directory, or on a strange file system (ESTALE, ENODEV,
  * ETIMEDOUT) is skipped; any other error means the file was found and is
  * returned at once.  If nothing ran, EACCES wins if any directory gave it,
- * else the last error stands.
+ * else the last error stands.  Not inlined: its buffer (path_buf_size) is
+ * on the stack only while it searches.
  */
-static int exec_search(const char *file, char *const argv[], char *const envp[])
+static __attribute__((noinline)) int exec_search(const char *file, char *const argv[],
+						 char *const envp[])
 {
 	if (!*file)
 		return -ENOENT;
@@ -410,10 +432,11 @@ static int exec_search(const char *file, char *const argv[], char *const envp[])
 	size_t flen = strnlen(file, NAME_MAX + 1);
 	if (flen > NAME_MAX)
 		return -ENAMETOOLONG;
-	char buf[PATH_BUF];
+	const char *path = search_path();
+	char buf[path_buf_size(path, flen)];
 	bool denied = false;
 	int r = -ENOENT;
-	for (const char *p = search_path(); next_in_path(&p, file, flen, buf);) {
+	for (const char *p = path; next_in_path(&p, file, flen, buf);) {
 		r = exec_or_script(buf, argv, envp);
 		switch (-r) {
 		case EACCES:
@@ -594,13 +617,13 @@ int profil__spawn_note(const char *file, bool search, bool actions, bool resetid
 	if (!dir || !file) /* (NULL: the spawn's EFAULT, not our crash) */
 		return 0;
 	int saved = errno;
-	char buf[PATH_BUF];
-	const char *path = file;
+	const char *path = file, *dirs = search_path();
 	size_t flen = strnlen(file, NAME_MAX + 1);
+	char buf[path_buf_size(dirs, flen <= NAME_MAX ? flen : 0)];
 	if (search && !strchr(file, '/') && *file && flen <= NAME_MAX) {
 		path = NULL;
 		struct stat st;
-		for (const char *p = search_path(); !path && next_in_path(&p, file, flen, buf);)
+		for (const char *p = dirs; !path && next_in_path(&p, file, flen, buf);)
 			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
 				path = buf;
 	}

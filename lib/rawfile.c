@@ -79,9 +79,24 @@ uint64_t profil__raw_token(pid_t pid)
 	return profil__mix64(r[0] ^ profil__mix64(r[1] ^ (uint32_t)pid)) | 1;
 }
 
-static void file_name(char *buf, size_t len, const char *dir, pid_t pid, int seq)
+/*
+ * Files are named relative to their directory, opened once per call: the
+ * directory's path may be PATH_MAX long, and a buffer that holds it and a
+ * name was most of the audit module's 8.5 KiB frame in la_version, which
+ * ran off a 16 KiB stack (ulimit -s 16) in half the runs (issue 19).  A
+ * name is short: NAME_BUF holds "<pid>.<seq>.<errno>.<token>.lost".
+ */
+#define NAME_BUF 64
+
+static void file_name(char *buf, size_t len, pid_t pid, int seq)
 {
-	snprintf(buf, len, "%s/%d.%d.raw", dir, (int)pid, seq);
+	snprintf(buf, len, "%d.%d.raw", (int)pid, seq);
+}
+
+static int open_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* An unsigned number in `base` at s (no sign, no space), up to *end. */
@@ -265,10 +280,11 @@ static int map_at(int fd, uint64_t off, uint64_t len, void **p)
 }
 
 /* Map the header, the first `modules` module entries and, with m->rec, the
- * levels open (from the header `h`) of each table: what this process
- * touches, never the whole file (rawfile.h).  On failure nothing stays
- * mapped. */
-static int map_file(int fd, struct raw_map *m, uint32_t modules, struct pcprof_raw_header *h)
+ * first open[i] levels of each table (threads, slots, nodes): what this
+ * process touches, never the whole file (rawfile.h).  The counts, not a
+ * header: a header copy is 2.9 KiB of a stack that may be small (issue 19).
+ * On failure nothing stays mapped. */
+static int map_file(int fd, struct raw_map *m, uint32_t modules, const uint32_t open_in[3])
 {
 	struct profil_rec *rec = m->rec;
 	m->h = NULL;
@@ -284,12 +300,13 @@ static int map_file(int fd, struct raw_map *m, uint32_t modules, struct pcprof_r
 	struct profil_levels t[3];
 	if (rec) {
 		memset(rec, 0, sizeof *rec);
-		t[0] = levels_of(&h->thr, &m->thr, sizeof(struct pcprof_raw_thread));
-		t[1] = levels_of(&h->slot, &m->slot, sizeof(struct pcprof_raw_slot));
-		t[2] = levels_of(&h->node, &m->node, sizeof(struct pcprof_raw_node));
-		open[0] = h->thr.open;
-		open[1] = h->slot.open;
-		open[2] = m->node.max ? h->node.open : 0;
+		/* The levels' pointers are set once the header is mapped. */
+		t[0] = levels_of(NULL, &m->thr, sizeof(struct pcprof_raw_thread));
+		t[1] = levels_of(NULL, &m->slot, sizeof(struct pcprof_raw_slot));
+		t[2] = levels_of(NULL, &m->node, sizeof(struct pcprof_raw_node));
+		open[0] = open_in[0];
+		open[1] = open_in[1];
+		open[2] = m->node.max ? open_in[2] : 0;
 		for (int i = 0; i < 3; i++)
 			for (uint32_t k = 0; k < open[i]; k++) {
 				uint64_t start, len;
@@ -347,14 +364,14 @@ static int map_file(int fd, struct raw_map *m, uint32_t modules, struct pcprof_r
 
 /* An image that cannot record leaves its reason where pcprof looks, in a
  * file that takes no space (which a full file system still allows). */
-static void leave_marker(int fd, const char *path, const char *dir, pid_t pid, int seq,
-			 uint64_t token, int err)
+static void leave_marker(int fd, int dfd, const char *name, pid_t pid, int seq, uint64_t token,
+			 int err)
 {
-	char lost[4200];
-	snprintf(lost, sizeof lost, "%s/%d.%d.%d.%016llx.lost", dir, (int)pid, seq, err,
+	char lost[NAME_BUF];
+	snprintf(lost, sizeof lost, "%d.%d.%d.%016llx.lost", (int)pid, seq, err,
 		 (unsigned long long)token);
-	if (ftruncate(fd, 0) < 0 || rename(path, lost) < 0)
-		unlink(path);
+	if (ftruncate(fd, 0) < 0 || renameat(dfd, name, dfd, lost) < 0)
+		unlinkat(dfd, name, 0);
 	close(fd);
 }
 
@@ -365,12 +382,17 @@ int profil__raw_mark_lost(const struct raw_env *env, pid_t pid, int err)
 	int seq = last.seq + 1;
 	if (!profil__raw_wanted(env, pid, (uint32_t)seq))
 		return -EPERM;
-	char path[4200];
-	snprintf(path, sizeof path, "%s/%d.%d.%d.%016llx.lost", env->dir, (int)pid, seq, err,
+	char name[NAME_BUF];
+	snprintf(name, sizeof name, "%d.%d.%d.%016llx.lost", (int)pid, seq, err,
 		 (unsigned long long)profil__raw_token(pid));
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int dfd = open_dir(env->dir);
+	if (dfd < 0)
+		return dfd;
+	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int e = errno;
+	close(dfd);
 	if (fd < 0)
-		return -errno;
+		return -e;
 	int r = fchmod(fd, 0600) < 0 ? -errno : seq; /* as every file of the directory */
 	close(fd);
 	return r;
@@ -389,18 +411,26 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 {
 	memset(m, 0, sizeof *m);
 	m->rec = rec;
-	char path[4200];
+	char name[NAME_BUF];
 	struct raw_latest last;
 	profil__raw_latest(env->dir, pid, &last);
+	int dfd = open_dir(env->dir);
+	if (dfd < 0)
+		return dfd;
 	int fd = -1, seq = last.seq + 1;
 	for (int tries = 0; tries < 64 && fd < 0; tries++, seq++) {
-		file_name(path, sizeof path, env->dir, pid, seq);
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			return -errno;
+		file_name(name, sizeof name, pid, seq);
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			int e = -errno;
+			close(dfd);
+			return e;
+		}
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		close(dfd);
 		return -EEXIST;
+	}
 	seq--;
 
 	if (modules < FIRST_MODULES)
@@ -414,16 +444,17 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 		r = -errno;
 	if (!r)
 		r = reserve_first(fd, m, modules);
-	struct pcprof_raw_header first = { 0 };
-	first.thr.open = first.slot.open = first.node.open = 1;
+	static const uint32_t first[3] = { 1, 1, 1 }; /* init_levels below */
 	if (!r)
-		r = map_file(fd, m, modules, &first);
+		r = map_file(fd, m, modules, first);
 	if (r < 0) {
-		leave_marker(fd, path, env->dir, pid, seq, token, -r);
+		leave_marker(fd, dfd, name, pid, seq, token, -r);
+		close(dfd);
 		m->h = NULL;
 		return r;
 	}
 	close(fd);
+	close(dfd);
 
 	struct pcprof_raw_header *h = m->h;
 	memcpy(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic);
@@ -452,40 +483,45 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 	return 0;
 }
 
-/* Open "<dir>/<pid>.<seq>.raw" (mode: O_RDONLY or O_RDWR) and read its
- * header, if the file passes every check above.  Returns the descriptor,
- * or -errno (-EPERM: not trusted, -EINVAL: a bad header). */
-static int open_checked(const char *dir, pid_t pid, int seq, int mode, size_t page,
-			struct pcprof_raw_header *h)
+/* Open "<dir>/<pid>.<seq>.raw" (mode: O_RDONLY or O_RDWR) if it is a file
+ * we trust (the checks above, but for its header), its size into *size.
+ * Returns the descriptor, or -errno (-EPERM: not trusted). */
+static int open_trusted(const char *dir, pid_t pid, int seq, int mode, uint64_t *size)
 {
-	char path[4200];
-	file_name(path, sizeof path, dir, pid, seq);
-	int fd = open(path, mode | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	char name[NAME_BUF];
+	file_name(name, sizeof name, pid, seq);
+	int dfd = open_dir(dir);
+	if (dfd < 0)
+		return dfd;
+	int fd = openat(dfd, name, mode | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int r = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (r)
+		return r;
 	struct stat st;
-	int r = 0;
 	if (fstat(fd, &st) < 0)
 		r = -errno;
 	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600 ||
 		 st.st_nlink != 1)
 		r = -EPERM;
-	else if (pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h)
-		r = -EINVAL;
-	if (!r) {
-		pcprof_raw_header_trim(h);
-		/* Only this version is written; an older one is only read
-		 * (the previous image of an exec chain). */
-		if (pcprof_raw_header_error(h, (uint64_t)st.st_size) ||
-		    (mode == O_RDWR && h->version != PCPROF_RAW_VERSION) || h->file_size % page ||
-		    h->file_size > SIZE_MAX)
-			r = -EINVAL;
-	}
 	if (r) {
 		close(fd);
 		return r;
 	}
+	*size = (uint64_t)st.st_size;
 	return fd;
+}
+
+/* Whether a header read from a file of `size` bytes describes it: -EINVAL
+ * if not.  Only this version is written; an older one is only read (the
+ * previous image of an exec chain). */
+static int header_check(const struct pcprof_raw_header *h, uint64_t size, int mode, size_t page)
+{
+	if (pcprof_raw_header_error(h, size) ||
+	    (mode == O_RDWR && h->version != PCPROF_RAW_VERSION) || h->file_size % page ||
+	    h->file_size > SIZE_MAX)
+		return -EINVAL;
+	return 0;
 }
 
 static size_t page_size(void)
@@ -494,39 +530,68 @@ static size_t page_size(void)
 	return page > 0 ? (size_t)page : 4096;
 }
 
+/* The header is checked where it is mapped, not copied: a copy on the
+ * stack (2.9 KiB) under the audit module's la_objopen and the library's
+ * constructor is stack a small RLIMIT_STACK does not have (issue 19).  A
+ * file we write must have this version's header, so whole: no trim.  The
+ * header's page is mapped once to read what map_file needs, then again by
+ * map_file with the rest. */
 int profil__raw_attach(const char *dir, pid_t pid, int seq, uint64_t token, struct profil_rec *rec,
 		       struct raw_map *m)
 {
 	memset(m, 0, sizeof *m);
 	m->rec = rec;
 	m->page = page_size();
-	struct pcprof_raw_header h;
-	int fd = open_checked(dir, pid, seq, O_RDWR, m->page, &h);
+	uint64_t size;
+	int fd = open_trusted(dir, pid, seq, O_RDWR, &size);
 	if (fd < 0)
 		return fd;
-	int r = 0;
-	if (h.token != token || h.pid != pid)
-		r = -ESTALE;
+	size_t hlen = round_up(sizeof(struct pcprof_raw_header), m->page);
+	void *p = NULL;
+	int r = size < hlen || size % m->page || size > SIZE_MAX ? -EINVAL : map_at(fd, 0, hlen, &p);
+	uint32_t modules = 0, open[3] = { 0, 0, 0 };
 	if (!r) {
-		m->size = h.file_size;
-		m->mod_off = h.mod_off;
-		m->mod_cap = h.mod_cap;
-		m->thr = (struct raw_table){ h.thr.off, h.thr.base, h.thr.max };
-		m->slot = (struct raw_table){ h.slot.off, h.slot.base, h.slot.max };
-		if (h.flags & PCPROF_RAW_F_STACKS)
-			m->node = (struct raw_table){ h.node.off, h.node.base, h.node.max };
-		r = map_file(fd, m, h.mod_reserved, &h);
+		const struct pcprof_raw_header *h = p;
+		r = h->version != PCPROF_RAW_VERSION ? -EINVAL
+						      : header_check(h, size, O_RDWR, m->page);
+		if (!r && (h->token != token || h->pid != pid))
+			r = -ESTALE;
+		if (!r) {
+			m->size = h->file_size;
+			m->mod_off = h->mod_off;
+			m->mod_cap = h->mod_cap;
+			m->thr = (struct raw_table){ h->thr.off, h->thr.base, h->thr.max };
+			m->slot = (struct raw_table){ h->slot.off, h->slot.base, h->slot.max };
+			if (h->flags & PCPROF_RAW_F_STACKS)
+				m->node = (struct raw_table){ h->node.off, h->node.base,
+							      h->node.max };
+			modules = h->mod_reserved;
+			open[0] = h->thr.open;
+			open[1] = h->slot.open;
+			open[2] = h->node.open;
+		}
+		munmap(p, hlen);
 	}
+	if (!r)
+		r = map_file(fd, m, modules, open);
 	close(fd);
 	return r;
 }
 
 int profil__raw_read_header(const char *dir, pid_t pid, int seq, struct pcprof_raw_header *h)
 {
-	int fd = open_checked(dir, pid, seq, O_RDONLY, page_size(), h);
+	uint64_t size;
+	int fd = open_trusted(dir, pid, seq, O_RDONLY, &size);
 	if (fd < 0)
 		return fd;
+	int r = pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h ? 0 : -EINVAL;
 	close(fd);
+	if (!r) {
+		pcprof_raw_header_trim(h);
+		r = header_check(h, size, O_RDONLY, page_size());
+	}
+	if (r)
+		return r;
 	return h->pid == pid ? 0 : -ESTALE;
 }
 
@@ -601,25 +666,30 @@ static bool src_read(const struct elf_src *s, void *buf, size_t len, uint64_t of
 	return true;
 }
 
+/* The GNU build-id note of a PT_NOTE segment, read note by note (at most
+ * the segment's first 2 KiB, as before): no buffer for the segment,
+ * which was 2 KiB of stack under the audit module's la_objopen. */
 static void read_build_id(const struct elf_src *s, const Elf64_Phdr *ph,
 			  struct pcprof_raw_module *mod)
 {
-	char notes[2048];
-	uint64_t len = ph->p_filesz < sizeof notes ? ph->p_filesz : sizeof notes;
+	uint64_t len = ph->p_filesz < 2048 ? ph->p_filesz : 2048;
 	/* In memory a note segment is found at its vaddr, in a file at its
 	 * offset; for the vDSO the two coincide. */
-	if (!src_read(s, notes, len, s->fd >= 0 ? ph->p_offset : ph->p_vaddr))
-		return;
+	uint64_t at = s->fd >= 0 ? ph->p_offset : ph->p_vaddr;
 	for (uint64_t off = 0; off + sizeof(Elf64_Nhdr) <= len;) {
-		const Elf64_Nhdr *n = (const Elf64_Nhdr *)(notes + off);
-		uint64_t name = off + sizeof *n, desc = name + ((n->n_namesz + 3u) & ~3u);
-		uint64_t next = desc + ((n->n_descsz + 3u) & ~3u);
+		Elf64_Nhdr n;
+		char name[4];
+		if (!src_read(s, &n, sizeof n, at + off))
+			return;
+		uint64_t nm = off + sizeof n, desc = nm + ((n.n_namesz + 3u) & ~3u);
+		uint64_t next = desc + ((n.n_descsz + 3u) & ~3u);
 		if (next > len)
-			break;
-		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-		    memcmp(notes + name, "GNU", 4) == 0 && n->n_descsz <= sizeof mod->build_id) {
-			memcpy(mod->build_id, notes + desc, n->n_descsz);
-			mod->build_id_len = n->n_descsz;
+			return;
+		if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 &&
+		    n.n_descsz <= sizeof mod->build_id && src_read(s, name, 4, at + nm) &&
+		    memcmp(name, "GNU", 4) == 0) {
+			if (src_read(s, mod->build_id, n.n_descsz, at + desc))
+				mod->build_id_len = n.n_descsz;
 			return;
 		}
 		off = next;

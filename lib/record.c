@@ -135,6 +135,11 @@ static struct {
 	int seq, err;
 	uint64_t token;
 	char path[4200]; /* the marker's name now */
+	/* The new name, built here and not on the stack: lost_end runs on the
+	 * stack of whatever called exit or _exit, a coroutine's maybe (issue
+	 * 19, item 2).  `ending` lets one caller at a time use it. */
+	char to[4200];
+	atomic_flag ending;
 } lost;
 
 /* "<dir>/<pid>.<seq>.<err>.<token>[.<cpu>].lost"; AS-safe. */
@@ -194,12 +199,14 @@ void profil__record_lost_end(void)
 {
 	if (!lost.pid || lost.pid != (pid_t)syscall(SYS_getpid))
 		return;
+	if (atomic_flag_test_and_set(&lost.ending))
+		return; /* another thread is ending the image this moment */
 	int saved = errno;
-	char to[sizeof lost.path];
-	lost_name(to, sizeof to, profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID), true);
-	if (syscall(SYS_renameat, AT_FDCWD, lost.path, AT_FDCWD, to) == 0)
-		memcpy(lost.path, to, sizeof to);
+	lost_name(lost.to, sizeof lost.to, profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID), true);
+	if (syscall(SYS_renameat, AT_FDCWD, lost.path, AT_FDCWD, lost.to) == 0)
+		memcpy(lost.path, lost.to, sizeof lost.to);
 	errno = saved;
+	atomic_flag_clear(&lost.ending);
 }
 
 /* The image's file: the one the audit module made for this image (same
@@ -262,7 +269,10 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 		return 0;
 	}
 	uint64_t origin = PROFIL_ORIGIN_NOW;
-	struct pcprof_raw_header p;
+	/* Static, not on the stack (2.9 KiB, in the constructor: a small
+	 * RLIMIT_STACK has no room for it, issue 19); called once, by
+	 * profil__record_init. */
+	static struct pcprof_raw_header p;
 	if (profil__raw_read_header(env.dir, h->pid, (int)h->seq - 1, &p) == 0) {
 		/* Buckets count from the run's first image (version 4). */
 		if (p.tl_origin_ns && p.tl_origin_ns < h->tl_origin_ns)

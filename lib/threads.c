@@ -176,6 +176,8 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil
 		struct profil_tslot_chunk *c = profil__alloc(sizeof *c);
 		if (!c)
 			return NULL;
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++)
+			c->slot[i].walk = &c->walk[i];
 		c->next = atomic_load(&profil__tslot_chunks);
 		atomic_store_explicit(&profil__tslot_chunks, c, memory_order_release);
 		t = &c->slot[0];
@@ -847,4 +849,5 @@ void profil__threads_init(void)
 {
 	key_ok = pthread_key_create(&exit_key, thread_end) == 0;
 	stack_bounds_self(); /* the thread that loads us: usually the main one */
+	profil__handler_init();
 }

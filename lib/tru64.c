@@ -25,23 +25,10 @@ struct tru64_args {
 
 #define TRU64_MAX_RANGES 64
 
-int profil__tru64_cfg(const void *args, size_t count_arg, unsigned long flags,
-		      struct profil_cfg **out)
+/* The configuration of the ranges a (count of them), copied. */
+static int build(const struct tru64_args *a, int count, struct profil_cfg **out)
 {
-	int count = (int)count_arg; /* Tru64 declares it int */
-	struct tru64_args a[TRU64_MAX_RANGES];
 	uint32_t active = 0;
-
-	*out = NULL;
-	if (count < 0 || flags != 0)
-		return -EINVAL; /* flags are reserved and must be 0 */
-	if (count > TRU64_MAX_RANGES)
-		return -E2BIG;
-	if (count == 0)
-		return 0;
-	if (!args || profil__check_readable(args, (size_t)count * sizeof a[0]) < 0)
-		return -EFAULT;
-	memcpy(a, args, (size_t)count * sizeof a[0]); /* copied at call time */
 
 	for (int i = 0; i < count; i++) {
 		if (a[i].scale < 2)
@@ -72,4 +59,30 @@ int profil__tru64_cfg(const void *args, size_t count_arg, unsigned long flags,
 		r->last = hi - 1;
 	}
 	return profil__cfg_done(c, out);
+}
+
+int profil__tru64_cfg(const void *args, size_t count_arg, unsigned long flags,
+		      struct profil_cfg **out)
+{
+	int count = (int)count_arg; /* Tru64 declares it int */
+
+	*out = NULL;
+	if (count < 0 || flags != 0)
+		return -EINVAL; /* flags are reserved and must be 0 */
+	if (count > TRU64_MAX_RANGES)
+		return -E2BIG;
+	if (count == 0)
+		return 0;
+	size_t bytes = (size_t)count * sizeof(struct tru64_args);
+	if (!args || profil__check_readable(args, bytes) < 0)
+		return -EFAULT;
+	/* Copied at call time, and not onto the caller's stack, which may be
+	 * small (up to 2.5 KiB: issue 19). */
+	struct tru64_args *a = profil__alloc(bytes);
+	if (!a)
+		return -ENOMEM;
+	memcpy(a, args, bytes);
+	int r = build(a, count, out);
+	profil__free(a, bytes);
+	return r;
 }

@@ -167,59 +167,90 @@ static int parse_hex(const char **s, uint64_t *out)
 }
 
 /*
+ * Call fn with the start of each line of the file at path, NUL-terminated
+ * without its newline (at most LINE_HEAD - 1 bytes of a longer line; the
+ * rest is not a line), until fn returns non-zero.  Returns what fn
+ * returned, 0 at the end, or -errno if the file cannot be opened.  The
+ * buffer is small on purpose: /proc files are read here on whatever stack
+ * the caller has (a constructor under a tiny RLIMIT_STACK, a coroutine's),
+ * where a page-sized buffer each was too much (issue 19).
+ */
+#define LINE_HEAD 256
+
+static int each_line(const char *path, int (*fn)(const char *line, void *ctx), void *ctx)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char buf[LINE_HEAD];
+	size_t have = 0;
+	bool eof = false, tail = false; /* tail: in the rest of a line cut short */
+	int result = 0;
+	while (!result) {
+		char *nl = have ? memchr(buf, '\n', have) : NULL;
+		if (nl || have == sizeof buf - 1 || (eof && have)) {
+			size_t len = nl ? (size_t)(nl - buf) : have;
+			if (!tail) {
+				buf[len] = '\0';
+				result = fn(buf, ctx);
+			}
+			tail = !nl;
+			size_t used = nl ? len + 1 : len;
+			memmove(buf, buf + used, have - used);
+			have -= used;
+			continue;
+		}
+		if (eof)
+			break;
+		ssize_t r = (ssize_t)syscall(SYS_read, fd, buf + have, sizeof buf - 1 - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			eof = true;
+		else
+			have += (size_t)r;
+	}
+	syscall(SYS_close, fd);
+	return result;
+}
+
+struct maps_walk {
+	uint64_t need, hi; /* need: first address not yet known to be good */
+	char perm;
+};
+
+/* One line of /proc/self/maps, "start-end perms ...": 1 ends the walk (all
+ * of [need, hi) is covered, or a hole or a mapping without the permission
+ * comes first). */
+static int maps_line(const char *line, void *ctx)
+{
+	struct maps_walk *w = ctx;
+	const char *s = line;
+	uint64_t start, end;
+	if (!(parse_hex(&s, &start) > 0 && *s++ == '-' && parse_hex(&s, &end) > 0 && *s++ == ' '))
+		return 0;
+	bool has = (w->perm == 'r' ? s[0] : s[1]) == w->perm;
+	if (start > w->need)
+		return 1; /* a hole before the next mapping */
+	if (end > w->need) {
+		if (!has)
+			return 1;
+		w->need = end;
+	}
+	return w->need >= w->hi;
+}
+
+/*
  * Walk /proc/self/maps (sorted by address) and check that [lo, hi) is covered
  * by consecutive mappings that all carry permission `perm` ('r' or 'w').
- * Returns 0, -EFAULT, or -ENOSYS if /proc is not available.  Reads in small
- * chunks into a stack buffer: no allocation.
+ * Returns 0, -EFAULT, or -ENOSYS if /proc is not available.  No allocation.
  */
 static int check_maps(uint64_t lo, uint64_t hi, char perm)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct maps_walk w = { lo, hi, perm };
+	if (each_line("/proc/self/maps", maps_line, &w) < 0)
 		return -ENOSYS;
-	char buf[4096];
-	size_t have = 0;
-	uint64_t need = lo; /* first address not yet known to be good */
-	int result = -EFAULT;
-	bool eof = false;
-
-	while (need < hi) {
-		char *nl = have ? memchr(buf, '\n', have) : NULL;
-		if (!nl) {
-			if (eof || have == sizeof buf)
-				break; /* no more lines, or a line longer than buf */
-			ssize_t r = (ssize_t)syscall(SYS_read, fd, buf + have, sizeof buf - have);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				eof = true;
-			else
-				have += (size_t)r;
-			continue;
-		}
-		/* "start-end perms ..." */
-		const char *s = buf;
-		uint64_t start, end;
-		bool ok = parse_hex(&s, &start) > 0 && *s++ == '-' && parse_hex(&s, &end) > 0 &&
-			  *s++ == ' ';
-		if (ok) {
-			bool has = (perm == 'r' ? s[0] : s[1]) == perm;
-			if (start > need)
-				break; /* a hole before the next mapping */
-			if (end > need) {
-				if (!has)
-					break;
-				need = end;
-			}
-		}
-		size_t used = (size_t)(nl + 1 - buf);
-		memmove(buf, nl + 1, have - used);
-		have -= used;
-	}
-	if (need >= hi)
-		result = 0;
-	syscall(SYS_close, fd);
-	return result;
+	return w.need >= hi ? 0 : -EFAULT;
 }
 
 static int check_access(const void *p, size_t len, char perm)
@@ -259,7 +290,9 @@ int profil__each_dirent(const char *path, int (*fn)(const char *name, void *ctx)
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	char buf[2048] __attribute__((aligned(8)));
+	/* Room for one entry of the longest name (280 bytes) and a few more:
+	 * small, for the stacks this runs on (each_line above says why). */
+	char buf[512] __attribute__((aligned(8)));
 	int result = 0;
 	long n;
 	while (result == 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
@@ -293,25 +326,34 @@ long profil__read_small(const char *path, char *buf, size_t len)
 	return (long)have;
 }
 
+struct status_key {
+	const char *key;
+	size_t len;
+	long value;
+};
+
+/* A line of /proc/self/status, "Name:\tvalue": 1 once it is the key's. */
+static int status_line(const char *p, void *ctx)
+{
+	struct status_key *k = ctx;
+	if (strncmp(p, k->key, k->len) != 0 || p[k->len] != ':')
+		return 0;
+	for (p += k->len + 1; *p == ' ' || *p == '\t'; p++)
+		;
+	long v = 0;
+	if (*p < '0' || *p > '9') {
+		k->value = -EINVAL;
+		return 1;
+	}
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	k->value = v;
+	return 1;
+}
+
 long profil__status_number(const char *key)
 {
-	char buf[4096];
-	long r = profil__read_small("/proc/self/status", buf, sizeof buf);
-	if (r < 0)
-		return r;
-	/* Fields are "Name:\tvalue" lines. */
-	size_t klen = strlen(key);
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, key, klen) != 0 || p[klen] != ':')
-			continue;
-		for (p += klen + 1; *p == ' ' || *p == '\t'; p++)
-			;
-		long v = 0;
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		for (; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (*p - '0');
-		return v;
-	}
-	return -ENOENT;
+	struct status_key k = { key, strlen(key), -ENOENT };
+	int r = each_line("/proc/self/status", status_line, &k);
+	return r < 0 ? r : k.value;
 }

@@ -39,6 +39,10 @@ static inline void profil_uc_set_pc(void *uc, uintptr_t pc)
 {
 	((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
 }
+static inline uintptr_t profil_uc_sp(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+}
 #elif defined(__aarch64__)
 #define PROFIL_HAVE_GUARD 0
 static inline uintptr_t profil_uc_pc(const void *uc)
@@ -48,6 +52,10 @@ static inline uintptr_t profil_uc_pc(const void *uc)
 static inline void profil_uc_set_pc(void *uc, uintptr_t pc)
 {
 	((ucontext_t *)uc)->uc_mcontext.pc = pc;
+}
+static inline uintptr_t profil_uc_sp(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.sp;
 }
 #else
 #error "libprofil: add this architecture to lib/arch/guard.h"

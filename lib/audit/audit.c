@@ -87,7 +87,9 @@ EXPORT unsigned int la_objopen(struct link_map *lm, Lmid_t lmid, uintptr_t *cook
 	*cookie = UINTPTR_MAX;
 	if (lmid != LM_ID_BASE || !current())
 		return 0;
-	char exe[PCPROF_RAW_PATH];
+	/* Not on the stack, which may be small (ulimit -s): the loader calls
+	 * audit functions one at a time. */
+	static char exe[PCPROF_RAW_PATH];
 	const char *path = lm->l_name;
 	const void *mem = NULL;
 	if (!path[0]) {

@@ -97,6 +97,15 @@ int open(const char *path, int flags, ...)
 	return (int)ret(SYS(SYS_openat, AT_FDCWD, path, flags, mode, 0, 0));
 }
 
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = (flags & O_CREAT) ? va_arg(ap, int) : 0;
+	va_end(ap);
+	return (int)ret(SYS(SYS_openat, dirfd, path, flags, mode, 0, 0));
+}
+
 int close(int fd)
 {
 	return (int)ret(SYS(SYS_close, fd, 0, 0, 0, 0, 0));
@@ -140,17 +149,17 @@ int posix_fallocate(int fd, off_t off, off_t len)
 	return 0;
 }
 
-int unlink(const char *path)
+int unlinkat(int dirfd, const char *path, int flags)
 {
-	return (int)ret(SYS(SYS_unlinkat, AT_FDCWD, path, 0, 0, 0, 0));
+	return (int)ret(SYS(SYS_unlinkat, dirfd, path, flags, 0, 0, 0));
 }
 
-int rename(const char *from, const char *to)
+int renameat(int fromfd, const char *from, int tofd, const char *to)
 {
 #ifdef SYS_renameat
-	return (int)ret(SYS(SYS_renameat, AT_FDCWD, from, AT_FDCWD, to, 0, 0));
+	return (int)ret(SYS(SYS_renameat, fromfd, from, tofd, to, 0, 0));
 #else
-	return (int)ret(SYS(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 0, 0));
+	return (int)ret(SYS(SYS_renameat2, fromfd, from, tofd, to, 0, 0));
 #endif
 }
 
@@ -482,7 +491,10 @@ static void read_env(void)
 	size_t kept = 0, entry = 0; /* entry: start of the current one in env_store */
 	size_t at = 0;              /* bytes of the current entry seen */
 	bool keep = true;
-	char buf[1024];
+	/* Not on the stack: la_version runs on whatever the loader left of
+	 * the main thread's stack, which RLIMIT_STACK may make small, and
+	 * the loader calls us one at a time (errno above). */
+	static char buf[1024];
 	long n;
 	while ((n = ret(SYS(SYS_read, fd, buf, sizeof buf, 0, 0, 0))) > 0) {
 		for (long i = 0; i < n; i++) {

@@ -8,8 +8,9 @@
  *      code published (accept.h); the ticks it pays come from the thread's
  *      schedule (tslot.h); its stack from the walker (unwind.h), only for a
  *      recording with stacks: one walk of at most PROFIL_STACK_MAX frames
- *      within the room the stack we run on has left.  The accounting is
- *      account.c's.
+ *      into the thread's walk buffer, of a stack the thread is known to
+ *      own, within the room the stack we run on has left (walk_room).  The
+ *      accounting is account.c's.
  *   3. A signal that is not ours goes to the program's action for it
  *      (sigown.h), exactly once, as the kernel would have delivered it.
  *
@@ -20,6 +21,7 @@
 
 #include <sched.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 
@@ -104,68 +106,111 @@ static void account_signal(uintptr_t pc, const uintptr_t *stack, int depth, unsi
 		profil__sample_owed(NULL, profil__gettid(), pc, stack, depth, owed);
 }
 
-/* Bytes of the stack we run on kept for what runs below the frame array:
- * the walker and the recorder (about 2 KiB, gcc -fstack-usage) and the
- * frame the kernel pushes if a guarded read in the walk faults
- * (AT_MINSIGSTKSZ: 3376 bytes on an AVX-512 machine, more with AMX). */
-#define STACK_KEEP 8192
-
-/* The same for a bounded walk, which cannot fault and never takes the
- * direct path (unwind.h): the walker and the recorder without it measured
- * 1.3 KiB (gcc -fstack-usage, x86-64, -O2), kept with room to spare. */
-#if defined(__SANITIZE_ADDRESS__)
-/* AddressSanitizer's redzones make every frame several times larger: the
- * ASan build keeps to walks that have room for a fault, as before. */
-#define STACK_KEEP_BOUNDED STACK_KEEP
-#else
-#define STACK_KEEP_BOUNDED 2048
-#endif
-
 /*
- * How many frames the walk may keep, given the room left on the stack the
- * handler runs on, and whether it must be a bounded one.  Our action has
- * SA_ONSTACK, so in a thread with an alternate signal stack we run on
- * that, which may be small with the kernel's frame already on it.  The
- * kernel saves the alternate stack's settings in uc_stack.  A thread's own
- * stack is assumed to have room for PROFIL_STACK_MAX frames (2 KiB).
- *
- * Rust gives every thread an alternate stack of SIGSTKSZ (8 KiB), which
- * the kernel's frame fills to less than STACK_KEEP: there the walk is a
- * bounded one, within the thread's stack bounds (tslot.h), that needs no
- * room for a fault.  Below even that, or on a thread whose bounds are
- * unknown, the sample has no stack (0).
+ * The handler's stack budget (docs/signal-safety.md, "The handler's stack
+ * budget").  Below the kernel's signal frame the handler itself uses at
+ * most HANDLER_BUDGET bytes of the stack it runs on, walk and recording
+ * included: the frames a walk finds and the direct path's copies are in the
+ * thread's walk buffer (unwind.h, tslot.h), not on that stack.  A guarded
+ * read that faults in a walk costs a second kernel frame and
+ * profil__on_fault's below that, so a walk that may fault needs
+ * HANDLER_BUDGET + the kernel's frame + FAULT_BUDGET; a bounded walk, which
+ * cannot fault, needs HANDLER_BUDGET.  tests/engines/t-run-small-stacks.sh
+ * measures the handler on painted stacks and holds it to the budget.
  */
-static int frames_room(const ucontext_t *uc, bool *bounded)
+#if defined(__SANITIZE_ADDRESS__)
+/* AddressSanitizer's redzones make every frame several times larger. */
+#define HANDLER_BUDGET 8192
+#else
+#define HANDLER_BUDGET 2048
+#endif
+#define FAULT_BUDGET 1024
+
+/* The kernel's signal frame (AT_MINSIGSTKSZ: 3376 bytes on an AVX-512
+ * machine, more with AMX), read in normal context by
+ * profil__handler_init; until then a figure with room for AVX-512. */
+static size_t kernel_frame = 4096;
+
+void profil__handler_init(void)
 {
-	char here;
-	uintptr_t sp = (uintptr_t)&here, lo = (uintptr_t)uc->uc_stack.ss_sp;
-	*bounded = false;
-	if ((uc->uc_stack.ss_flags & SS_DISABLE) || sp < lo || sp - lo >= uc->uc_stack.ss_size)
-		return PROFIL_STACK_MAX;
-	uintptr_t room = sp - lo, keep = STACK_KEEP;
-	if (room < STACK_KEEP + 8 * sizeof(uintptr_t)) {
-		if (!profil__tslot_stack_hi)
-			return 0;
-		*bounded = true;
-		keep = STACK_KEEP_BOUNDED;
-		if (room < keep + 8 * sizeof(uintptr_t))
-			return 0;
-	}
-	room = (room - keep) / sizeof(uintptr_t);
-	return room < PROFIL_STACK_MAX ? (int)room : PROFIL_STACK_MAX;
+	unsigned long k = getauxval(AT_MINSIGSTKSZ);
+	if (k >= 1024 && k <= (1ul << 20))
+		kernel_frame = k;
 }
 
-/* Walk the interrupted stack and account the signal with it.  Its own
- * function, so that the array is on the stack only when there is room. */
-static __attribute__((noinline)) void account_with_stack(const void *uc, uintptr_t pc, int max,
-							 bool bounded, unsigned long sig_w,
-							 unsigned long owed)
+enum room { ROOM_NONE, ROOM_BOUNDED, ROOM_FULL, ROOM_OFF_STACK };
+
+/*
+ * Whether the handler may walk the interrupted stack, and how.
+ *
+ * A walk reads the interrupted stack, so it must be one the thread is known
+ * to own: its stack (tslot.h: set for every thread started through our
+ * start routine, and the one that loaded us) or its alternate signal stack
+ * (which the kernel describes in uc_stack).  An interrupted stack pointer
+ * anywhere else is a coroutine's (makecontext, a green thread, a stack the
+ * program allocated): ROOM_OFF_STACK, the sample without a walk.  Such a
+ * stack may be a few KiB with the kernel's frame already on it, and a walk
+ * that faults there would push a second one (issue 19: 7 KiB makecontext
+ * stacks crashed, 6 KiB malloc'd ones had memory below them overwritten).
+ *
+ * Then the room left on the stack the handler runs on (the alternate one,
+ * or the thread's own) decides: enough for a walk that may fault, for a
+ * bounded one (within the interrupted stack's bounds: cannot fault), or
+ * for none.  A thread whose stack is unknown (made without our start
+ * routine: raw clone, glibc's own helper threads) is walked as before: on
+ * its own stack, the room is assumed.
+ */
+static enum room walk_room(const ucontext_t *uc, uintptr_t *lo, uintptr_t *hi)
 {
-	uintptr_t pcs[max];
-	int depth = bounded ? profil__unwind_bounded(uc, pcs, max, profil__tslot_stack_lo,
-						     profil__tslot_stack_hi)
-			    : profil__unwind(uc, pcs, max);
-	account_signal(pc, pcs, depth, sig_w, owed);
+	char here;
+	uintptr_t sp = (uintptr_t)&here, isp = profil_uc_sp(uc);
+	uintptr_t alt = (uintptr_t)uc->uc_stack.ss_sp, alt_size = uc->uc_stack.ss_size;
+	bool has_alt = !(uc->uc_stack.ss_flags & SS_DISABLE);
+	*lo = profil__tslot_stack_lo;
+	*hi = profil__tslot_stack_hi;
+	if (has_alt && isp - alt < alt_size) {
+		/* Interrupted on its alternate stack (in a handler of its
+		 * own): known, and where a bounded walk stays. */
+		*lo = alt;
+		*hi = alt + alt_size;
+	} else if (*hi && (isp < *lo || isp >= *hi)) {
+		return ROOM_OFF_STACK;
+	}
+	uintptr_t base;
+	if (has_alt && sp - alt < alt_size)
+		base = alt; /* SA_ONSTACK: we run on the alternate stack */
+	else if (*hi && sp - *lo < *hi - *lo)
+		base = *lo; /* on the interrupted stack, the thread's own */
+	else
+		return ROOM_FULL; /* unknown: assumed, as before */
+	uintptr_t room = sp - base;
+	if (room >= HANDLER_BUDGET + kernel_frame + FAULT_BUDGET)
+		return ROOM_FULL;
+	if (*hi && room >= HANDLER_BUDGET)
+		return ROOM_BOUNDED;
+	return ROOM_NONE;
+}
+
+/* Walk the interrupted stack into the thread's walk buffer and account the
+ * signal with it; where the handler may not walk, with the pc alone: its
+ * caller [unknown] off a known stack (what was not walked shows), no stack
+ * at all where there is no room or no buffer, as before. */
+static void account_walked(const ucontext_t *uc, uintptr_t pc, unsigned long sig_w,
+			   unsigned long owed)
+{
+	struct profil_thread *t = profil__thread_self();
+	uintptr_t lo, hi;
+	enum room room = t && t->walk ? walk_room(uc, &lo, &hi) : ROOM_NONE;
+	if (room == ROOM_OFF_STACK) {
+		const uintptr_t two[2] = { pc, PCPROF_FRAME_UNKNOWN };
+		account_signal(pc, two, 2, sig_w, owed);
+	} else if (room == ROOM_NONE) {
+		account_signal(pc, NULL, 0, sig_w, owed);
+	} else {
+		int depth = profil__unwind_into(uc, t->walk, PROFIL_STACK_MAX, room == ROOM_BOUNDED,
+						lo, hi);
+		account_signal(pc, t->walk->pcs, depth, sig_w, owed);
+	}
 }
 
 /* Handlers between their guard check and the end of their walk, and
@@ -222,13 +267,11 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		 * needs the fault guard (session.c holds SIGSEGV and SIGBUS
 		 * while anything samples); without it the sample is flat.  The
 		 * ticks this signal pays, owed ones included, are its stack's. */
-		bool bounded = false;
 		atomic_fetch_add(&walking, 1);
 		bool walk = due && profil__record_stacks() && !atomic_load(&closing) &&
 			    profil__sig_guarding(SIGSEGV) && profil__sig_guarding(SIGBUS);
-		int max = walk ? frames_room(uc, &bounded) : 0;
-		if (max)
-			account_with_stack(uc, pc, max, bounded, sig_w, due - sig_w);
+		if (walk)
+			account_walked(uc, pc, sig_w, due - sig_w);
 		else
 			account_signal(pc, NULL, 0, sig_w, due - sig_w);
 		atomic_fetch_sub(&walking, 1);

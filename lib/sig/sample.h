@@ -183,6 +183,10 @@ PROFIL_HIDDEN extern struct profil_counters profil__ctr;
 PROFIL_HIDDEN void profil__on_signal(int sig, siginfo_t *si, void *uc);
 PROFIL_HIDDEN void profil__on_fault(int sig, siginfo_t *si, void *uc);
 
+/* What the handler needs to know of the machine before it runs (the size
+ * of the kernel's signal frame).  Normal context, once at start. */
+PROFIL_HIDDEN void profil__handler_init(void);
+
 /* The fault guard's two ends for the stack walks (session.c, control lock
  * held): before SIGSEGV and SIGBUS are given back, close (no new walk, and
  * wait for those under way); after they are taken, open.  In a fork child,

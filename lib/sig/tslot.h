@@ -11,6 +11,7 @@
 #define PROFIL_SIG_TSLOT_H
 
 #include "../internal.h"
+#include "unwind.h"
 
 #include <stdbool.h>
 
@@ -42,6 +43,9 @@ struct profil_thread {
 				      PROFIL_ORIGIN_NOW (threads.c) */
 	_Atomic bool scheduled;    /* the schedule above is in force */
 	bool unsampled;            /* attach failed: its ticks are counted lost */
+	/* Where this thread's handler walks its stack (unwind.h): the chunk's
+	 * walk[i] for slot[i], set when the chunk is made, never changed. */
+	struct profil_walk_buf *walk;
 };
 
 /* start_origin: the schedule starts at the thread's CPU time when armed. */
@@ -50,10 +54,14 @@ struct profil_thread {
 #define PROFIL_TSLOT_CHUNK 255
 
 /* Slots come in chunks, prepended by threads.c with a release store and
- * never freed, so the handler can walk the list without the lock. */
+ * never freed, so the handler can walk the list without the lock.  The
+ * walk buffers (2688 bytes each: 669 KiB of a chunk's 695, address space
+ * only until used) follow the slots, so that a search of the slots reads
+ * a few pages; only a thread that walks touches its buffer's pages. */
 struct profil_tslot_chunk {
 	struct profil_tslot_chunk *next;
 	struct profil_thread slot[PROFIL_TSLOT_CHUNK];
+	struct profil_walk_buf walk[PROFIL_TSLOT_CHUNK];
 };
 
 PROFIL_HIDDEN extern struct profil_tslot_chunk *_Atomic profil__tslot_chunks;

@@ -18,6 +18,7 @@
 
 #include "../arch/guard.h"
 #include "../rawfile.h"
+#include "unwind.h"
 
 /* One module: its code [lo, hi), and its rows sorted by off (pc - bias),
  * the last one UNKNOWN at the end of the last FDE. */
@@ -750,6 +751,7 @@ void profil__unwind_enter(struct profil_uwalk *w)
 	w->nchecked = 0;
 	w->last = NULL;
 	w->tables_only = false;
+	w->fde_buf = w->cie_buf = NULL;
 }
 
 void profil__unwind_leave(struct profil_uwalk *w)
@@ -801,12 +803,12 @@ static int table_row(const struct umod *m, uintptr_t pc, struct profil_urow *row
 
 /* ---- the direct path: one FDE copied through the guard ---- */
 
-/* On the handler's stack, which may be a small alternate one (sample.c
- * keeps 4 KiB below its frame array for the walk and a guard fault's
- * kernel frame): the largest FDE of libc is 192 bytes, of python3.11 376,
- * of libstdc++ 756 (4 of 4867 above 512, unwound by their table only). */
-#define FDE_MAX 512
-#define CIE_MAX 128
+/* The handler's walk copies into its thread's walk buffer (unwind.h),
+ * others onto their stack: the largest FDE of libc is 192 bytes, of
+ * python3.11 376, of libstdc++ 756 (4 of 4867 above 512, unwound by their
+ * table only). */
+#define FDE_MAX PROFIL_UNWIND_FDE_MAX
+#define CIE_MAX PROFIL_UNWIND_CIE_MAX
 
 struct pick {
 	uintptr_t target;
@@ -835,10 +837,10 @@ static int copy_record(uintptr_t at, uint8_t *buf, uint32_t max, uint32_t *len)
 	return 0;
 }
 
-/* Not inlined: its buffers (about 1 KiB) are on the stack only while it
- * runs, not in every walk's frame (a bounded walk has little room). */
-static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc,
-						struct profil_urow *row)
+/* The row at pc from the module's own .eh_frame_hdr at hdr, the FDE and
+ * CIE copied into fbuf (FDE_MAX bytes) and cbuf (CIE_MAX). */
+static int direct_row_in(uintptr_t hdr, uintptr_t pc, struct profil_urow *row, uint8_t *fbuf,
+			 uint8_t *cbuf)
 {
 	uint8_t h[12];
 	if (!hdr || profil__gcopy(h, (const void *)hdr, sizeof h) < 0 || h[0] != 1 ||
@@ -868,12 +870,11 @@ static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc,
 	if (!found)
 		return PROFIL_UFOUND_NONE;
 	uintptr_t fde_at = hdr + (uintptr_t)(intptr_t)e[1];
-	uint8_t fbuf[FDE_MAX], cbuf[CIE_MAX];
 	uint32_t flen, clen;
-	if (copy_record(fde_at, fbuf, sizeof fbuf, &flen) < 0 || rd32(fbuf + 4) == 0)
+	if (copy_record(fde_at, fbuf, FDE_MAX, &flen) < 0 || rd32(fbuf + 4) == 0)
 		return PROFIL_UFOUND_NONE;
 	uintptr_t cie_at = fde_at + 4 - rd32(fbuf + 4);
-	if (copy_record(cie_at, cbuf, sizeof cbuf, &clen) < 0 || rd32(cbuf + 4) != 0)
+	if (copy_record(cie_at, cbuf, CIE_MAX, &clen) < 0 || rd32(cbuf + 4) != 0)
 		return PROFIL_UFOUND_NONE;
 	struct profil_cfi_buf cb = { cbuf + 8, cbuf + 4 + clen, cie_at + 8 };
 	struct profil_cfi_buf fb = { fbuf + 8, fbuf + 4 + flen, fde_at + 8 };
@@ -885,6 +886,15 @@ static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc,
 	profil__cfi_run(&cie, &fde, emit_pick, &k);
 	*row = k.have ? k.row : unknown_row;
 	return PROFIL_UFOUND_DIRECT;
+}
+
+/* The same with the copies on the stack.  Not inlined: its buffers are on
+ * the stack only while it runs, not in every walk's frame. */
+static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc,
+						struct profil_urow *row)
+{
+	uint8_t fbuf[FDE_MAX], cbuf[CIE_MAX];
+	return direct_row_in(hdr, pc, row, fbuf, cbuf);
 }
 
 /* Is m still the object loaded at pc?  Once per walk and module. */
@@ -926,6 +936,8 @@ int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow 
 	atomic_store_explicit(&stale, true, memory_order_relaxed);
 	if (w->tables_only)
 		return PROFIL_UFOUND_NONE;
+	if (w->fde_buf && w->cie_buf)
+		return direct_row_in((uintptr_t)fo.dlfo_eh_frame, pc, row, w->fde_buf, w->cie_buf);
 	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
 }
 
@@ -977,7 +989,10 @@ __attribute__((constructor(110))) static void unwind_start(void)
 {
 	find_object = lookup_find_object();
 	pthread_atfork(fork_prepare, fork_done, fork_done);
-	struct raw_env env;
+	/* Static, not on the stack: its 4 KiB path was a constructor frame
+	 * that a small RLIMIT_STACK does not have room for (issue 19); a
+	 * constructor runs once. */
+	static struct raw_env env;
 	if (profil__raw_env(&env) && env.stacks) {
 		/* PCPROF_UNWIND_SHARE=0: every image builds its own (tests, bench). */
 		const char *share = getenv("PCPROF_UNWIND_SHARE");

@@ -53,6 +53,10 @@ struct profil_uwalk {
 	unsigned nchecked;
 	const void *last; /* the module of the last row found, checked */
 	bool tables_only; /* no direct path: it reads the module's memory */
+	/* Where the direct path copies an FDE (PROFIL_UNWIND_FDE_MAX bytes)
+	 * and its CIE (PROFIL_UNWIND_CIE_MAX, unwind.h); NULL: on the stack.
+	 * Set after enter. */
+	uint8_t *fde_buf, *cie_buf;
 };
 
 /* Begin and end a walk: tables read between them stay mapped.  A walk

@@ -115,7 +115,8 @@ static enum step caller(const struct reach *m, const struct frame *f, struct fra
 	return out->r.pc == 0 ? STEP_END : STEP_OK;
 }
 
-static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct reach *stack)
+static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct reach *stack,
+		       struct profil_walk_buf *buf)
 {
 	if (max <= 0)
 		return 0;
@@ -141,6 +142,10 @@ static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct rea
 	struct profil_uwalk walk;
 	profil__unwind_enter(&walk);
 	walk.tables_only = m->hi != 0;
+	if (buf) {
+		walk.fde_buf = buf->fde;
+		walk.cie_buf = buf->cie;
+	}
 	resolve(&walk, f);
 	while (n < max) {
 		enum step s = caller(m, f, next);
@@ -175,11 +180,20 @@ static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct rea
 int profil__unwind(const void *uc, uintptr_t *pcs, int max)
 {
 	const struct reach any = { 0, 0 };
-	return unwind_walk(uc, pcs, max, &any);
+	return unwind_walk(uc, pcs, max, &any, NULL);
 }
 
 int profil__unwind_bounded(const void *uc, uintptr_t *pcs, int max, uintptr_t lo, uintptr_t hi)
 {
 	const struct reach stack = { lo, hi > lo ? hi : lo + 1 };
-	return unwind_walk(uc, pcs, max, &stack);
+	return unwind_walk(uc, pcs, max, &stack, NULL);
+}
+
+int profil__unwind_into(const void *uc, struct profil_walk_buf *b, int max, bool bounded,
+			uintptr_t lo, uintptr_t hi)
+{
+	if (max > PROFIL_STACK_MAX)
+		max = PROFIL_STACK_MAX;
+	const struct reach r = { bounded ? lo : 0, bounded ? (hi > lo ? hi : lo + 1) : 0 };
+	return unwind_walk(uc, b->pcs, max, &r, b);
 }

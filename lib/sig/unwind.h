@@ -5,9 +5,9 @@
  * locks, no allocation, no libc call that is not async-signal-safe; every
  * read of program memory goes through the fault guard (arch/guard.h), so a
  * bad frame ends the walk instead of faulting; bounded by max (each frame's
- * CFA must rise above the last, except across a signal frame; the thread's
- * stack bounds are not known in the handler and not used); max == 0 is
- * allowed and writes nothing.  The implementation: sig/unwind.c (the walk),
+ * CFA must rise above the last, except across a signal frame; a walk that
+ * is not bounded does not use the stack's bounds); max == 0 is allowed and
+ * writes nothing.  The implementation: sig/unwind.c (the walk),
  * sig/unwind-tables.c (the tables it reads), arch/unwind-<arch>.c.
  *
  * What it writes, outermost last:
@@ -26,6 +26,7 @@
 #ifndef PROFIL_SIG_UNWIND_H
 #define PROFIL_SIG_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../internal.h"
@@ -33,6 +34,27 @@
 
 /* Most frames a recorded stack keeps, markers included. */
 #define PROFIL_STACK_MAX 256
+
+/* Sizes of the copies of one FDE and its CIE the direct path reads a row
+ * from (a module the tables lack: unwind-tables.c); longer records end the
+ * walk with PCPROF_FRAME_UNKNOWN. */
+#define PROFIL_UNWIND_FDE_MAX 512
+#define PROFIL_UNWIND_CIE_MAX 128
+
+/*
+ * What a walk writes besides its registers: the frames, and the direct
+ * path's copies.  The handler keeps one per thread slot (tslot.h), made in
+ * normal context, so that neither is on the stack the handler runs on: that
+ * may be a coroutine's of a few KiB, below the kernel's signal frame (2.6
+ * KiB of it was the frame array and these copies: docs/signal-safety.md,
+ * "The handler's stack budget").  One thread's handler uses its own, and
+ * profiling handlers never nest.
+ */
+struct profil_walk_buf {
+	uintptr_t pcs[PROFIL_STACK_MAX];
+	uint8_t fde[PROFIL_UNWIND_FDE_MAX];
+	uint8_t cie[PROFIL_UNWIND_CIE_MAX];
+};
 
 /* Walk the stack of the thread that was interrupted with context uc (the
  * handler's third argument).  Returns the number of entries written to pcs
@@ -49,5 +71,11 @@ PROFIL_HIDDEN int profil__unwind(const void *uc, uintptr_t *pcs, int max);
  * PCPROF_FRAME_UNKNOWN; so does a stack pointer outside [lo, hi).  AS-safe. */
 PROFIL_HIDDEN int profil__unwind_bounded(const void *uc, uintptr_t *pcs, int max, uintptr_t lo,
 					 uintptr_t hi);
+
+/* The handler's walk: profil__unwind (bounded: profil__unwind_bounded
+ * within [lo, hi)) into b->pcs, its direct path copying records into b,
+ * not onto the stack.  AS-safe. */
+PROFIL_HIDDEN int profil__unwind_into(const void *uc, struct profil_walk_buf *b, int max,
+				      bool bounded, uintptr_t lo, uintptr_t hi);
 
 #endif
