@@ -14,7 +14,7 @@
  * samples there, and perf costs every context switch of the program, not
  * only every sample: each switch stops and restarts its timer, and at 500 Hz
  * that timer is nearly always the CPU's next one, so the hardware timer is
- * reprogrammed twice per switch.  A pipe ping-pong ran 3-5 times slower at
+ * reprogrammed twice per switch.  A pipe ping-pong ran 4-5 times slower at
  * 500 Hz; the thread timer, which the tick drives, costs nothing per switch
  * and gives a distinct sample per tick (docs/benchmarks.md, "Context
  * switches").  pcprof attach keeps 500 Hz: it samples with perf events

@@ -2,7 +2,7 @@
 # pcprof run's default rate is 500 Hz, or the kernel tick where that is
 # lower, and with it the library chooses the thread-timer engine (issue 19,
 # item 3): above the tick it would choose perf, whose events cost every
-# context switch (a pipe ping-pong ran 4.8 times slower at the former
+# context switch (a pipe ping-pong ran 4.3 times slower at the former
 # default of 500 Hz on a 250 Hz kernel; docs/benchmarks.md, "Context
 # switches").  The tick is the library's own measure, which the data file
 # keeps in its engine choice ("N Hz is within the K Hz kernel tick"); the

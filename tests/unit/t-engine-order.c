@@ -7,7 +7,7 @@
  *     lower: cli/util.c, run_default_hz) and at any rate up to the tick,
  *     thread-timer comes first: the default never puts perf first, whose
  *     events cost every context switch of the program (issue 19, item 3: a
- *     pipe ping-pong ran 4.8 times slower under perf at 500 Hz on a 250 Hz
+ *     pipe ping-pong ran 4.3 times slower under perf at 500 Hz on a 250 Hz
  *     kernel, 1.0 under thread-timer).
  *   - Above the tick perf comes first, then thread-timer.
  *   - process-timer and manual are never in the list: they are chosen only
