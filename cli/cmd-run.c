@@ -111,7 +111,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -o, --output FILE   data file to write (default pcprof.data)\n"
 		"      --hz N          samples per CPU second per thread, 1..10000\n"
-		"                      (default: PROFIL_HZ, else %u)\n"
+		"                      (default: PROFIL_HZ, else %u, or the kernel tick\n"
+		"                      if lower: %u here)\n"
 		"      --engine NAME   thread-timer, perf, process-timer or auto\n"
 		"                      (default: PROFIL_ENGINE, else auto)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
@@ -140,7 +141,7 @@ static void usage(FILE *f)
 		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
 		"found; 125 also when PROGRAM cannot be profiled (no --allow-unprofiled).\n"
 		"See pcprof-run(1).\n",
-		PCPROF_DEFAULT_HZ, DEFAULT_SLOTS);
+		PCPROF_DEFAULT_HZ, run_default_hz(kernel_tick_hz()), DEFAULT_SLOTS);
 }
 
 static unsigned long number(const char *opt, const char *s, unsigned long lo, unsigned long hi)
@@ -285,7 +286,7 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 	if (!o->hz && !o->from && env_hz && *env_hz)
 		o->hz = number("PROFIL_HZ in the environment", env_hz, 1, 10000);
 	if (!o->hz)
-		o->hz = PCPROF_DEFAULT_HZ;
+		o->hz = run_default_hz(kernel_tick_hz());
 	/* PROFIL_ENGINE likewise: on a name it does not know the library
 	 * quietly chooses for itself, so a typo (thread_timer) would record
 	 * with another engine than the one asked for. */

@@ -12,7 +12,10 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "cmd.h"
 
 const char *progname = "pcprof";
 int exit_failure = 1;
@@ -310,6 +313,21 @@ const char *proc_stat(int pid, char *buf, size_t len)
 	buf[n] = 0;
 	const char *p = strrchr(buf, ')');
 	return p && p[1] ? p + 1 : NULL;
+}
+
+unsigned kernel_tick_hz(void)
+{
+	/* The coarse clocks advance once per tick: 4 ms with CONFIG_HZ=250.
+	 * sysconf(_SC_CLK_TCK) is USER_HZ, 100 whatever the tick. */
+	struct timespec res;
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0 || res.tv_sec != 0 || res.tv_nsec <= 0)
+		return 0;
+	return (unsigned)((1000000000L + res.tv_nsec / 2) / res.tv_nsec);
+}
+
+unsigned run_default_hz(unsigned tick_hz)
+{
+	return tick_hz && tick_hz < PCPROF_DEFAULT_HZ ? tick_hz : PCPROF_DEFAULT_HZ;
 }
 
 uint64_t proc_cpu_ns(int pid)

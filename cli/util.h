@@ -64,6 +64,16 @@ const char *proc_stat(int pid, char *buf, size_t len);
  * from /proc/PID/stat, a zombie's too, in ns; 0 if unreadable. */
 uint64_t proc_cpu_ns(int pid);
 
+/* The kernel tick rate (CONFIG_HZ), from the resolution of
+ * CLOCK_MONOTONIC_COARSE as the library measures it (lib/session.c); 0 if
+ * that resolution is not a tick. */
+unsigned kernel_tick_hz(void);
+
+/* pcprof run's rate when neither --hz nor PROFIL_HZ gives one, on a kernel
+ * whose tick is tick_hz (0: unknown): PCPROF_DEFAULT_HZ, but never above the
+ * tick (cmd.h says why). */
+unsigned run_default_hz(unsigned tick_hz);
+
 /* How many different values v[0..n) holds (pids, thread ids); sorts v. */
 size_t distinct_i32(int32_t *v, size_t n);
 

@@ -42,6 +42,11 @@ struct profil_engine {
 	const char *name;
 	/* Can deliver more distinct samples per second than the kernel tick. */
 	bool subtick;
+	/* Never chosen automatically, only by name (PROFIL_ENGINE,
+	 * profil_set_engine): the manual engine takes no real ticks, and the
+	 * process timer's signal may land in a thread that sleeps (session.c,
+	 * order). */
+	bool by_name;
 
 	/* Usable here for run?  On failure writes a short reason into why.
 	 * Has no lasting effect. */

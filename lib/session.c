@@ -178,11 +178,13 @@ static void why_add(const char *name, const char *text)
 }
 
 /* Per-thread CPU timers cannot fire more often than the kernel tick, so a
- * rate above it (or pcsample, which needs a distinct pc per tick) puts perf
- * first; otherwise the cheaper, permission-free thread timer leads. */
-static bool want_subtick(const struct profil_run *run)
+ * rate above it puts perf first; otherwise the cheaper, permission-free
+ * thread timer leads.  Perf's price is not only per sample: every context
+ * switch of a sampled thread stops and restarts its event's timer, which
+ * at rates above the tick is nearly always the CPU's next one, so the
+ * hardware timer is reprogrammed twice per switch (docs/engines.md). */
+static bool want_subtick(const struct profil_run *run, unsigned int khz)
 {
-	unsigned int khz = profil__kernel_hz();
 	return khz && run->hz > khz;
 }
 
@@ -203,23 +205,39 @@ static void signal_name(char *buf, size_t len, int sig)
 	}
 }
 
-static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
+/*
+ * The engines tried for run, in order, when the kernel tick is khz Hz: list
+ * order, except that above the tick the engines that can deliver the rate
+ * come first (two passes keep list order within each group).  Engines
+ * marked by_name are left out.  The process timer is one: its signal is
+ * process-directed, and the kernel gives it to any thread that does not
+ * block it when the thread that ran blocks it (glibc's SIGEV_THREAD threads
+ * block every signal; before Linux 6.4, to any thread at all), so it
+ * interrupts threads asleep in nanosleep, poll or a futex wait, whose calls
+ * then fail with EINTR: a SIGEV_THREAD timer program's usleep returned
+ * early 133 times in 200 (issue 19).  The per-thread engines signal a
+ * thread only for its own CPU time, on its way back to user mode.
+ */
+size_t profil__engine_order(const struct profil_run *run, unsigned int khz,
+			    const struct profil_engine **out)
 {
 	size_t n = 0;
-	if (S.forced) {
-		out[n++] = S.forced;
-		return n;
-	}
-	/* List order; when the rate is above the tick, the engines that can
-	 * deliver it move to the front (two passes keep list order within
-	 * each group). */
-	bool sub = want_subtick(run);
+	bool sub = want_subtick(run, khz);
 	for (int pass = sub ? 0 : 1; pass < 2; pass++)
 		for (size_t i = 0; i < NENGINES; i++)
-			if (engines[i] != &profil__engine_manual &&
+			if (!engines[i]->by_name &&
 			    (pass == 1 ? !(sub && engines[i]->subtick) : engines[i]->subtick))
 				out[n++] = engines[i];
 	return n;
+}
+
+static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
+{
+	if (S.forced) {
+		out[0] = S.forced;
+		return 1;
+	}
+	return profil__engine_order(run, profil__kernel_hz(), out);
 }
 
 static void reset_counters(void)
@@ -266,10 +284,46 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	return 0;
 }
 
+static bool limit_refusal(int r)
+{
+	return r == -EMFILE || r == -ENFILE || r == -EAGAIN || r == -ENOMEM;
+}
+
+static void why_chosen(const struct profil_engine *e, const struct profil_run *run, bool partial)
+{
+	char text[200] = "chosen";
+	if (S.forced) {
+		profil__strlcat(text, sizeof text, " by name");
+	} else {
+		unsigned int khz = profil__kernel_hz();
+		profil__strlcat(text, sizeof text, ", ");
+		profil__strlcat_u(text, sizeof text, run->hz);
+		profil__strlcat(text, sizeof text,
+				want_subtick(run, khz) ? " Hz is above the "
+						       : " Hz is within the ");
+		profil__strlcat_u(text, sizeof text, khz);
+		profil__strlcat(text, sizeof text, " Hz kernel tick");
+		if (partial)
+			profil__strlcat(text, sizeof text, ", though not for every thread");
+	}
+	if (e->variant) {
+		profil__strlcat(text, sizeof text, " (");
+		profil__strlcat(text, sizeof text, e->variant());
+		profil__strlcat(text, sizeof text, ")");
+	}
+	if (S.sig) {
+		profil__strlcat(text, sizeof text, ", signal ");
+		signal_name(text, sizeof text, S.sig);
+	}
+	why_add(e->name, text);
+	S.last = e;
+}
+
 static int start_engine(const struct profil_run *run)
 {
 	const struct profil_engine *order[NENGINES];
 	size_t n = order_for(run, order);
+	bool short_of[NENGINES] = { false };
 	int err = -ENOSYS;
 
 	S.why[0] = '\0';
@@ -278,45 +332,34 @@ static int start_engine(const struct profil_run *run)
 		const struct profil_engine *e = order[i];
 		char reason[128] = "";
 		int r = e->probe(run, reason, sizeof reason);
-		/* Threads beyond a resource limit's reserve are left unsampled
-		 * only by the last engine that can be tried. */
-		if (r == 0 && (r = try_engine(e, run, i + 1 < n)) < 0 && !reason[0]) {
-			profil__strlcat(reason, sizeof reason, "start failed: ");
-			profil__strlcat(reason, sizeof reason, profil__errname(-r));
+		/* First every engine must cover every thread; an engine named
+		 * alone leaves those beyond a resource limit's reserve
+		 * unsampled (and counted). */
+		if (r == 0 && (r = try_engine(e, run, n > 1)) < 0) {
+			short_of[i] = limit_refusal(r);
+			if (!reason[0]) {
+				profil__strlcat(reason, sizeof reason, "start failed: ");
+				profil__strlcat(reason, sizeof reason, profil__errname(-r));
+			}
 		}
 		if (r == 0) {
-			char text[200] = "chosen";
-			if (S.forced) {
-				profil__strlcat(text, sizeof text, " by name");
-			} else {
-				profil__strlcat(text, sizeof text, ", ");
-				profil__strlcat_u(text, sizeof text, run->hz);
-				profil__strlcat(text, sizeof text,
-						want_subtick(run) ? " Hz is above the "
-								  : " Hz is within the ");
-				profil__strlcat_u(text, sizeof text, profil__kernel_hz());
-				profil__strlcat(text, sizeof text, " Hz kernel tick");
-			}
-			if (e->variant) {
-				profil__strlcat(text, sizeof text, " (");
-				profil__strlcat(text, sizeof text, e->variant());
-				profil__strlcat(text, sizeof text, ")");
-			}
-			if (S.sig) {
-				profil__strlcat(text, sizeof text, ", signal ");
-				signal_name(text, sizeof text, S.sig);
-			}
-			why_add(e->name, text);
+			why_chosen(e, run, false);
 			for (size_t j = i + 1; j < n; j++)
 				why_add(order[j]->name, "not tried");
-			S.last = e;
 			return 0;
 		}
 		why_add(e->name, reason);
 		err = r;
 		if (!fallback_error(r))
-			break;
+			return err;
 	}
+	/* None covers every thread within the limits: the first that was
+	 * refused only for lack of resources samples the threads it can. */
+	for (size_t i = 0; i < n; i++)
+		if (short_of[i] && try_engine(order[i], run, false) == 0) {
+			why_chosen(order[i], run, true);
+			return 0;
+		}
 	return err;
 }
 

@@ -37,6 +37,12 @@ PROFIL_HIDDEN struct profil_cfg *profil__current_locked(void);
 PROFIL_HIDDEN int profil__policy(void);
 PROFIL_HIDDEN unsigned int profil__base_hz(void);
 
+/* The engines the library tries, in order, for run when the kernel tick is
+ * khz Hz (0: unknown) and no engine is named: into out (room for every
+ * engine), returns how many.  Pure; for session.c and the tests. */
+PROFIL_HIDDEN size_t profil__engine_order(const struct profil_run *run, unsigned int khz,
+					  const struct profil_engine **out);
+
 /* pcsample's count of the previous session (see pcsample.c). */
 PROFIL_HIDDEN extern uint64_t profil__pcs_last_count;
 

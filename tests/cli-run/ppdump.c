@@ -10,6 +10,7 @@
  * prints, for each process image, in file order:
  *   proc PID.SEQ ppid=N end=E status=N ticks=N signals=N lost=N hz=N
  *        engine=NAME cpu_ms=N mem=N threads=N modules=N samples=N exe=PATH
+ *   why PID.SEQ TEXT                              (the library's engine choice)
  *   module PID.SEQ INDEX PATH bias=HEX epochs=LOADED-UNLOADED buildid=HEX
  *   thread PID.SEQ TID NAME TICKS
  *   fn PID.SEQ FUNCTION MODULE-BASENAME TICKS     (most ticks first)
@@ -232,6 +233,8 @@ static void dump_proc(const struct pp_process *pr)
 	       (unsigned long long)pr->signals, (unsigned long long)pr->lost, pr->hz, pr->engine,
 	       (unsigned long long)(pr->cpu_ns / 1000000), (unsigned long long)pr->mem_bytes,
 	       pr->nthreads, pr->nmodules, pr->nsamples, pr->exe);
+	if (pr->why)
+		printf("why %s %s\n", id, pr->why);
 
 	struct symtab *st = calloc(pr->nmodules + 1, sizeof *st);
 	for (size_t i = 0; i < pr->nmodules; i++) {
