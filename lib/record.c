@@ -253,12 +253,19 @@ static void finish(uint32_t end)
  * sees the exit-time closes, which must not count as unloads. */
 static void record_exit(void)
 {
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	sigset_t saved;
-	profil__lock(&saved);
-	profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
-	profil__unlock(&saved);
+	if (profil__lock_thorough(&saved)) {
+		profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
+		profil__unlock(&saved);
+	}
+	if (profil__sealed()) {
+		/* No system call: the CPU time stays the filter's (whoever
+		 * reaps the process knows the rest). */
+		atomic_store(A32(&map.h->end), PCPROF_END_EXIT);
+		return;
+	}
 	profil__sink_rename_all(&rec); /* threads that named themselves after their first sample */
 	snapshot_modules();
 	finish(PCPROF_END_EXIT);
@@ -269,7 +276,7 @@ static void record_exit(void)
  * (image_origin). */
 void profil__record_exec(uint64_t thread_cpu)
 {
-	if (atomic_load(&profil__rec)) {
+	if (map.h) {
 		profil__sink_rename_all(&rec);
 		snapshot_modules();
 		map.h->exec_cpu_ns = thread_cpu;
@@ -284,7 +291,7 @@ void profil__record_exec(uint64_t thread_cpu)
  * 8th), and pcprof run called 3 workers' 0.04 s "not sampled". */
 void profil__record_quick_exit(void)
 {
-	if (!atomic_load(&profil__rec) || map.h->pid != (int32_t)syscall(SYS_getpid))
+	if (profil__sealed() || !map.h || map.h->pid != (int32_t)syscall(SYS_getpid))
 		return;
 	/* The ticks the kernel did not signal yet, as at exit (each worker
 	 * of a pool otherwise loses its last partial period: 437 samples for
@@ -295,13 +302,15 @@ void profil__record_quick_exit(void)
 		profil__threads_pay_owed(NULL);
 		profil__unlock(&saved);
 	}
+	if (profil__sealed())
+		return;
 	store_rss(map.h);
 	atomic_store(A64(&map.h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }
 
 void profil__record_exec_failed(void)
 {
-	if (atomic_load(&profil__rec)) {
+	if (map.h) {
 		atomic_store(A64(&map.h->end_ns), 0);
 		atomic_store(A32(&map.h->end), PCPROF_END_RUNNING);
 		profil__record_exec_target(PCPROF_UNF_NONE, "", NULL);
@@ -311,14 +320,14 @@ void profil__record_exec_failed(void)
 
 const char *profil__record_follow_dir(void)
 {
-	return atomic_load(&profil__rec) && env.follow ? env.dir : NULL;
+	return map.h && env.follow && !profil__sealed() ? env.dir : NULL;
 }
 
 /* Written before pcprof can read it (the exec is still to come), so plain
  * stores do; argv as in read_cmdline. */
 void profil__record_exec_target(uint32_t why, const char *path, char *const argv[])
 {
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	struct pcprof_raw_header *h = map.h;
 	h->exec_unfollowed = why;
@@ -339,7 +348,7 @@ void profil__record_exec_target(uint32_t why, const char *path, char *const argv
  */
 int profil__record_spawn_target(uint32_t why, const char *path)
 {
-	if (!atomic_load(&profil__rec) || why == PCPROF_UNF_NONE)
+	if (!map.h || why == PCPROF_UNF_NONE)
 		return 0;
 	struct pcprof_raw_header *h = map.h;
 	atomic_fetch_add(A32(&h->spawn_unfollowed), 1);
@@ -355,7 +364,7 @@ int profil__record_spawn_target(uint32_t why, const char *path)
 
 void profil__record_spawn_failed(int counted)
 {
-	if (!counted || !atomic_load(&profil__rec))
+	if (!counted || !map.h)
 		return;
 	struct pcprof_raw_header *h = map.h;
 	atomic_fetch_sub(A32(&h->spawn_unfollowed), 1);
@@ -372,7 +381,7 @@ void profil__record_spawn_failed(int counted)
  */
 void profil__record_fork_child(void)
 {
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	atomic_store(&profil__rec, NULL);
 	struct raw_map parent = map;
@@ -399,4 +408,28 @@ void profil__record_fork_child(void)
 		atomic_store(&profil__rec, &rec);
 	}
 	profil__raw_unmap(&parent);
+}
+
+void profil__record_fork_child_sealed(void)
+{
+	atomic_store(&profil__rec, NULL);
+	map.h = NULL; /* the parent's: never written from here */
+}
+
+void profil__record_stop(uint32_t why)
+{
+	if (!atomic_load(&profil__rec))
+		return;
+	uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	atomic_store(A64(&map.h->cpu_ns), cpu);
+	profil__sink_stop(why, cpu);
+}
+
+void profil__record_unstop(void)
+{
+	if (!map.h || atomic_load(&profil__rec) || !atomic_load(A32(&map.h->stop_why)))
+		return;
+	atomic_store(A32(&map.h->stop_why), PCPROF_STOP_NONE);
+	atomic_store(A64(&map.h->stop_cpu_ns), 0);
+	atomic_store(&profil__rec, &rec);
 }

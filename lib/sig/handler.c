@@ -25,6 +25,7 @@
 
 #include "../arch/guard.h"
 #include "accept.h"
+#include "seal.h"
 #include "sigown.h"
 #include "sink.h"
 #include "tslot.h"
@@ -207,6 +208,13 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (profil__accept(sig, si, &weight)) {
+		/* Sealed (a seccomp filter, internal.h): a timer or event
+		 * still armed from before it is dropped, since counting it
+		 * takes system calls (the thread's CPU clock, its name). */
+		if (profil__sealed()) {
+			errno = saved_errno;
+			return;
+		}
 		uintptr_t pc = profil_uc_pc(uc);
 		/* The signal says "now" for the receiving thread, which is due
 		 * what its own schedule (sig/tslot.c) has reached: usually the
@@ -224,8 +232,12 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		 * ticks this signal pays, owed ones included, are its stack's. */
 		bool bounded = false;
 		atomic_fetch_add(&walking, 1);
+		/* Asking the kernel whether the guard is ours is an
+		 * rt_sigaction, which a seccomp filter installed without libc
+		 * may answer with death (seal.h): one prctl says first. */
 		bool walk = due && profil__record_stacks() && !atomic_load(&closing) &&
-			    profil__sig_guarding(SIGSEGV) && profil__sig_guarding(SIGBUS);
+			    !profil__filter_check(false) && profil__sig_guarding(SIGSEGV) &&
+			    profil__sig_guarding(SIGBUS);
 		int max = walk ? frames_room(uc, &bounded) : 0;
 		if (max)
 			account_with_stack(uc, pc, max, bounded, sig_w, due - sig_w);
