@@ -395,7 +395,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 13, sizeof *env);
+	char **env = xcalloc(n + 14, sizeof *env);
 	size_t k = 0;
 	const char *preload = NULL, *audits = NULL, *tunables = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -416,8 +416,8 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
 		    env_is(e, "PCPROF_ROOT") || env_is(e, "PCPROF_FOLLOW") ||
 		    env_is(e, "PCPROF_STACKS") || env_is(e, "PCPROF_TIMELINE") ||
-		    env_is(e, "PCPROF_SECCOMP") || (o->hz && env_is(e, "PROFIL_HZ")) ||
-		    (o->engine && env_is(e, "PROFIL_ENGINE")))
+		    env_is(e, "PCPROF_SECCOMP") || env_is(e, "PCPROF_ENGINE") ||
+		    (o->hz && env_is(e, "PROFIL_HZ")) || (o->engine && env_is(e, "PROFIL_ENGINE")))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -453,8 +453,13 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	}
 	if (o->engine)
 		env[k++] = env_entry("PROFIL_ENGINE", o->engine);
-	/* The seccomp filters pcprof itself runs under, which are not the
-	 * program's (libprofil(7), SECCOMP FILTERS). */
+	/* The library's view of the run: the engine asked for (which a
+	 * PROFIL_ENGINE the program sets for its children does not change
+	 * for the recordings), and the seccomp filters pcprof itself runs
+	 * under, which are not the program's (libprofil(7), SECCOMP
+	 * FILTERS). */
+	const char *engine = o->engine ? o->engine : getenv("PROFIL_ENGINE");
+	env[k++] = env_entry("PCPROF_ENGINE", engine && *engine ? engine : "auto");
 	snprintf(num, sizeof num, "%d", own_filters());
 	env[k++] = env_entry("PCPROF_SECCOMP", num);
 	env[k] = NULL;

@@ -185,12 +185,13 @@ PROFIL_HIDDEN const char *profil__sealed_text(void);
 /* ---- environment, read once by the library constructor ---- */
 
 struct profil_env {
-	unsigned long hz;   /* PROFIL_HZ, 0 if unset */
-	int overflow;       /* PROFIL_OVERFLOW, -1 if unset */
-	int signo;          /* PROFIL_SIGNAL, 0 if unset */
-	char engine[24];    /* PROFIL_ENGINE, "" if unset */
-	char perf_mode[16]; /* PROFIL_PERF_MODE, "" if unset */
-	char bad[160];      /* names of variables that had invalid values */
+	unsigned long hz;    /* PROFIL_HZ, 0 if unset */
+	int overflow;        /* PROFIL_OVERFLOW, -1 if unset */
+	int signo;           /* PROFIL_SIGNAL, 0 if unset */
+	char engine[24];     /* PROFIL_ENGINE, "" if unset */
+	char rec_engine[24]; /* PCPROF_ENGINE (pcprof run's --engine), "" if unset */
+	char perf_mode[16];  /* PROFIL_PERF_MODE, "" if unset */
+	char bad[160];       /* names of variables that had invalid values */
 };
 PROFIL_HIDDEN extern struct profil_env profil__env;
 

@@ -405,7 +405,14 @@ void profil__record_fork_child(void)
 		       n * sizeof(struct pcprof_raw_module));
 		atomic_store(A32(&c->mod_count), n);
 		use_map();
-		atomic_store(&profil__rec, &rec);
+		/* A child of an image whose recording stopped (the program's
+		 * manual engine) goes on as its parent: not recorded from its
+		 * start, which its file says. */
+		uint32_t stop = atomic_load(A32(&p->stop_why));
+		if (stop)
+			c->stop_why = stop;
+		else
+			atomic_store(&profil__rec, &rec);
 	}
 	profil__raw_unmap(&parent);
 }

@@ -99,13 +99,17 @@ struct profil_env profil__env;
 uint64_t profil__pcs_last_count;
 
 static struct {
-	struct profil_cfg *cfg;             /* installed, owned */
-	const struct profil_engine *last;   /* last that ran */
-	const struct profil_engine *forced; /* by name, or NULL */
-	struct profil_run run;              /* of the running engine */
-	int sig;                            /* handled for the engine */
-	int last_sig;                       /* the last run's */
-	bool guard;                         /* SIGSEGV/SIGBUS hook in */
+	struct profil_cfg *cfg;           /* installed, owned */
+	const struct profil_engine *last; /* last that ran */
+	/* By name, or NULL: PROFIL_ENGINE or profil_set_engine, for the
+	 * program's own profiling; and for a recording, what pcprof run was
+	 * asked for (PCPROF_ENGINE), which a PROFIL_ENGINE the program set
+	 * for its children does not change. */
+	const struct profil_engine *forced, *rec_forced;
+	struct profil_run run; /* of the running engine */
+	int sig;               /* handled for the engine */
+	int last_sig;          /* the last run's */
+	bool guard;            /* SIGSEGV/SIGBUS hook in */
 	_Atomic int policy;
 	_Atomic unsigned int base_hz;
 	char why[256];
@@ -214,8 +218,8 @@ static void signal_name(char *buf, size_t len, int sig)
 static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
 {
 	size_t n = 0;
-	if (S.forced) {
-		out[n++] = S.forced;
+	if (run->forced) {
+		out[n++] = run->forced;
 		return n;
 	}
 	/* List order; when the rate is above the tick, the engines that can
@@ -298,7 +302,7 @@ static int start_engine(const struct profil_run *run)
 		}
 		if (r == 0) {
 			char text[200] = "chosen";
-			if (S.forced) {
+			if (run->forced) {
 				profil__strlcat(text, sizeof text, " by name");
 			} else {
 				profil__strlcat(text, sizeof text, ", ");
@@ -454,12 +458,23 @@ static void quiesce(void)
 
 static bool same_run(const struct profil_run *a, const struct profil_run *b)
 {
-	return a->hz == b->hz && a->distinct == b->distinct && a->signo == b->signo;
+	return a->hz == b->hz && a->distinct == b->distinct && a->signo == b->signo &&
+	       a->forced == b->forced;
+}
+
+/* The program's own choice for its own profiling; a recording alone runs
+ * on what pcprof run asked for. */
+static const struct profil_engine *forced_for(const struct profil_cfg *cfg)
+{
+	if (!atomic_load(&profil__rec) || (cfg && S.forced))
+		return S.forced;
+	return S.rec_forced;
 }
 
 static void make_run(const struct profil_cfg *cfg, struct profil_run *run)
 {
 	memset(run, 0, sizeof *run);
+	run->forced = forced_for(cfg);
 	run->hz = cfg ? cfg->hz : profil__record_hz();
 	if (!run->hz)
 		run->hz = profil__base_hz();
@@ -493,6 +508,12 @@ static int install_locked(struct profil_cfg *cfg, int call)
 				profil__threads_pay_owed(NULL); /* still the old run's */
 				stop_engine();
 			}
+			/* The program's manual engine samples nothing: a
+			 * recording pcprof run did not ask that of stops here,
+			 * saying so, and takes none of the injected ticks. */
+			if (run.forced == &profil__engine_manual && atomic_load(&profil__rec) &&
+			    S.rec_forced != &profil__engine_manual)
+				profil__record_stop(PCPROF_STOP_MANUAL);
 			if ((r = start_engine(&run)) < 0) {
 				if (running)
 					start_engine(&prev);
@@ -963,6 +984,10 @@ static void read_env(void)
 		else
 			env_bad("PROFIL_ENGINE");
 	}
+	/* What pcprof run was asked for: the engine of a recording, whatever
+	 * the program then sets in PROFIL_ENGINE for its children. */
+	if ((s = getenv("PCPROF_ENGINE")) && (strcmp(s, "auto") == 0 || engine_by_name(s)))
+		profil__strlcat(profil__env.rec_engine, sizeof profil__env.rec_engine, s);
 	if ((s = getenv("PROFIL_SIGNAL"))) {
 		if (!(profil__env.signo = parse_signal(s)))
 			env_bad("PROFIL_SIGNAL");
@@ -1005,6 +1030,8 @@ __attribute__((constructor(101))) static void session_init(void)
 		     profil__env.overflow >= 0 ? profil__env.overflow : PROFIL_OVF_SATURATE);
 	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
 		S.forced = engine_by_name(profil__env.engine);
+	S.rec_forced =
+		profil__env.rec_engine[0] ? engine_by_name(profil__env.rec_engine) : S.forced;
 	filters_init();
 	if (profil__sealed())
 		return; /* in the program's sandbox: no system call of ours */
@@ -1015,6 +1042,16 @@ __attribute__((constructor(101))) static void session_init(void)
 		record_changed();
 		struct profil_stats st;
 		bool ok = profil_stats(&st) == 0;
+		/* The program's own choice, which the recording does not take. */
+		if (ok && S.forced != S.rec_forced && S.forced) {
+			char note[64] = "; PROFIL_ENGINE=";
+			profil__strlcat(note, sizeof note, S.forced->name);
+			profil__strlcat(note, sizeof note, " for the program's own calls");
+			size_t room = sizeof st.why - strlen(note) - 1;
+			if (strlen(st.why) > room)
+				st.why[room] = '\0';
+			profil__strlcat(st.why, sizeof st.why, note);
+		}
 		profil__record_note_engine(ok ? st.engine : NULL, ok ? st.why : NULL,
 					   profil__user_time_only());
 	}
