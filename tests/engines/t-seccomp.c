@@ -13,7 +13,10 @@
  *     profil_state() is PROFIL_OFF, profil_stats() says why;
  *   - threads, a fork child and the program's end live as without the
  *     library;
- *   - profil() cannot start again (-1, EAGAIN); turning it off is 0.
+ *   - profil() cannot start again (-1, EAGAIN); turning it off is 0;
+ *   - and a call that installs no filter after all (a bad one, or
+ *     libseccomp's NULL filter asking whether a flag is known) stops
+ *     nothing: the counts go on after it, CPU time x rate.
  * Each case runs in a child of its own (a filter cannot be removed); the
  * parent fails a child that died or did not end within 120 s of wall time
  * (a hang: it burns under a second of CPU).
@@ -98,13 +101,56 @@ static int sandboxed(const char *action, const char *route)
 	return 0;
 }
 
+/* A call that installs nothing (a bad filter; libseccomp asking whether
+ * the kernel knows a flag, with a NULL filter): profiling goes on. */
+static int failed(void)
+{
+	static unsigned short buf[64];
+	T_OK(profil_set_hz(HZ) > 0);
+	tp_profil_on(buf, sizeof buf, 0, 2);
+	struct sock_fprog empty = { 0, NULL };
+	T_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	errno = 0;
+	T_EQ(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &empty), -1);
+	T_EQ(errno, EINVAL);
+	errno = 0;
+	T_EQ(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &empty), -1);
+	T_EQ(errno, EINVAL);
+	errno = 0;
+	T_EQ(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, NULL), -1);
+	T_EQ(errno, EFAULT);
+	T_EQ(profil_state(), PROFIL_CLASSIC);
+	struct profil_stats st;
+	T_EQ(profil_stats(&st), 0);
+	if (strstr(st.why, "seccomp"))
+		T_FAIL("profil_stats().why: \"%s\"", st.why);
+	unsigned long at = sum(buf, 64);
+	double t0 = t_proc_cpu();
+	pthread_t t;
+	T_EQ(pthread_create(&t, NULL, burner, NULL), 0);
+	tp_burn(0.1);
+	T_EQ(pthread_join(t, NULL), 0);
+	double cpu = t_proc_cpu() - t0;
+	T_NOTE("%.3f s of CPU after the calls", cpu);
+	T_COUNT(sum(buf, 64) - at, cpu * HZ);
+	T_EQ(tp_profil_off(), 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "case") == 0 && strcmp(argv[2], "failed") == 0)
+		return failed();
 	if (argc == 4 && strcmp(argv[1], "case") == 0)
 		return sandboxed(argv[2], argv[3]);
 	static const char *const cases[][3] = {
-		{ "kill-process", "prctl" }, { "trap", "prctl" },  { "kill-thread", "prctl" },
-		{ "kill-thread", "seccomp" }, { "kill-thread", "raw" }, { "trap", "raw" },
+		{ "kill-process", "prctl" },
+		{ "trap", "prctl" },
+		{ "kill-thread", "prctl" },
+		{ "kill-thread", "seccomp" },
+		{ "kill-thread", "raw" },
+		{ "trap", "raw" },
+		{ "failed" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		ts_run_case(argv[0], cases[i]);
