@@ -38,6 +38,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +68,11 @@ __attribute__((noinline)) static void burn(double secs)
 			sink = sink * 1.0000001 + 1e-9;
 }
 
+static _Atomic int started; /* burners running their own code */
+
 static void *burner(void *arg)
 {
+	started++;
 	burn(*(double *)arg);
 	return NULL;
 }
@@ -152,6 +157,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sandbox: pthread_create failed\n");
 			return 1;
 		}
+	/* Fork once both threads run their own code: a sanitizer's runtime,
+	 * preloaded into this program by a sanitizer build of pcprof, takes
+	 * its allocator's lock while a thread starts, and a fork then would
+	 * leave it taken in the child (glibc's malloc is safe, ASan's is not). */
+	while (started < 3)
+		sched_yield();
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0) {
