@@ -65,11 +65,14 @@ int profil__filters(bool count)
 
 bool profil__filters_beyond(int base, bool thorough)
 {
+	/* Over a base of filters, the mode cannot tell one more: no prctl. */
+	if (base != 0 && !thorough)
+		return false;
 	if (profil__filters(false) == 0)
 		return false;
 	if (base == 0)
 		return true;
-	if (base == PROFIL_FILTERS_SOME || !thorough)
+	if (base == PROFIL_FILTERS_SOME)
 		return false;
 	int n = profil__filters(true);
 	return n != PROFIL_FILTERS_SOME && n > base;

@@ -33,8 +33,9 @@ int profil__filters(bool count);
 /*
  * Is the calling thread under more filters than `base` (a number from
  * profil__filters(true), the ones that are not the program's)?  With
- * base 0 one prctl tells; else only `thorough` looks further (the status
- * file), and a count that cannot be read says no.  AS-safe.
+ * base 0 one prctl tells; else only `thorough` looks (one prctl and the
+ * status file; without, no system call), and a count that cannot be read
+ * says no.  AS-safe.
  */
 bool profil__filters_beyond(int base, bool thorough);
 

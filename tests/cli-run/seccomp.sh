@@ -20,7 +20,7 @@ alone()
 }
 
 # sandboxed ENGINE ACTION ROUTE BEFORE AFTER [exec]: under pcprof run at
-# 500 Hz, with a watchdog of 60 s of wall time (a hang, not a slow run:
+# 500 Hz (itself run by $OUTER, if set), with a watchdog of 60 s of wall time (a hang, not a slow run:
 # the program burns under a second of CPU).  The program's status and
 # output must be its own; the summary must name the CPU time it used
 # after the filter (its threads and children included, as it measured
@@ -33,8 +33,9 @@ sandboxed()
 {
 	e=$1 action=$2 route=$3 before_s=$4
 	what="$e: sandbox $2 $3 $4 $5 ${6:-}"
-	timeout -s KILL 60 "$PCPROF" run --hz 500 --engine "$e" -o "$T/s.data" -- "$SBX" "$2" "$3" \
-		"$4" "$5" ${6:-} >"$T/out" 2>"$T/err"
+	# shellcheck disable=SC2086
+	timeout -s KILL 60 ${OUTER:-} "$PCPROF" run --hz 500 --engine "$e" -o "$T/s.data" -- "$SBX" \
+		"$2" "$3" "$4" "$5" ${6:-} >"$T/out" 2>"$T/err"
 	rc=$?
 	[ $rc != 137 ] || fail "$what: pcprof hung (killed after 60 s): $(cat "$T/err")"
 	if grep -q "the perf engine cannot sample here" "$T/err"; then

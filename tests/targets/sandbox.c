@@ -5,6 +5,7 @@
  * libseccomp: the filter is tests/helpers/seccomp.h's plain BPF program.
  *
  *   sandbox ACTION ROUTE BEFORE AFTER [exec]
+ *   sandbox outer PROGRAM [ARGS...]
  *
  * ACTION is what the filter answers timer_create, timer_settime,
  * timer_delete, perf_event_open and rt_sigaction with (every other call is
@@ -35,10 +36,14 @@
  *
  * B its process CPU time when it installed the filter, A its own CPU time
  * since, C what its children used (all in seconds), and exits 0.
+ *
+ * "outer" installs a container's filter (tests/helpers/seccomp.h, with
+ * the raw system call: no library sees it) and execs PROGRAM under it.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +132,17 @@ static void install(const char *action, const char *route)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "outer") == 0) {
+		/* A container's filter, then PROGRAM ARGS under it. */
+		if (ts_install_outer() != 0) {
+			fprintf(stderr, "sandbox: installing the filter (outer): %s\n",
+				strerror(errno));
+			return 1;
+		}
+		execvp(argv[2], argv + 2);
+		perror("sandbox: exec");
+		return 127;
+	}
 	if (argc == 3 && strcmp(argv[1], "child") == 0) {
 		/* A new image under the filter: no thread (glibc's first
 		 * pthread_create would call rt_sigaction), twice the time. */
@@ -161,8 +177,13 @@ int main(int argc, char **argv)
 	 * preloaded into this program by a sanitizer build of pcprof, takes
 	 * its allocator's lock while a thread starts, and a fork then would
 	 * leave it taken in the child (glibc's malloc is safe, ASan's is not). */
-	while (started < 3)
+	bool gone[2] = { false, false };
+	while (started < 3 && !(gone[0] && gone[1])) {
+		for (int i = 0; i < 2; i++)
+			if (!gone[i] && pthread_tryjoin_np(t[i], NULL) == 0)
+				gone[i] = true; /* ended, perhaps killed before its code ran */
 		sched_yield();
+	}
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -179,7 +200,8 @@ int main(int argc, char **argv)
 		exit(0);
 	}
 	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
+		if (!gone[i])
+			pthread_join(t[i], NULL);
 	burn(secs);
 	int st;
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
