@@ -14,7 +14,7 @@
  * SYS_prctl).  glibc has no seccomp() of its own.  A filter installed
  * without libc (the system call instruction, as Chromium's sandbox
  * does) is found instead before the library's next calls, in the thread
- * about to make them (ctl.h, profil__filter_check).
+ * about to make them (sig/seal.h, profil__filter_check).
  *
  * syscall itself is assembly (arch/syscall-*.S): only seccomp and prctl
  * come here.  Where there is no such file, syscall() is libc's and only

@@ -44,7 +44,7 @@ static bool started; /* la_preinit seen: the start-up set is complete */
 
 /* Is the image under a seccomp filter the program installed (more than
  * pcprof run's own, PCPROF_SECCOMP)?  Then the module makes no system call
- * more: the filter may refuse any fatally (lib/filters.h). */
+ * more: the filter may refuse any fatally (lib/sig/filters.h). */
 static bool sandboxed(void)
 {
 	return env.filters != RAW_FILTERS_UNSET && profil__filters_beyond(env.filters, true);
