@@ -64,7 +64,7 @@ all: lib cli tests examples
 # ---- the library ----------------------------------------------------------
 
 LIB_SRC := $(wildcard lib/*.c lib/sig/*.c lib/arch/*.c)
-LIB_ASM := $(wildcard lib/arch/guard-$(ARCH).S)
+LIB_ASM := $(wildcard lib/arch/*-$(ARCH).S)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
 # -fno-delete-null-pointer-checks: glibc declares profil's buffer
 # __nonnull((1)), and our definition sees that prototype; without the flag
@@ -84,7 +84,7 @@ LIB_PC  := $(B)/libprofil.pc
 # The module tracker pcprof loads with LD_AUDIT (lib/audit/audit.c): its own
 # small object, sharing only the raw-file code with the library.
 AUDIT_SO  := $(B)/libprofil-audit.so.1
-AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o
+AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o $(B)/audit/sig/filters.o
 # Never instrumented: the dynamic loader runs audit modules in a namespace
 # of their own, where a second sanitizer runtime cannot start.
 AUDIT_CFLAGS := $(filter-out $(SAN_FLAGS),$(LIB_CFLAGS))
@@ -288,7 +288,7 @@ $(B)/tests/static/%: tests/static/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 		$(CC) $(TEST_CFLAGS) -static -o $@ $< $(LIB_A) -lpthread)
 
 # Targets are built without libprofil: they are profiled from outside.
-$(B)/tests/targets/%: tests/targets/%.c
+$(B)/tests/targets/%: tests/targets/%.c $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
 

@@ -129,6 +129,16 @@ static void header(const struct model *f, const char *file)
 		}
 		fputs("; -P -v lists them\n", stdout);
 	}
+	/* As pcprof run's summary says it: CPU time after a recording stopped. */
+	static const char *const stopped[PP_STOP_MAX + 1] = {
+		[PP_STOP_SECCOMP] = "not sampled after seccomp filter",
+		[PP_STOP_MANUAL] = "not sampled with the manual engine the program chose",
+	};
+	for (int k = 1; k <= PP_STOP_MAX; k++)
+		if (f->nstopped[k])
+			printf("%-10s %s: %.2f s CPU (%zu image%s)\n", "stopped", stopped[k],
+			       (double)f->stopped_ns[k] / 1e9, f->nstopped[k],
+			       f->nstopped[k] == 1 ? "" : "s");
 	/* As pcprof run's summary says it (fewsignals.c). */
 	struct fewsignals few = { 0 };
 	for (size_t i = 0; i < f->nprocs; i++)

@@ -364,6 +364,25 @@ static char *prepend(const char *name, const char *first, const char *rest, cons
 	return e;
 }
 
+/* The seccomp filters pcprof runs under (a container's), from the
+ * "Seccomp:" and "Seccomp_filters:" lines of /proc/self/status: a count,
+ * -1 for some (a kernel before 5.9 does not count them), 0 for none. */
+static int own_filters(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int mode = 0, count = -1;
+	while (f && fgets(line, sizeof line, f)) {
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			mode = atoi(line + 8);
+		else if (strncmp(line, "Seccomp_filters:", 16) == 0)
+			count = atoi(line + 16);
+	}
+	if (f)
+		fclose(f);
+	return mode != 2 ? 0 : count;
+}
+
 /* The value of PCPROF_ROOT, filled in by the child with its pid. */
 static char root_entry[32] = "PCPROF_ROOT=";
 
@@ -377,7 +396,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 12, sizeof *env);
+	char **env = xcalloc(n + 14, sizeof *env);
 	size_t k = 0;
 	const char *preload = NULL, *audits = NULL, *tunables = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -398,6 +417,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
 		    env_is(e, "PCPROF_ROOT") || env_is(e, "PCPROF_FOLLOW") ||
 		    env_is(e, "PCPROF_STACKS") || env_is(e, "PCPROF_TIMELINE") ||
+		    env_is(e, "PCPROF_SECCOMP") || env_is(e, "PCPROF_ENGINE") ||
 		    (o->hz && env_is(e, "PROFIL_HZ")) || (o->engine && env_is(e, "PROFIL_ENGINE")))
 			continue;
 		env[k++] = environ[i];
@@ -434,6 +454,15 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	}
 	if (o->engine)
 		env[k++] = env_entry("PROFIL_ENGINE", o->engine);
+	/* The library's view of the run: the engine asked for (which a
+	 * PROFIL_ENGINE the program sets for its children does not change
+	 * for the recordings), and the seccomp filters pcprof itself runs
+	 * under, which are not the program's (libprofil(7), SECCOMP
+	 * FILTERS). */
+	const char *engine = o->engine ? o->engine : getenv("PROFIL_ENGINE");
+	env[k++] = env_entry("PCPROF_ENGINE", engine && *engine ? engine : "auto");
+	snprintf(num, sizeof num, "%d", own_filters());
+	env[k++] = env_entry("PCPROF_SECCOMP", num);
 	env[k] = NULL;
 	return env;
 }
@@ -753,10 +782,54 @@ static void apply_statuses(struct raw_set *set, const struct run *r)
 		struct pp_process *pr = &set->procs[last];
 		sampler_set_end(pr, w->status);
 		const struct raw_info *in = &set->info[last];
-		if (in->raw_end == PCPROF_END_RUNNING && w->cpu_ns > in->cpu_start_ns &&
-		    w->cpu_ns - in->cpu_start_ns > pr->cpu_ns)
+		/* After a seccomp filter the library stored no CPU time, nor
+		 * marked an exec, whose image inherited the filter and ran
+		 * unrecorded: all of it after the stop. */
+		bool seccomp = pr->stop == PP_STOP_SECCOMP;
+		if ((in->raw_end == PCPROF_END_RUNNING || seccomp) &&
+		    w->cpu_ns > in->cpu_start_ns && w->cpu_ns - in->cpu_start_ns > pr->cpu_ns) {
 			pr->cpu_ns = w->cpu_ns - in->cpu_start_ns;
+			if (seccomp)
+				pr->stop_ns = w->cpu_ns - in->stop_cpu_ns;
+		}
 	}
+}
+
+/* Still running when pcprof looked: never marked by the library, not
+ * reaped, and there (recorded until now). */
+static bool still_running(const struct pp_process *pr, const struct raw_info *in)
+{
+	return in->raw_end == PCPROF_END_RUNNING && pr->end == PP_END_UNKNOWN &&
+	       kill(pr->pid, 0) == 0;
+}
+
+/*
+ * After a seccomp filter nothing the filter keeps in is recorded: the
+ * image's own CPU time after it is known where pcprof reaped it
+ * (apply_statuses), and the fork children and exec'd images under it
+ * have no recording at all.  So the tree's CPU time that no recording
+ * accounts for (tree_cpu_ns, RUSAGE_CHILDREN, less every image's CPU time
+ * and that of the images named as not entered) is theirs: it goes to the
+ * first image that stopped so, as its CPU time after the filter, and the
+ * summary, the data file and pcprof report say it there.  That sum holds
+ * the few tenths of a millisecond a process costs the kernel beyond its
+ * recording too (GAP_MARGIN_NS).
+ */
+static void seccomp_gap(struct raw_set *set, uint64_t tree_cpu_ns)
+{
+	size_t first = set->n;
+	uint64_t counted = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct pp_process *pr = &set->procs[i];
+		if (pr->stop == PP_STOP_SECCOMP && first == set->n)
+			first = i;
+		if (set->info[i].unentered || !still_running(pr, &set->info[i]))
+			counted += pr->cpu_ns;
+	}
+	if (first == set->n || tree_cpu_ns <= counted)
+		return;
+	set->procs[first].cpu_ns += tree_cpu_ns - counted;
+	set->procs[first].stop_ns += tree_cpu_ns - counted;
 }
 
 /* ---- what only pcprof run knows, kept beside the recordings ---- */
@@ -970,6 +1043,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	int32_t *pids = xmalloc((set->n ? set->n : 1) * sizeof *pids), *tids = NULL;
 	uint64_t unentered_cpu = 0, counted_cpu = 0; /* counted: in tree_cpu_ns */
 	uint64_t teardown_ns = 0; /* what freeing their memory may have cost them */
+	/* Recordings that stopped (pp_process.stop): their images, the CPU
+	 * time not sampled since, and the first image's program. */
+	size_t nstop[PP_STOP_MAX + 1] = { 0 };
+	uint64_t stop_ns[PP_STOP_MAX + 1] = { 0 };
+	const char *stop_exe[PP_STOP_MAX + 1] = { NULL };
 	unsigned hz = 0;
 	char engines[128] = "";
 	struct fewsignals few = { 0 };
@@ -997,7 +1075,13 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		fewsignals_add(&few, pr);
 		ticks += pr->ticks;
 		signals += pr->signals;
-		cpu += pr->cpu_ns;
+		cpu += pr->cpu_ns - pr->stop_ns; /* the rate is over what was sampled */
+		if (pr->stop && pr->stop <= PP_STOP_MAX) {
+			nstop[pr->stop]++;
+			stop_ns[pr->stop] += pr->stop_ns;
+			if (!stop_exe[pr->stop])
+				stop_exe[pr->stop] = pr->exe;
+		}
 		pids[recorded - 1] = pr->pid;
 		tids = xrealloc(tids, (ntids + pr->nthreads + 1) * sizeof *tids);
 		for (size_t k = 0; k < pr->nthreads; k++)
@@ -1034,13 +1118,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
 		 * and it is there), or ended without exit handlers. */
-		bool alive = false;
-		if (in->raw_end == PCPROF_END_RUNNING) {
-			if (pr->end == PP_END_UNKNOWN && kill(pr->pid, 0) == 0)
-				running++, alive = true;
-			else
-				abrupt++;
-		}
+		bool alive = still_running(pr, in);
+		running += alive;
+		/* After a seccomp filter the library never marks the end. */
+		abrupt +=
+			in->raw_end == PCPROF_END_RUNNING && !alive && pr->stop != PP_STOP_SECCOMP;
 		if (!alive) {
 			counted_cpu += pr->cpu_ns;
 			teardown_ns += TEARDOWN_NS_PER_KIB * in->exit_rss_kib;
@@ -1118,6 +1200,21 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	 * (a relative name spawned with file actions, a program that execs
 	 * with raw system calls...).  The gap holds the named images' time
 	 * too. */
+	/* The recordings that stopped: after a seccomp filter the gap is
+	 * theirs already (seccomp_gap). */
+	static const char *const stop_text[PP_STOP_MAX + 1] = {
+		[PP_STOP_SECCOMP] = "not sampled after seccomp filter",
+		[PP_STOP_MANUAL] = "not sampled with the manual engine the program chose "
+				   "(PROFIL_ENGINE=manual or profil_set_engine)",
+	};
+	for (int k = 1; k <= PP_STOP_MAX; k++) {
+		if (!nstop[k])
+			continue;
+		const char *base = strrchr(stop_exe[k], '/');
+		add_item(&lost, "%s: %.2f s CPU (%zu process image%s: %s%s)", stop_text[k],
+			 (double)stop_ns[k] * 1e-9, nstop[k], nstop[k] == 1 ? "" : "s",
+			 base ? base + 1 : stop_exe[k], nstop[k] > 1 ? ", ..." : "");
+	}
 	if (unentered) {
 		add_item(&lost, "%.2f s CPU of %zu process image%s the library could not enter",
 			 (double)(gap > unentered_cpu ? gap : unentered_cpu) * 1e-9, unentered,
@@ -1295,6 +1392,7 @@ static void collect(const char *dir, struct raw_set *set, const struct run *r, s
 	if (raw_collect(dir, set, err, sizeof err) < 0)
 		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
 	apply_statuses(set, r);
+	seccomp_gap(set, r->tree_cpu_ns);
 	p->nprocs = set->n;
 	p->procs = set->procs;
 	p->bucket_ns = set->bucket_ns;

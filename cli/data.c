@@ -253,6 +253,9 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, uint32_t ver
 	if (version >= 3) {
 		put64(w, pr->tl_lost);
 		put32(w, pr->tl_partial);
+		/* appended (2026-11-29): a reader before it skips them */
+		put32(w, pr->stop);
+		put64(w, pr->stop_ns);
 	}
 	end_record(w, at);
 	return 0;
@@ -578,6 +581,16 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 	if (v3) {
 		pr->tl_lost = get64(r, "process timeline");
 		pr->tl_partial = get32(r, "process timeline");
+	}
+	/* Appended to version 3 records; files from before have none. */
+	if (v3 && !r->failed && r->len - r->off >= 12) {
+		pr->stop = get32(r, "process stop");
+		pr->stop_ns = get64(r, "process stop");
+		if (pr->stop > PP_STOP_MAX || (!pr->stop && pr->stop_ns) ||
+		    pr->stop_ns > pr->cpu_ns)
+			fail(r, "corrupted: process %d: stop %u with %llu ns of %llu", pr->pid,
+			     pr->stop, (unsigned long long)pr->stop_ns,
+			     (unsigned long long)pr->cpu_ns);
 	}
 	if (r->failed)
 		return;

@@ -526,6 +526,10 @@ static void add_process(struct builder *b, uint32_t pi)
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
+	if (p->stop && p->stop <= PP_STOP_MAX) {
+		f->nstopped[p->stop]++;
+		f->stopped_ns[p->stop] += p->stop_ns;
+	}
 	if (model_unsampled_image(p)) {
 		f->nunsampled++;
 		f->unsampled_cpu_ns += p->cpu_ns;
@@ -1176,11 +1180,14 @@ bool model_unsampled_image(const struct pp_process *p)
 	return !p->engine[0] && !p->hz;
 }
 
-/* Over the CPU time of the sampled images: an image no engine sampled
- * is said apart (the header's "unsampled" line), not as a lower rate. */
+/* Over the CPU time of the sampled images: an image no engine sampled,
+ * and what an image used after its recording stopped, are said apart
+ * (the header's "unsampled" and "stopped" lines), not as a lower rate. */
 double model_achieved_hz(const struct model *f)
 {
 	uint64_t cpu = f->cpu_ns - f->unsampled_cpu_ns;
+	for (int k = 1; k <= PP_STOP_MAX; k++)
+		cpu = cpu > f->stopped_ns[k] ? cpu - f->stopped_ns[k] : 0;
 	if (!cpu)
 		return 0;
 	uint64_t ticks = f->ticks ? f->ticks : f->total + f->lost;

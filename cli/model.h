@@ -170,8 +170,12 @@ struct model {
 	size_t nunsampled;
 	uint64_t unsampled_cpu_ns;
 	const char *unsampled_why; /* the first one's reason, or NULL */
-	struct symtab **st;        /* per selected process */
-	struct tl_kept time_kept;  /* what opts.time kept (model_open) */
+	/* images whose recording stopped, by reason (pp_process.stop), and
+	 * the CPU time not sampled since (cpu_ns holds it too) */
+	size_t nstopped[PP_STOP_MAX + 1];
+	uint64_t stopped_ns[PP_STOP_MAX + 1];
+	struct symtab **st;       /* per selected process */
+	struct tl_kept time_kept; /* what opts.time kept (model_open) */
 };
 
 /* Build the flat profile.  Returns NULL with err set if no process

@@ -97,6 +97,23 @@ struct pp_process {
 	 * on that happened (0: never): the timeline is partial from there. */
 	uint64_t tl_lost;
 	uint32_t tl_partial;
+	/* The recording stopped before the image ended (enum pp_stop), and
+	 * the CPU time not sampled from then on, part of cpu_ns.  After a
+	 * seccomp filter that counts the image's own CPU time, and for the
+	 * first such image of a run also that of the processes the filter
+	 * kept out of the recordings (its descendants, reaped without one:
+	 * cmd-run.c), which cpu_ns then holds too.  Version 3 records carry
+	 * it at their end (0 in older files). */
+	uint32_t stop;
+	uint64_t stop_ns;
+};
+
+/* Why a recording stopped (the raw recordings' reasons, record-format.h). */
+enum pp_stop {
+	PP_STOP_NONE = 0,
+	PP_STOP_SECCOMP = 1, /* the program installed a seccomp filter */
+	PP_STOP_MANUAL = 2,  /* the program chose the manual engine */
+	PP_STOP_MAX = 2
 };
 
 struct pp_profile {

@@ -434,6 +434,16 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	}
 	pr->tl_lost = h.tl_lost;
 	pr->tl_partial = h.tl_lost_from;
+	/* A recording that stopped (version 6): what the image used after it
+	 * is not sampled.  After a seccomp filter the library stored no CPU
+	 * time since, so this is 0 until pcprof run learns the rest
+	 * (cmd-run.c). */
+	if (h.stop_why && h.stop_why <= PCPROF_STOP_MAX) {
+		pr->stop = h.stop_why;
+		info->stop_cpu_ns = h.stop_cpu_ns > h.cpu_start_ns ? h.stop_cpu_ns : h.cpu_start_ns;
+		uint64_t at = info->stop_cpu_ns - h.cpu_start_ns;
+		pr->stop_ns = pr->cpu_ns > at ? pr->cpu_ns - at : 0;
+	}
 
 	struct threads t;
 	convert_modules(fd, &h, pr, info);
@@ -551,6 +561,11 @@ static int cmp_unrecorded(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
+
+_Static_assert((int)PP_STOP_SECCOMP == (int)PCPROF_STOP_SECCOMP &&
+		       (int)PP_STOP_MANUAL == (int)PCPROF_STOP_MANUAL &&
+		       (int)PP_STOP_MAX == (int)PCPROF_STOP_MAX,
+	       "the data file's stop reasons are the recordings'");
 
 static const struct pp_process *by_pid_procs; /* qsort has no context argument */
 

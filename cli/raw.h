@@ -31,6 +31,9 @@ struct raw_info {
 	uint64_t stack_cut;    /* ticks whose stack lost its innermost callers
 				  (the trie was full): [truncated] */
 	uint64_t exit_rss_kib; /* peak resident set at exit, KiB (0: unknown) */
+	/* Version 6: the process CPU time at which the recording stopped
+	 * (pr->stop says why; 0: it did not), as cpu_start_ns counts. */
+	uint64_t stop_cpu_ns;
 
 	/* Threads the library did not sample, wholly or in part, and threads
 	 * that ended without exit handlers (see record-format.h). */

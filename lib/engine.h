@@ -29,6 +29,9 @@ struct profil_run {
 	int signo;          /* the profiling signal (PROFIL_SIGNAL, SIGPROF) */
 	bool distinct;      /* every tick must be a distinct sample (pcsample) */
 	char perf_mode[16]; /* PROFIL_PERF_MODE: "", "sigtrap" or "fasync" */
+	/* The engine asked for by name (session.c), NULL: chosen by rate;
+	 * the engines themselves ignore it. */
+	const struct profil_engine *forced;
 };
 
 /* CPU clock id of a thread by tid: the kernel's MAKE_THREAD_CPUCLOCK(tid,

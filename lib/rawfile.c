@@ -62,6 +62,13 @@ bool profil__raw_env(struct raw_env *env)
 	}
 	env->stacks = (s = getenv("PCPROF_STACKS")) && strcmp(s, "1") == 0;
 	env->timeline = !((s = getenv("PCPROF_TIMELINE")) && strcmp(s, "0") == 0);
+	env->filters = RAW_FILTERS_UNSET;
+	if ((s = getenv("PCPROF_SECCOMP"))) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end != s && !*end && v >= -1 && v < 100000)
+			env->filters = (int)v; /* -1: PROFIL_FILTERS_SOME */
+	}
 	return true;
 }
 

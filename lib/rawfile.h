@@ -62,7 +62,12 @@ struct raw_env {
 	uint64_t slots; /* most pc table slots; as many stack nodes */
 	bool stacks;    /* PCPROF_STACKS=1: record call stacks */
 	bool timeline;  /* not PCPROF_TIMELINE=0: stamp samples with time buckets */
+	/* PCPROF_SECCOMP: the seccomp filters pcprof run itself runs under
+	 * (filters.h: a count, or PROFIL_FILTERS_SOME), which are not the
+	 * program's; RAW_FILTERS_UNSET if not given. */
+	int filters;
 };
+#define RAW_FILTERS_UNSET (-1000)
 bool profil__raw_env(struct raw_env *env);
 
 /* Should this process image record?  (follow rules; seq is the image's.) */

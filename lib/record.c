@@ -197,7 +197,8 @@ static void lost_end(void)
 
 void profil__record_lost_end(void)
 {
-	if (!lost.pid || lost.pid != (pid_t)syscall(SYS_getpid))
+	/* Under a seccomp filter the library makes no system call (seal.h). */
+	if (profil__sealed() || !lost.pid || lost.pid != (pid_t)syscall(SYS_getpid))
 		return;
 	if (atomic_flag_test_and_set(&lost.ending))
 		return; /* another thread is ending the image this moment */
@@ -350,12 +351,19 @@ static void finish(uint32_t end)
 static void record_exit(void)
 {
 	lost_end();
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	sigset_t saved;
-	profil__lock(&saved);
-	profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
-	profil__unlock(&saved);
+	if (profil__lock_thorough(&saved)) {
+		profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
+		profil__unlock(&saved);
+	}
+	if (profil__sealed()) {
+		/* No system call: the CPU time stays the filter's (whoever
+		 * reaps the process knows the rest). */
+		atomic_store(A32(&map.h->end), PCPROF_END_EXIT);
+		return;
+	}
 	profil__sink_rename_all(&rec); /* threads that named themselves after their first sample */
 	snapshot_modules();
 	finish(PCPROF_END_EXIT);
@@ -367,7 +375,7 @@ static void record_exit(void)
 void profil__record_exec(uint64_t thread_cpu)
 {
 	lost_end();
-	if (atomic_load(&profil__rec)) {
+	if (map.h) {
 		profil__sink_rename_all(&rec);
 		snapshot_modules();
 		map.h->exec_cpu_ns = thread_cpu;
@@ -383,7 +391,7 @@ void profil__record_exec(uint64_t thread_cpu)
 void profil__record_quick_exit(void)
 {
 	lost_end();
-	if (!atomic_load(&profil__rec) || map.h->pid != (int32_t)syscall(SYS_getpid))
+	if (profil__sealed() || !map.h || map.h->pid != (int32_t)syscall(SYS_getpid))
 		return;
 	/* The ticks the kernel did not signal yet, as at exit (each worker
 	 * of a pool otherwise loses its last partial period: 437 samples for
@@ -394,13 +402,15 @@ void profil__record_quick_exit(void)
 		profil__threads_pay_owed(NULL);
 		profil__unlock(&saved);
 	}
+	if (profil__sealed())
+		return;
 	store_rss(map.h);
 	atomic_store(A64(&map.h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }
 
 void profil__record_exec_failed(void)
 {
-	if (atomic_load(&profil__rec)) {
+	if (map.h) {
 		atomic_store(A64(&map.h->end_ns), 0);
 		atomic_store(A32(&map.h->end), PCPROF_END_RUNNING);
 		profil__record_exec_target(PCPROF_UNF_NONE, "", NULL);
@@ -410,14 +420,14 @@ void profil__record_exec_failed(void)
 
 const char *profil__record_follow_dir(void)
 {
-	return atomic_load(&profil__rec) && env.follow ? env.dir : NULL;
+	return map.h && env.follow && !profil__sealed() ? env.dir : NULL;
 }
 
 /* Written before pcprof can read it (the exec is still to come), so plain
  * stores do; argv as in read_cmdline. */
 void profil__record_exec_target(uint32_t why, const char *path, char *const argv[])
 {
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	struct pcprof_raw_header *h = map.h;
 	h->exec_unfollowed = why;
@@ -438,7 +448,7 @@ void profil__record_exec_target(uint32_t why, const char *path, char *const argv
  */
 int profil__record_spawn_target(uint32_t why, const char *path)
 {
-	if (!atomic_load(&profil__rec) || why == PCPROF_UNF_NONE)
+	if (!map.h || why == PCPROF_UNF_NONE)
 		return 0;
 	struct pcprof_raw_header *h = map.h;
 	atomic_fetch_add(A32(&h->spawn_unfollowed), 1);
@@ -454,7 +464,7 @@ int profil__record_spawn_target(uint32_t why, const char *path)
 
 void profil__record_spawn_failed(int counted)
 {
-	if (!counted || !atomic_load(&profil__rec))
+	if (!counted || !map.h)
 		return;
 	struct pcprof_raw_header *h = map.h;
 	atomic_fetch_sub(A32(&h->spawn_unfollowed), 1);
@@ -481,7 +491,7 @@ void profil__record_fork_child(void)
 			lost_set(pid, seq, err, profil__raw_token(pid));
 		return;
 	}
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	atomic_store(&profil__rec, NULL);
 	/* The parent's mappings, which the child inherited, are unmapped
@@ -514,9 +524,40 @@ void profil__record_fork_child(void)
 		       n * sizeof(struct pcprof_raw_module));
 		atomic_store(A32(&c->mod_count), n);
 		use_map();
-		atomic_store(&profil__rec, &rec);
+		/* A child of an image whose recording stopped (the program's
+		 * manual engine) goes on as its parent: not recorded from its
+		 * start, which its file says. */
+		uint32_t stop = atomic_load(A32(&p->stop_why));
+		if (stop)
+			c->stop_why = stop;
+		else
+			atomic_store(&profil__rec, &rec);
 	} else if (env.follow) {
 		lost_found(getpid(), profil__raw_token(getpid()));
 	}
 	profil__raw_unmap(&parent);
+}
+
+void profil__record_fork_child_sealed(void)
+{
+	atomic_store(&profil__rec, NULL);
+	map.h = NULL; /* the parent's: never written from here */
+}
+
+void profil__record_stop(uint32_t why)
+{
+	if (!atomic_load(&profil__rec))
+		return;
+	uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	atomic_store(A64(&map.h->cpu_ns), cpu);
+	profil__sink_stop(why, cpu);
+}
+
+void profil__record_unstop(void)
+{
+	if (!map.h || atomic_load(&profil__rec) || !atomic_load(A32(&map.h->stop_why)))
+		return;
+	atomic_store(A32(&map.h->stop_why), PCPROF_STOP_NONE);
+	atomic_store(A64(&map.h->stop_cpu_ns), 0);
+	atomic_store(&profil__rec, &rec);
 }

@@ -50,6 +50,13 @@ PROFIL_HIDDEN extern uint64_t profil__pcs_last_count;
  * it or keeps it as the spare, give it back (session.c). */
 PROFIL_HIDDEN void profil__sig_give_back(int sig);
 
+/* seccomp.c: the program is about to install a seccomp filter (begin:
+ * profiling stops, the library is sealed), and its call returned (end:
+ * installed or not; when none of the calls under way installed one, it
+ * goes on as before).  Not AS-safe. */
+PROFIL_HIDDEN void profil__seal_begin(void);
+PROFIL_HIDDEN void profil__seal_end(bool installed);
+
 /* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
 PROFIL_HIDDEN void profil__exec_prepare(void);
 PROFIL_HIDDEN void profil__exec_failed(void);

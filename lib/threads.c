@@ -325,7 +325,8 @@ void profil__threads_image_start(uint64_t main_origin)
 	if (tid != getpid())
 		return; /* not the main thread (a late dlopen): its past is unknown */
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock(&saved))
+		return;
 	struct profil_thread *t = profil__tslot_find(tid);
 	if (!t)
 		t = alloc_slot(tid, THREAD_FOREIGN, profil__running_engine());
@@ -349,8 +350,14 @@ void profil__threads_user_time(bool on)
 void profil__threads_block_creation(void)
 {
 	atomic_store(&changing, 1);
-	while (atomic_load(&creating))
+	/* A creating thread that a seccomp filter killed in its clone never
+	 * leaves: whoever installed that filter sealed the library, or will
+	 * be found to have. */
+	for (unsigned n = 1; atomic_load(&creating); n++) {
+		if (n % 4096 == 0 && profil__filter_check(false))
+			return;
 		sched_yield();
+	}
 }
 
 void profil__threads_unblock_creation(void)
@@ -726,7 +733,8 @@ static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t e
 	sigset_t saved;
 	pid_t tid = profil__gettid();
 
-	profil__lock(&saved);
+	if (!profil__lock(&saved))
+		return; /* sealed: no slot, nothing armed */
 	struct profil_thread *t = profil__tslot_find(tid);
 	const struct profil_engine *e = profil__running_engine();
 	if (t && t->kind == THREAD_FOREIGN && t->seen_seq > created_seq) {
@@ -763,8 +771,9 @@ static void thread_end(void *p)
 {
 	struct profil_thread *t = p;
 	sigset_t saved;
-	profil__lock(&saved);
-	profil__tslot_self = NULL;          /* a late signal must not credit a slot being freed */
+	profil__tslot_self = NULL; /* a late signal must not credit a slot being freed */
+	if (!profil__lock(&saved))
+		return;                     /* sealed: its slot stays, nothing is disarmed */
 	profil__record_thread_end();        /* the name it has now, not at its first sample */
 	if (t->tid == profil__gettid()) {   /* not swept and reused meanwhile */
 		profil__tslot_ended = true; /* nor count a tick its last payment already did */
@@ -791,8 +800,14 @@ static void *start_thread(void *p)
 int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread_attr_t *attr,
 			  void *(*fn)(void *), void *arg)
 {
+	/* Sealed: libc's call alone, the new thread untouched.  (A filter
+	 * installed without libc is looked for by the new thread, which has
+	 * it too, before it arms anything: thread_begin.) */
+	if (profil__sealed())
+		return real(thr, attr, fn, arg);
 	/* Normal context the library sees while the program runs: unwind
-	 * tables for code dlopen()ed since they were built (sig/unwind-tables.h). */
+	 * tables for code dlopen()ed since they were built (sig/unwind-tables.h;
+	 * it looks for a filter before it rebuilds). */
 	profil__unwind_refresh_if_stale();
 	struct start_arg *a = start_arg_get();
 	if (!a)

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,84 @@ void *profil__alloc(size_t size)
 
 void profil__free(void *p, size_t size)
 {
-	if (p)
+	/* Sealed (a seccomp filter): kept, rather than a system call of ours. */
+	if (p && !profil__sealed())
 		munmap(p, size ? size : 1);
 }
 
 pid_t profil__gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+bool profil__thread_gone(pid_t tid)
+{
+	int saved = errno;
+	bool gone = syscall(SYS_tgkill, syscall(SYS_getpid), tid, 0) < 0 && errno == ESRCH;
+	if (!gone) {
+		/* A main thread that ended while others run stays a zombie, to
+		 * which a signal can still be sent: its state tells. */
+		char path[48] = "/proc/self/task/", buf[256];
+		profil__strlcat_u(path, sizeof path, (unsigned long)tid);
+		profil__strlcat(path, sizeof path, "/stat");
+		if (profil__read_small(path, buf, sizeof buf) > 0) {
+			const char *p = strrchr(buf, ')');
+			gone = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+		}
+	}
+	errno = saved;
+	return gone;
+}
+
+/* The calling thread's id, read once (a lock taken per thread creation
+ * and exit would pay a system call each time).  A fork child's thread has
+ * a new one: session.c forgets it first thing there. */
+static __thread pid_t self_tid __attribute__((tls_model("initial-exec")));
+
+void profil__self_tid_forget(void)
+{
+	self_tid = 0;
+}
+
+bool profil__spin_lock(_Atomic pid_t *holder)
+{
+	pid_t me = self_tid;
+	if (!me)
+		self_tid = me = profil__gettid();
+	/* A holder that is alive may hold for long (an engine start over
+	 * many threads): the checks thin out, from every 64 tries to every
+	 * 4096. */
+	for (unsigned n = 1, next = 64;; n++) {
+		pid_t cur = 0;
+		if (atomic_compare_exchange_weak_explicit(holder, &cur, me, memory_order_acquire,
+							  memory_order_relaxed))
+			return true;
+		if (cur && n == next) {
+			next += next < 4096 ? next : 4096;
+			if (profil__thread_gone(cur) &&
+			    atomic_compare_exchange_strong_explicit(
+				    holder, &cur, me, memory_order_acquire, memory_order_relaxed))
+				return false;
+		}
+		sched_yield();
+	}
+}
+
+_Atomic int profil__sealed_why;
+
+const char *profil__sealed_text(void)
+{
+	switch (atomic_load(&profil__sealed_why)) {
+	case PROFIL_SEALED_CALL:
+		return "the program installed a seccomp filter";
+	case PROFIL_SEALED_FOUND:
+		return "a seccomp filter was found in force (installed without libc)";
+	case PROFIL_SEALED_INHERITED:
+		return "the image began under a seccomp filter the program installed";
+	case PROFIL_SEALED_DEAD:
+		return "a thread died holding a lock of the library (a seccomp filter killed it)";
+	}
+	return "";
 }
 
 int profil__parse_uint(const char *s, unsigned long max, unsigned long *out)

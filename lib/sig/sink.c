@@ -463,6 +463,17 @@ void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
 	atomic_fetch_add_explicit(A64(&r->h->unsampled), weight, memory_order_relaxed);
 }
 
+void profil__sink_stop(uint32_t why, uint64_t cpu_ns)
+{
+	struct profil_rec *r = atomic_exchange(&profil__rec, NULL);
+	if (!r)
+		return;
+	struct pcprof_raw_header *h = r->h;
+	atomic_store(A64(&h->stop_cpu_ns),
+		     cpu_ns ? cpu_ns : atomic_load_explicit(A64(&h->cpu_ns), memory_order_relaxed));
+	atomic_store(A32(&h->stop_why), why);
+}
+
 unsigned int profil__record_hz(void)
 {
 	struct profil_rec *r = atomic_load(&profil__rec);

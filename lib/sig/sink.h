@@ -193,6 +193,13 @@ PROFIL_HIDDEN void profil__record_unsampled(struct profil_rec *r, unsigned long 
  * unseen, ended without exit handlers.  AS-safe. */
 PROFIL_HIDDEN void profil__record_thread_loss(bool unseen);
 
+/* The active recording, if any, stops for `why` (enum pcprof_raw_stop) at
+ * process CPU time cpu_ns (0: its last stored one; memory only, for a
+ * seccomp filter found in force): the header says so, and profil__rec
+ * becomes NULL, so nothing more is recorded (record.c still ends the file).
+ * AS-safe. */
+PROFIL_HIDDEN void profil__sink_stop(uint32_t why, uint64_t cpu_ns);
+
 /* Tests only (__profil_inject_time): if not 0, the time of every sample
  * from now on is this minus 1, in nanoseconds since the recording's
  * origin, instead of the clock's. */

@@ -2,6 +2,7 @@
  * unwind-tables.c - see unwind-tables.h.
  */
 #include "unwind-tables.h"
+#include "seal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -659,6 +660,11 @@ static int count_modules(struct dl_phdr_info *info, size_t size, void *arg)
 
 int profil__unwind_refresh(void)
 {
+	/* Sealed, or the calling thread under a seccomp filter the program
+	 * installed: the files, maps and memory a rebuild needs are system
+	 * calls of ours (seal.h).  Before the lock. */
+	if (profil__filter_check(false))
+		return -EAGAIN;
 	pthread_mutex_lock(&refresh_lock);
 	atomic_store(&stale, false);
 	uint32_t cap = 0;

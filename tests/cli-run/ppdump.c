@@ -9,7 +9,8 @@
  *
  * prints, for each process image, in file order:
  *   proc PID.SEQ ppid=N end=E status=N ticks=N signals=N lost=N hz=N
- *        engine=NAME cpu_ms=N mem=N threads=N modules=N samples=N exe=PATH
+ *        engine=NAME cpu_ms=N mem=N threads=N modules=N samples=N stop=N
+ *        stop_ms=N exe=PATH    (stop: enum pp_stop; stop_ms: CPU after it)
  *   why PID.SEQ TEXT                              (the library's engine choice)
  *   module PID.SEQ INDEX PATH bias=HEX epochs=LOADED-UNLOADED buildid=HEX
  *   thread PID.SEQ TID NAME TICKS
@@ -228,11 +229,13 @@ static void dump_proc(const struct pp_process *pr)
 	char id[32];
 	snprintf(id, sizeof id, "%d.%u", pr->pid, pr->seq);
 	printf("proc %s ppid=%d end=%s status=%d ticks=%llu signals=%llu lost=%llu hz=%u "
-	       "engine=%s cpu_ms=%llu mem=%llu threads=%zu modules=%zu samples=%zu exe=%s\n",
+	       "engine=%s cpu_ms=%llu mem=%llu threads=%zu modules=%zu samples=%zu stop=%u "
+	       "stop_ms=%llu exe=%s\n",
 	       id, pr->ppid, end_name(pr->end), pr->exit_status, (unsigned long long)pr->ticks,
 	       (unsigned long long)pr->signals, (unsigned long long)pr->lost, pr->hz, pr->engine,
 	       (unsigned long long)(pr->cpu_ns / 1000000), (unsigned long long)pr->mem_bytes,
-	       pr->nthreads, pr->nmodules, pr->nsamples, pr->exe);
+	       pr->nthreads, pr->nmodules, pr->nsamples, pr->stop,
+	       (unsigned long long)(pr->stop_ns / 1000000), pr->exe);
 	if (pr->why)
 		printf("why %s %s\n", id, pr->why);
 

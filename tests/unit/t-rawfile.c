@@ -383,8 +383,8 @@ static void stacks(void)
 {
 	struct raw_map m;
 	T_EQ(profil__raw_create(&env, 4050, 0, &rec, &m), 0);
-	T_EQ(m.h->version, 5);
-	T_EQ(m.h->header_size, 2928);
+	T_EQ(m.h->version, 6);
+	T_EQ(m.h->header_size, 2944);
 	T_EQ(m.h->tl_bucket_ns, env.timeline ? PCPROF_RAW_BUCKET_NS : 0);
 	T_OK(m.h->tl_origin_ns != 0);
 	T_OK(!(m.h->flags & PCPROF_RAW_F_STACKS));
@@ -485,6 +485,18 @@ static void stacks(void)
 	T_EQ(r.tl_origin_ns, 0);
 	T_EQ(r.tl_bucket_ns, 0);
 	T_EQ(r.tl_lost_from, 0);
+
+	/* Version 5: 2928 bytes, no stop; read with the stop fields zero. */
+	h = good;
+	h.version = 5;
+	h.header_size = PCPROF_RAW_V5_HEADER_SIZE;
+	memset((char *)&h + PCPROF_RAW_V5_HEADER_SIZE, 0x5a, sizeof h - PCPROF_RAW_V5_HEADER_SIZE);
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "version 5: never written to");
+	T_EQ(profil__raw_read_header(scratch, 4051, 0, &r), 0);
+	T_EQ(r.version, 5);
+	T_EQ(r.stop_why, 0);
+	T_EQ(r.stop_cpu_ns, 0);
 	write_header(fd, &good);
 	EXPECT_ATTACH(4051, 0, 0, "the file restored");
 	close(fd);
