@@ -131,7 +131,7 @@ static void read_cmdline(char *buf, size_t len)
  * a marker with the reason: this image runs unrecorded. */
 static bool attach_or_create(void)
 {
-	pid_t pid = getpid();
+	pid_t pid = profil__raw_pid(); /* pcprof's view of it (rawfile.h) */
 	uint64_t token = profil__raw_token(pid);
 	struct raw_latest last;
 	profil__raw_latest(env.dir, pid, &last);
@@ -200,6 +200,14 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 	return origin;
 }
 
+/* An image in a pid namespace of its own is named by /proc's pid
+ * (rawfile.h); its own, which its thread ids go with, is kept beside. */
+static void note_own_pid(struct pcprof_raw_header *h)
+{
+	pid_t own = getpid();
+	h->own_pid = own != h->pid ? own : 0;
+}
+
 bool profil__record_init(unsigned int hz)
 {
 	if (!profil__raw_env(&env) || !attach_or_create())
@@ -207,6 +215,7 @@ bool profil__record_init(unsigned int hz)
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = hz;
+	note_own_pid(h);
 	profil__threads_image_start(image_origin(h));
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
@@ -238,11 +247,37 @@ static void store_rss(struct pcprof_raw_header *h)
 	h->exit_rss_kib = pages * (psz ? psz : 4096) / 1024;
 }
 
+/* What the schedules covered of the image's CPU time and what ran beside
+ * them (record-format.h, version 6), after the owed ticks were paid.
+ * AS-safe (_exit). */
+static void store_span(struct pcprof_raw_header *h)
+{
+	const struct profil_engine *e = profil__running_engine();
+	if (!e || !e->attach)
+		return; /* no schedules (none runs, or the manual engine) */
+	struct profil_span s;
+	profil__threads_span(&s);
+	h->covered_ns = s.covered;
+	h->before_ns = s.before;
+	h->threads_ended = s.ended;
+	h->iou_ns = s.iou_ns;
+	h->iou_threads = s.iou;
+	h->foreign_ns = s.foreign_ns;
+	h->foreign_threads = s.foreign;
+	h->unslotted = s.unslotted;
+	if (s.iou)
+		atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_IOURING);
+	if (s.unslotted || s.foreign)
+		atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_UNKNOWN_THREADS);
+	atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_SPAN);
+}
+
 static void finish(uint32_t end)
 {
 	struct pcprof_raw_header *h = map.h;
 	if (end == PCPROF_END_EXIT)
 		store_rss(h);
+	store_span(h);
 	atomic_store(A64(&h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	atomic_store(A64(&h->end_ns), profil__clock_ns(CLOCK_REALTIME));
 	atomic_store(A32(&h->end), end);
@@ -284,7 +319,7 @@ void profil__record_exec(uint64_t thread_cpu)
  * 8th), and pcprof run called 3 workers' 0.04 s "not sampled". */
 void profil__record_quick_exit(void)
 {
-	if (!atomic_load(&profil__rec) || map.h->pid != (int32_t)syscall(SYS_getpid))
+	if (!atomic_load(&profil__rec) || map.h->pid != (int32_t)profil__raw_pid())
 		return;
 	/* The ticks the kernel did not signal yet, as at exit (each worker
 	 * of a pool otherwise loses its last partial period: 437 samples for
@@ -296,6 +331,7 @@ void profil__record_quick_exit(void)
 		profil__unlock(&saved);
 	}
 	store_rss(map.h);
+	store_span(map.h);
 	atomic_store(A64(&map.h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }
 
@@ -381,12 +417,13 @@ void profil__record_fork_child(void)
 	uint32_t n = atomic_load(A32(&p->mod_count)), reserved = atomic_load(A32(&p->mod_reserved));
 	n = n < reserved ? n : reserved;
 	n = n < parent.mod_cap ? n : parent.mod_cap;
-	if (env.follow && profil__raw_create(&env, getpid(), n, &map) == 0) {
+	if (env.follow && profil__raw_create(&env, profil__raw_pid(), n, &map) == 0) {
 		struct pcprof_raw_header *c = map.h;
 		memcpy(c->engine, p->engine, sizeof c->engine);
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
+		note_own_pid(c);
 		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
 		c->tl_origin_ns = p->tl_origin_ns;
 		/* The child's own layout says whether it has a node table. */

@@ -633,9 +633,12 @@ static void fork_child(void)
 			set_guard(false);
 		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
-			 * usual order; if nothing can, the state is off. */
+			 * usual order; if nothing can, the state is off, and the
+			 * recording (the parent's engine and reasons, copied)
+			 * says none runs, and why. */
 			atomic_store(&profil__cur, NULL);
 			S.cfg = NULL;
+			profil__record_note_engine("", S.why, false);
 		}
 	}
 	profil__unlock(&S.fork_mask);
