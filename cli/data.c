@@ -48,6 +48,7 @@
 #define SAMPLE_SIZE (SAMPLE_V1 + 4)
 #define SAMPLE_V3   (SAMPLE_SIZE + 4)
 #define FRAME_SIZE  (8 + 4 + 4)
+#define GAP_SIZE    (4 + 4 + 8)
 #define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
 
 static uint32_t crc(const uint8_t *p, size_t n)
@@ -253,6 +254,17 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, uint32_t ver
 	if (version >= 3) {
 		put64(w, pr->tl_lost);
 		put32(w, pr->tl_partial);
+		/* Appended to version 3's record: an older reader ignores it. */
+		uint32_t ngap = 0;
+		for (int g = 0; g < PP_GAP_N; g++)
+			ngap += pr->gap[g].ns != 0;
+		put32(w, ngap);
+		for (uint32_t g = 0; g < PP_GAP_N; g++)
+			if (pr->gap[g].ns) {
+				put32(w, g);
+				put32(w, pr->gap[g].threads);
+				put64(w, pr->gap[g].ns);
+			}
 	}
 	end_record(w, at);
 	return 0;
@@ -578,6 +590,22 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 	if (v3) {
 		pr->tl_lost = get64(r, "process timeline");
 		pr->tl_partial = get32(r, "process timeline");
+	}
+	/* CPU time without samples, by cause: in files written since it
+	 * was appended (older ones end here).  A cause this pcprof does
+	 * not know still counts, as unknown; the sums saturate. */
+	if (v3 && !r->failed && r->off < r->len) {
+		size_t ngap = get_count(r, false, GAP_SIZE, "gaps");
+		for (size_t i = 0; i < ngap && !r->failed; i++) {
+			uint32_t g = get32(r, "gap");
+			uint32_t threads = get32(r, "gap");
+			uint64_t ns = get64(r, "gap");
+			struct pp_gap_part *part = &pr->gap[g < PP_GAP_N ? g : PP_GAP_UNKNOWN];
+			part->ns = part->ns > UINT64_MAX - ns ? UINT64_MAX : part->ns + ns;
+			part->threads = part->threads > UINT32_MAX - threads
+						? UINT32_MAX
+						: part->threads + threads;
+		}
 	}
 	if (r->failed)
 		return;
