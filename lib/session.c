@@ -598,6 +598,7 @@ void profil__exec_failed(void)
 static void fork_prepare(void)
 {
 	profil__lock(&S.fork_mask);
+	profil__threads_fork_prepare();
 	profil__sig_fork_prepare();
 }
 

@@ -716,12 +716,28 @@ void profil__threads_loss_text(char *buf, size_t len)
 	}
 }
 
+/* The thread that forks, in the parent: in the child it has another id. */
+static pid_t forking_tid;
+
+void profil__threads_fork_prepare(void)
+{
+	forking_tid = profil__gettid();
+}
+
 /* In the child after fork (control lock re-initialised, one thread). */
 void profil__threads_fork_child(void)
 {
 	struct profil_thread *me = key_ok ? pthread_getspecific(exit_key) : NULL;
 	if (!me)
 		me = profil__tslot_self;
+	/* A thread we did not create (the main one) that took no signal yet
+	 * has neither: its slot is the forking thread's.  Without it the
+	 * child's thread got a slot of its own when the engine started, its
+	 * CPU time counted from then (what the fork handlers used before,
+	 * 3 ms each for pool workers under load, went unsampled), its ticks
+	 * before its first signal charged to the program's entry point. */
+	if (!me && forking_tid)
+		me = profil__tslot_find(forking_tid);
 	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
 		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];

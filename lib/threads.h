@@ -31,6 +31,9 @@ PROFIL_HIDDEN void profil__threads_detach_all(const struct profil_engine *e);
 PROFIL_HIDDEN void profil__threads_resignal(const struct profil_engine *e, int sig);
 /* Send every other thread a fix-up signal sig (sigown.h). */
 PROFIL_HIDDEN void profil__threads_fixup(int sig);
+/* Around fork: prepare in the forking thread (control lock held), child
+ * in the child. */
+PROFIL_HIDDEN void profil__threads_fork_prepare(void);
 PROFIL_HIDDEN void profil__threads_fork_child(void);
 PROFIL_HIDDEN void profil__threads_block_creation(void);
 PROFIL_HIDDEN void profil__threads_unblock_creation(void);
