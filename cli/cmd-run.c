@@ -1024,6 +1024,59 @@ static void add_unentered(struct text *t, const struct raw_set *set)
 	add(t, "%s)", more ? "; ..." : "");
 }
 
+/* Parts of CPU time without samples shown in the summary: at least what
+ * rounds to 0.01 s.  (The data file keeps every part.) */
+#define GAP_SHOWN_NS 5000000u
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* "0.52 s CPU in io_uring workers (...)": each part of the images' CPU
+ * time that has no samples (raw_gaps), but those the items before say
+ * (threads not sampled, NOEXIT). */
+static void add_gaps(struct text *t, const struct pp_gap_part *g, const size_t *procs,
+		     const char *noengine_why)
+{
+	if (g[PP_GAP_NOENGINE].ns >= GAP_SHOWN_NS) {
+		size_t n = procs[PP_GAP_NOENGINE];
+		add_item(t, "%.2f s CPU of %zu process%s no engine could sample",
+			 (double)g[PP_GAP_NOENGINE].ns * 1e-9, n, n == 1 ? "" : "es");
+		if (noengine_why && noengine_why[0])
+			add(t, " (%.160s%s)", noengine_why, n > 1 ? ", ..." : "");
+	}
+	const struct pp_gap_part *b = &g[PP_GAP_BLOCKED];
+	if (b->ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU of %u thread%s that blocked the sampling signal (a raw "
+			 "rt_sigprocmask: libprofil(7))",
+			 (double)b->ns * 1e-9, b->threads, b->threads == 1 ? "" : "s");
+	if (g[PP_GAP_IOURING].ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU in io_uring workers (kernel threads of the process: no user "
+			 "code to sample)",
+			 (double)g[PP_GAP_IOURING].ns * 1e-9);
+	if (g[PP_GAP_FOREIGN].ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU of threads libprofil did not see start (made without "
+			 "pthread_create)",
+			 (double)g[PP_GAP_FOREIGN].ns * 1e-9);
+	if (g[PP_GAP_BEFORE].ns >= GAP_SHOWN_NS)
+		add_item(t, "%.2f s CPU of threads before an engine sampled them",
+			 (double)g[PP_GAP_BEFORE].ns * 1e-9);
+	const struct pp_gap_part *d = &g[PP_GAP_TEARDOWN];
+	if (d->ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU of %u thread%s after their exit handlers (their teardown "
+			 "in libc and the kernel)",
+			 (double)d->ns * 1e-9, d->threads, d->threads == 1 ? "" : "s");
+	if (g[PP_GAP_UNKNOWN].ns >= GAP_SHOWN_NS)
+		add_item(t, "%.2f s CPU not sampled in %zu process%s, cause unknown (libprofil(7))",
+			 (double)g[PP_GAP_UNKNOWN].ns * 1e-9, procs[PP_GAP_UNKNOWN],
+			 procs[PP_GAP_UNKNOWN] == 1 ? "" : "es");
+}
+
 /* One line: what was recorded, at what rate, what it cost the target, and
  * anything lost or unusual.  tree_cpu_ns: the CPU time of the whole
  * process tree pcprof waited for (struct run), 0 if unknown. */
@@ -1037,10 +1090,13 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	int room_err = 0, mod_err = 0, node_err = 0;
 	size_t abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	size_t unentered = 0, recorded = 0, ntids = 0;
-	/* Processes and threads are counted as pcprof report counts them, each
-	 * pid and thread id once: an exec makes a new image of the same
-	 * process, its thread keeps its id. */
-	int32_t *pids = xmalloc((set->n ? set->n : 1) * sizeof *pids), *tids = NULL;
+	/* Each image's pid and sampled threads, to count processes and
+	 * threads below. */
+	struct image_key *keys = xmalloc((set->n ? set->n : 1) * sizeof *keys);
+	struct {
+		uint32_t image; /* among keys */
+		int32_t tid;
+	} *tids = NULL;
 	uint64_t unentered_cpu = 0, counted_cpu = 0; /* counted: in tree_cpu_ns */
 	uint64_t teardown_ns = 0; /* what freeing their memory may have cost them */
 	/* Recordings that stopped (pp_process.stop): their images, the CPU
@@ -1055,6 +1111,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	 * their markers say it, and how many could not say it (killed). */
 	uint64_t unrecorded_cpu = 0;
 	size_t unrecorded_unknown = 0;
+	/* CPU time without samples, by cause (raw_gaps), and in how many
+	 * processes */
+	struct pp_gap_part gaps[PP_GAP_N] = { { 0, 0 } };
+	size_t gap_procs[PP_GAP_N] = { 0 };
+	const char *noengine_why = NULL; /* the first such image's reasons */
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pp_process *pr = &set->procs[i];
 		const struct raw_info *in = &set->info[i];
@@ -1082,12 +1143,14 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			if (!stop_exe[pr->stop])
 				stop_exe[pr->stop] = pr->exe;
 		}
-		pids[recorded - 1] = pr->pid;
+		keys[recorded - 1] = (struct image_key){ pr->pid, pr->seq, pr->end == PP_END_EXEC };
 		tids = xrealloc(tids, (ntids + pr->nthreads + 1) * sizeof *tids);
 		for (size_t k = 0; k < pr->nthreads; k++)
 			/* not "[other]"; a slot without ticks is no sampled thread */
-			if (pr->threads[k].tid && pr->threads[k].ticks)
-				tids[ntids++] = pr->threads[k].tid;
+			if (pr->threads[k].tid && pr->threads[k].ticks) {
+				tids[ntids].image = (uint32_t)(recorded - 1);
+				tids[ntids++].tid = pr->threads[k].tid;
+			}
 		mem = pr->mem_bytes > mem ? pr->mem_bytes : mem;
 		/* A table that could not grow lost for want of space, not size. */
 		if (in->table_error) {
@@ -1108,6 +1171,16 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
 		unsampled += in->threads_unsampled;
 		unseen += in->threads_unseen;
+		if (pr->gap[PP_GAP_NOENGINE].ns && !noengine_why)
+			noengine_why = pr->why;
+		for (int g = 0; g < PP_GAP_N; g++)
+			if (pr->gap[g].ns) {
+				gap_procs[g]++;
+				gaps[g].ns = sat_add(gaps[g].ns, pr->gap[g].ns);
+				gaps[g].threads = gaps[g].threads > UINT32_MAX - pr->gap[g].threads
+							  ? UINT32_MAX
+							  : gaps[g].threads + pr->gap[g].threads;
+			}
 		if (in->mod_error && !mod_err)
 			mod_err = in->mod_error;
 		if (in->node_error && !node_err)
@@ -1154,8 +1227,18 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	add(&t, " (%s", engines[0] ? engines : "no engine");
 	if (ticks && sigrate < 0.9 * achieved)
 		add(&t, ", %.0f signals/s", sigrate);
-	size_t nproc = distinct_i32(pids, recorded), threads = distinct_i32(tids, ntids);
-	free(pids);
+	/* Processes and threads are counted as pcprof report counts them:
+	 * an exec makes a new image of the same process, its thread keeps
+	 * its id; a pid used again is another process (util.h). */
+	uint32_t *proc = xmalloc((recorded ? recorded : 1) * sizeof *proc);
+	size_t nproc = number_processes(keys, recorded, proc);
+	uint64_t *pt = xmalloc((ntids ? ntids : 1) * sizeof *pt);
+	for (size_t k = 0; k < ntids; k++)
+		pt[k] = (uint64_t)proc[tids[k].image] << 32 | (uint32_t)tids[k].tid;
+	size_t threads = distinct_u64(pt, ntids);
+	free(keys);
+	free(proc);
+	free(pt);
 	free(tids);
 	add(&t, "), %zu process%s", nproc, nproc == 1 ? "" : "es");
 	if (nproc != recorded)
@@ -1249,11 +1332,18 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	else if (unsampled_ticks)
 		add_item(&lost, "%llu samples of threads that could not be sampled",
 			 (unsigned long long)unsampled_ticks);
-	if (unseen)
+	if (unseen && gaps[PP_GAP_NOEXIT].ns >= GAP_SHOWN_NS)
+		add_item(&lost,
+			 "%.2f s CPU after the last sample of %llu thread%s that ended without "
+			 "exit handlers",
+			 (double)gaps[PP_GAP_NOEXIT].ns * 1e-9, (unsigned long long)unseen,
+			 unseen == 1 ? "" : "s");
+	else if (unseen)
 		add_item(&lost,
 			 "the CPU after the last sample of %llu thread%s that ended without "
 			 "exit handlers",
 			 (unsigned long long)unseen, unseen == 1 ? "" : "s");
+	add_gaps(&lost, gaps, gap_procs, noengine_why);
 	if (set->nbad)
 		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
 			 set->nbad == 1 ? "" : "s", set->first_bad);
@@ -1393,6 +1483,12 @@ static void collect(const char *dir, struct raw_set *set, const struct run *r, s
 		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
 	apply_statuses(set, r);
 	seccomp_gap(set, r->tree_cpu_ns);
+	/* Each image's samples against its CPU time, now that a killed
+	 * one has the CPU time /proc gave and an image stopped by a filter
+	 * the CPU time after its stop (which raw_gaps leaves out: it is the
+	 * stop's): what is missing, by cause. */
+	for (size_t i = 0; i < set->n; i++)
+		raw_gaps(&set->procs[i], &set->info[i]);
 	p->nprocs = set->n;
 	p->procs = set->procs;
 	p->bucket_ns = set->bucket_ns;

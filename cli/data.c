@@ -48,6 +48,7 @@
 #define SAMPLE_SIZE (SAMPLE_V1 + 4)
 #define SAMPLE_V3   (SAMPLE_SIZE + 4)
 #define FRAME_SIZE  (8 + 4 + 4)
+#define GAP_SIZE    (4 + 4 + 8)
 #define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
 
 static uint32_t crc(const uint8_t *p, size_t n)
@@ -253,9 +254,21 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, uint32_t ver
 	if (version >= 3) {
 		put64(w, pr->tl_lost);
 		put32(w, pr->tl_partial);
-		/* appended (2026-11-29): a reader before it skips them */
+		/* Appended to version 3's record (2026-11-29), in this order: a
+		 * reader from before skips them, and a record from before ends
+		 * before them. */
 		put32(w, pr->stop);
 		put64(w, pr->stop_ns);
+		uint32_t ngap = 0;
+		for (int g = 0; g < PP_GAP_N; g++)
+			ngap += pr->gap[g].ns != 0;
+		put32(w, ngap);
+		for (uint32_t g = 0; g < PP_GAP_N; g++)
+			if (pr->gap[g].ns) {
+				put32(w, g);
+				put32(w, pr->gap[g].threads);
+				put64(w, pr->gap[g].ns);
+			}
 	}
 	end_record(w, at);
 	return 0;
@@ -582,15 +595,30 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 		pr->tl_lost = get64(r, "process timeline");
 		pr->tl_partial = get32(r, "process timeline");
 	}
-	/* Appended to version 3 records; files from before have none. */
-	if (v3 && !r->failed && r->len - r->off >= 12) {
+	/* Appended to version 3 records (2026-11-29): the stop, then the CPU
+	 * time without samples by cause; files from before end here.  A
+	 * cause this pcprof does not know still counts, as unknown; the
+	 * sums saturate. */
+	if (v3 && !r->failed && r->off < r->len) {
 		pr->stop = get32(r, "process stop");
 		pr->stop_ns = get64(r, "process stop");
-		if (pr->stop > PP_STOP_MAX || (!pr->stop && pr->stop_ns) ||
-		    pr->stop_ns > pr->cpu_ns)
+		if (!r->failed && (pr->stop > PP_STOP_MAX || (!pr->stop && pr->stop_ns) ||
+				   pr->stop_ns > pr->cpu_ns))
 			fail(r, "corrupted: process %d: stop %u with %llu ns of %llu", pr->pid,
 			     pr->stop, (unsigned long long)pr->stop_ns,
 			     (unsigned long long)pr->cpu_ns);
+		size_t ngap =
+			r->failed || r->off == r->len ? 0 : get_count(r, false, GAP_SIZE, "gaps");
+		for (size_t i = 0; i < ngap && !r->failed; i++) {
+			uint32_t g = get32(r, "gap");
+			uint32_t threads = get32(r, "gap");
+			uint64_t ns = get64(r, "gap");
+			struct pp_gap_part *part = &pr->gap[g < PP_GAP_N ? g : PP_GAP_UNKNOWN];
+			part->ns = part->ns > UINT64_MAX - ns ? UINT64_MAX : part->ns + ns;
+			part->threads = part->threads > UINT32_MAX - threads
+						? UINT32_MAX
+						: part->threads + threads;
+		}
 	}
 	if (r->failed)
 		return;

@@ -1260,10 +1260,14 @@ char *model_distinct(const struct model *f, bool hz)
 
 size_t model_processes(const struct model *f)
 {
-	int32_t *pid = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *pid);
-	for (size_t i = 0; i < f->nprocs; i++)
-		pid[i] = f->procs[i].p->pid;
-	size_t n = distinct_i32(pid, f->nprocs);
-	free(pid);
+	struct image_key *k = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *k);
+	uint32_t *proc = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *proc);
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct pp_process *p = f->procs[i].p;
+		k[i] = (struct image_key){ p->pid, p->seq, p->end == PP_END_EXEC };
+	}
+	size_t n = number_processes(k, f->nprocs, proc);
+	free(k);
+	free(proc);
 	return n;
 }

@@ -40,6 +40,12 @@ struct raw_info {
 	uint64_t threads_unsampled;
 	uint64_t threads_unseen;
 	uint64_t tl_origin_ns, tl_bucket_ns; /* the timeline's clock (version 4) */
+	/* Version 6 (record-format.h): what the schedules covered of the
+	 * image's CPU time, and what the library saw beside them. */
+	bool spanned; /* the image wrote them (exit, exec, _exit) */
+	uint64_t covered_ns, before_ns, threads_ended, iou_ns, foreign_ns, blocked, unslotted;
+	uint32_t iou_threads, foreign_threads, blocked_threads, gap_flags;
+	int32_t own_pid; /* its pid in a pid namespace of its own, else 0 */
 
 	/* An image whose recording could not be made (not a recording:
 	 * raw_collect made its entry from its marker, struct raw_unrecorded):
@@ -61,6 +67,18 @@ struct raw_info {
 	uint32_t spawn_unfollowed, spawn_why;
 	char *spawn_path;
 };
+
+/*
+ * Fill pr->gap (profile.h) from what the recording says: the image's CPU
+ * time (pr->cpu_ns, less pr->stop_ns: what it used after its recording
+ * stopped is the stop's) less what the tick schedules covered, split by the
+ * causes the library measured or saw, the rest named only beyond the
+ * noise of the comparison; and what was covered but could not be sampled
+ * (threads no engine armed, threads that blocked the signal).  An image
+ * that did not write its figures (killed, a recording before version 6,
+ * perf sampling user time only) keeps only the second part.
+ */
+void raw_gaps(struct pp_process *pr, const struct raw_info *in);
 
 /* "statically linked", ...: why an exec'd image was not recorded. */
 const char *raw_unfollowed_text(uint32_t why);

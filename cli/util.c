@@ -149,6 +149,57 @@ size_t distinct_i32(int32_t *v, size_t n)
 	return d;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t distinct_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, u64_cmp);
+	size_t d = 1;
+	for (size_t i = 1; i < n; i++)
+		d += v[i] != v[i - 1];
+	return d;
+}
+
+static const struct image_key *keys_ctx; /* qsort has no context argument */
+
+static int key_order(const void *a, const void *b)
+{
+	const struct image_key *x = &keys_ctx[*(const size_t *)a],
+			       *y = &keys_ctx[*(const size_t *)b];
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) -
+	       (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* Sorted by (pid, seq), not compared pairwise: runs have 40,000
+ * processes. */
+size_t number_processes(const struct image_key *k, size_t n, uint32_t *proc)
+{
+	size_t *ix = xmalloc((n ? n : 1) * sizeof *ix), count = 0;
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	keys_ctx = k;
+	qsort(ix, n, sizeof *ix, key_order);
+	for (size_t j = 0; j < n; j++) {
+		const struct image_key *x = &k[ix[j]], *prev = j ? &k[ix[j - 1]] : NULL;
+		bool same = prev && prev->pid == x->pid && prev->seq + 1 == x->seq && prev->execd;
+		if (!same)
+			count++;
+		proc[ix[j]] = (uint32_t)(count - 1);
+	}
+	free(ix);
+	return count;
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

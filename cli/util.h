@@ -76,6 +76,23 @@ unsigned run_default_hz(unsigned tick_hz);
 
 /* How many different values v[0..n) holds (pids, thread ids); sorts v. */
 size_t distinct_i32(int32_t *v, size_t n);
+/* The same for 64-bit values ((process << 32) | thread id); sorts v. */
+size_t distinct_u64(uint64_t *v, size_t n);
+
+/*
+ * Which process each image is.  An image is the process of the image of
+ * its pid one number (seq) before it when that one ended by exec; any
+ * other starts a process of its own, because pids are used again (the pid
+ * space wraps: a run of 3,001 processes on a machine whose pids wrapped
+ * was counted as 2,939 by pid).  proc[i] gets image i's process number
+ * (0 to the count - 1); returns the count.
+ */
+struct image_key {
+	int32_t pid;
+	uint32_t seq;
+	bool execd; /* this image ended by exec */
+};
+size_t number_processes(const struct image_key *k, size_t n, uint32_t *proc);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

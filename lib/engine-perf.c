@@ -432,6 +432,18 @@ static int detach(struct profil_thread *t)
 	return root_lost ? -EBADF : 0;
 }
 
+static int enable_ours(int fd)
+{
+	if (ours(fd))
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	return 0;
+}
+
+void profil__perf_resume(void)
+{
+	each_open(enable_ours);
+}
+
 /* fasync: F_SETSIG on the thread's event; sigtrap raises SIGTRAP, which
  * is not moved. */
 static int resignal(struct profil_thread *t, int sig)

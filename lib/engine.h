@@ -133,6 +133,12 @@ PROFIL_HIDDEN int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const
 				      char *why, size_t len);
 PROFIL_HIDDEN bool profil__timer_classify(int sig, const siginfo_t *si, unsigned long *weight);
 
+/* The program disabled the perf events its threads own
+ * (prctl(PR_TASK_PERF_EVENTS_DISABLE), seccomp.c): enable again every event
+ * of the perf engine still provably ours, and with each the copies its
+ * threads inherited.  Control lock held.  AS-safe. */
+PROFIL_HIDDEN void profil__perf_resume(void);
+
 /* Kernel tick rate (CONFIG_HZ), measured once; 0 if unknown.  Not AS-safe. */
 PROFIL_HIDDEN unsigned int profil__kernel_hz(void);
 

@@ -182,6 +182,31 @@ static inline bool profil__sealed(void)
  * AS-safe. */
 PROFIL_HIDDEN const char *profil__sealed_text(void);
 
+/* ---- pid namespaces ----
+ *
+ * A process in a pid namespace of its own (unshare(CLONE_NEWPID), then
+ * fork) has ids of its own: getpid() may be 1, and timer_create, tgkill
+ * and perf_event_open take its own thread ids.  /proc, unless the
+ * namespace mounted one of its own, still shows the ids of the namespace
+ * that mounted it (pcprof's, as a rule): /proc/self/task lists those, and
+ * /proc/self/task/TID is named by them.  These translate. */
+
+/* The calling process's id as /proc shows it (readlink /proc/self):
+ * getpid() unless /proc belongs to another pid namespace; getpid() too if
+ * /proc cannot be read.  Cached per process.  AS-safe. */
+PROFIL_HIDDEN pid_t profil__proc_pid(void);
+/* A thread id from /proc's view (a /proc/self/task entry) to the process's
+ * own (what gettid returns), from the last field of its NSpid line; 0 if
+ * it cannot be read.  AS-safe. */
+PROFIL_HIDDEN pid_t profil__tid_from_proc(pid_t proc_tid);
+/* The calling thread's id as /proc shows it (readlink /proc/thread-self),
+ * for paths under /proc/self/task; gettid() when the views agree.
+ * AS-safe. */
+PROFIL_HIDDEN pid_t profil__proc_tid_self(void);
+/* Another thread's id as /proc shows it (a search of /proc/self/task when
+ * the views differ); 0 if not found.  AS-safe. */
+PROFIL_HIDDEN pid_t profil__proc_tid(pid_t tid);
+
 /* ---- environment, read once by the library constructor ---- */
 
 struct profil_env {

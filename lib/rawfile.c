@@ -470,7 +470,7 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 	h->file_size = m->size;
 	h->token = token;
 	h->pid = pid;
-	h->ppid = getppid();
+	h->ppid = profil__raw_ppid();
 	h->seq = (uint32_t)seq;
 	h->start_ns = profil__clock_ns(CLOCK_REALTIME);
 	/* The library moves the origin back to its parent's or previous
@@ -655,6 +655,44 @@ void profil__raw_exe_path(char *buf, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* A decimal number at s, up to a '\0', '/' or ' '; 0 if there is none. */
+static pid_t leading_pid(const char *s)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+	while (*p >= '0' && *p <= '9' && v < 0x7fffffff)
+		v = v * 10 + (unsigned long long)(*p++ - '0');
+	return p > s && (*p == '\0' || *p == '/' || *p == ' ') && v <= 0x7fffffff ? (pid_t)v : 0;
+}
+
+pid_t profil__raw_pid(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	pid_t p = leading_pid(buf);
+	return p ? p : getpid();
+}
+
+pid_t profil__raw_ppid(void)
+{
+	if (profil__raw_pid() == getpid())
+		return getppid();
+	/* "pid (comm) state ppid ...", the comm possibly holding ") " */
+	char buf[512];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *p = NULL; /* past the last ") " (the module has no strstr) */
+	for (const char *q = buf; *q; q++)
+		if (q[0] == ')' && q[1] == ' ')
+			p = q + 2;
+	pid_t pp = p && *p && p[1] == ' ' ? leading_pid(p + 2) : 0;
+	return pp ? pp : getppid();
 }
 
 /* ---- ELF ---- */

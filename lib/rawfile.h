@@ -147,6 +147,15 @@ int profil__raw_add_module(struct raw_map *m, const char *path, uint64_t bias,
 /* Mark entry idx unloaded and start a new epoch. */
 void profil__raw_unload_module(struct raw_map *m, uint32_t idx);
 
+/* The pid that names this process's recordings, and pcprof knows it by:
+ * as /proc shows it (readlink /proc/self), which, in a process that runs
+ * in a pid namespace of its own without a /proc of its own, is the id of
+ * the namespace that mounted /proc (pcprof's) rather than getpid()'s (1
+ * for the first process of the namespace); getpid() where /proc cannot
+ * be read.  profil__raw_ppid: its parent's, in the same view. */
+pid_t profil__raw_pid(void);
+pid_t profil__raw_ppid(void);
+
 /* Path of the running executable (readlink /proc/self/exe), for the main
  * program, which the loader names "". */
 void profil__raw_exe_path(char *buf, size_t len);

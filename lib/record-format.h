@@ -58,7 +58,8 @@
 
 #define PCPROF_RAW_MAGIC "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
 #define PCPROF_RAW_VERSION                                                                         \
-	6 /* 3: stacks; 4: time buckets; 5: unfollowed execs; 6: stops; 2-5 still read */
+	6 /* 3: stacks; 4: time buckets; 5: unfollowed execs;                                      \
+	      6: stops, what the schedules covered; 2-5 still read */
 #define PCPROF_RAW_V2_HEADER_SIZE 1904
 #define PCPROF_RAW_V3_HEADER_SIZE 2104
 #define PCPROF_RAW_V4_HEADER_SIZE 2136
@@ -254,10 +255,43 @@ struct pcprof_raw_header {
 	uint32_t stop_why;
 	uint32_t pad7;
 	uint64_t stop_cpu_ns;
+	/* ---- version 6, too: the image's CPU time that no sample stands for ----
+	 * Written at exit, exec and _exit (record.c; 0 in an image that ended
+	 * otherwise).  The image's CPU time (cpu_ns - cpu_start_ns) less
+	 * covered_ns is what no tick schedule reached (threads.c): the parts
+	 * below name some of it, pcprof run names the rest. */
+	uint64_t covered_ns;                   /* CPU time the threads' schedules covered, from
+						  each origin to the last payment */
+	uint64_t before_ns;                    /* threads' CPU time while no engine ran on them
+						  (before the library started, between engines) */
+	uint64_t threads_ended;                /* threads that ended through their exit
+						  handlers: their teardown (libc, the kernel)
+						  comes after their last payment */
+	uint64_t iou_ns;                       /* io_uring's workers alive at the end (iou-wrk-,
+						  iou-sqp-): kernel threads of the process that
+						  never run user code, so no signal samples them */
+	uint64_t foreign_ns;                   /* threads alive at the end that no schedule knew
+						  (made without pthread_create after the engine
+						  started) */
+	uint64_t blocked;                      /* (atomic) ticks threads were due while they
+						  blocked the sampling signal in the kernel (a
+						  raw rt_sigprocmask, past the library's view of
+						  masks): not in ticks, as unsampled */
+	uint64_t unslotted;                    /* ticks signalled to threads without a slot (made
+						  without pthread_create, covered by an inherited
+						  perf event or a process-wide timer): in ticks,
+						  outside every schedule */
+	uint32_t iou_threads, foreign_threads; /* how many of each */
+	uint32_t blocked_threads;              /* (atomic) */
+	uint32_t gap_flags;                    /* (atomic) PCPROF_RAW_G_* */
+	int32_t own_pid; /* getpid(), where it differs from pid: the image runs
+			    in a pid namespace of its own, its thread ids are
+			    that namespace's (pid is /proc's view, rawfile.h) */
+	uint32_t pad8;
 };
 
 /* docs/formats.md lists every field's offset: keep them in step. */
-_Static_assert(sizeof(struct pcprof_raw_header) == 2944, "header size as in docs/formats.md");
+_Static_assert(sizeof(struct pcprof_raw_header) == 3024, "header size as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, stack_cut) == PCPROF_RAW_V2_HEADER_SIZE,
 	       "version 3 appends to version 2's header");
@@ -267,6 +301,8 @@ _Static_assert(offsetof(struct pcprof_raw_header, exec_unfollowed) == PCPROF_RAW
 	       "version 5 appends to version 4's header");
 _Static_assert(offsetof(struct pcprof_raw_header, stop_why) == PCPROF_RAW_V5_HEADER_SIZE,
 	       "version 6 appends to version 5's header");
+_Static_assert(offsetof(struct pcprof_raw_header, covered_ns) == PCPROF_RAW_V5_HEADER_SIZE + 16,
+	       "version 6's gap figures follow its stop");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -363,6 +399,23 @@ struct pcprof_raw_node {
 /* Version 5, with END_EXEC: the exec'd image was to be recorded (execs
  * followed): if it has no recording, it ran unrecorded. */
 #define PCPROF_RAW_F_FOLLOWED 16u
+
+/* header.gap_flags (version 6): what the library saw of causes of CPU
+ * time without samples, beyond what the counts above measure. */
+/* A thread without a slot (made without pthread_create) took a profiling
+ * signal (unslotted): such threads ran, and what they used beyond their
+ * samples is known only as CPU time. */
+#define PCPROF_RAW_G_UNKNOWN_THREADS 1u
+/* io_uring workers ran in this image (some may have ended before the
+ * exit: their CPU time is then in no count). */
+#define PCPROF_RAW_G_IOURING 2u
+/* SIGEV_THREAD timers beyond the library's table were left to glibc:
+ * their callbacks ran unsampled (lib/sigev.c). */
+#define PCPROF_RAW_G_TIMERS 4u
+/* The version 6 figures were written (at exit, exec or _exit) by an image
+ * whose engine keeps tick schedules: covered_ns and the rest can be
+ * compared with its CPU time. */
+#define PCPROF_RAW_G_SPAN 8u
 
 /*
  * Reading modules: a sample (pc, epoch) belongs to the module whose epoch

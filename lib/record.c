@@ -215,7 +215,7 @@ void profil__record_lost_end(void)
  * a marker with the reason: this image runs unrecorded. */
 static bool attach_or_create(void)
 {
-	pid_t pid = getpid();
+	pid_t pid = profil__raw_pid(); /* pcprof's view of it (rawfile.h) */
 	uint64_t token = profil__raw_token(pid);
 	struct raw_latest last;
 	profil__raw_latest(env.dir, pid, &last);
@@ -292,6 +292,14 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 	return origin;
 }
 
+/* An image in a pid namespace of its own is named by /proc's pid
+ * (rawfile.h); its own, which its thread ids go with, is kept beside. */
+static void note_own_pid(struct pcprof_raw_header *h)
+{
+	pid_t own = getpid();
+	h->own_pid = own != h->pid ? own : 0;
+}
+
 bool profil__record_init(unsigned int hz)
 {
 	if (!profil__raw_env(&env))
@@ -304,6 +312,7 @@ bool profil__record_init(unsigned int hz)
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = hz;
+	note_own_pid(h);
 	profil__threads_image_start(image_origin(h));
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
@@ -335,11 +344,37 @@ static void store_rss(struct pcprof_raw_header *h)
 	h->exit_rss_kib = pages * (psz ? psz : 4096) / 1024;
 }
 
+/* What the schedules covered of the image's CPU time and what ran beside
+ * them (record-format.h, version 6), after the owed ticks were paid.
+ * AS-safe (_exit). */
+static void store_span(struct pcprof_raw_header *h)
+{
+	const struct profil_engine *e = profil__running_engine();
+	if (!e || !e->attach)
+		return; /* no schedules (none runs, or the manual engine) */
+	struct profil_span s;
+	profil__threads_span(&s);
+	h->covered_ns = s.covered;
+	h->before_ns = s.before;
+	h->threads_ended = s.ended;
+	h->iou_ns = s.iou_ns;
+	h->iou_threads = s.iou;
+	h->foreign_ns = s.foreign_ns;
+	h->foreign_threads = s.foreign;
+	h->unslotted = s.unslotted;
+	if (s.iou)
+		atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_IOURING);
+	if (s.unslotted || s.foreign)
+		atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_UNKNOWN_THREADS);
+	atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_SPAN);
+}
+
 static void finish(uint32_t end)
 {
 	struct pcprof_raw_header *h = map.h;
 	if (end == PCPROF_END_EXIT)
 		store_rss(h);
+	store_span(h);
 	atomic_store(A64(&h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	atomic_store(A64(&h->end_ns), profil__clock_ns(CLOCK_REALTIME));
 	atomic_store(A32(&h->end), end);
@@ -391,7 +426,7 @@ void profil__record_exec(uint64_t thread_cpu)
 void profil__record_quick_exit(void)
 {
 	lost_end();
-	if (profil__sealed() || !map.h || map.h->pid != (int32_t)syscall(SYS_getpid))
+	if (profil__sealed() || !map.h || map.h->pid != (int32_t)profil__raw_pid())
 		return;
 	/* The ticks the kernel did not signal yet, as at exit (each worker
 	 * of a pool otherwise loses its last partial period: 437 samples for
@@ -405,6 +440,7 @@ void profil__record_quick_exit(void)
 	if (profil__sealed())
 		return;
 	store_rss(map.h);
+	store_span(map.h);
 	atomic_store(A64(&map.h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }
 
@@ -509,12 +545,13 @@ void profil__record_fork_child(void)
 	 * since this image mapped them. */
 	if (profil__raw_map_modules(&parent, n) < 0)
 		n = parent.mod_mapped;
-	if (env.follow && profil__raw_create(&env, getpid(), n, &rec, &map) == 0) {
+	if (env.follow && profil__raw_create(&env, profil__raw_pid(), n, &rec, &map) == 0) {
 		struct pcprof_raw_header *c = map.h;
 		memcpy(c->engine, p->engine, sizeof c->engine);
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
+		note_own_pid(c);
 		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
 		c->tl_origin_ns = p->tl_origin_ns;
 		/* The child's own layout says whether it has a node table. */

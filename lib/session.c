@@ -752,8 +752,10 @@ static __thread bool fork_locked __attribute__((tls_model("initial-exec")));
 static void fork_prepare(void)
 {
 	fork_locked = profil__lock_thorough(&S.fork_mask);
-	if (fork_locked)
+	if (fork_locked) {
+		profil__threads_fork_prepare();
 		profil__sig_fork_prepare();
+	}
 }
 
 static void fork_parent(void)
@@ -795,9 +797,12 @@ static void fork_child(void)
 			set_guard(false);
 		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
-			 * usual order; if nothing can, the state is off. */
+			 * usual order; if nothing can, the state is off, and the
+			 * recording (the parent's engine and reasons, copied)
+			 * says none runs, and why. */
 			atomic_store(&profil__cur, NULL);
 			S.cfg = NULL;
+			profil__record_note_engine("", S.why, false);
 		}
 	}
 	profil__unlock(&S.fork_mask);

@@ -429,3 +429,110 @@ long profil__status_number(const char *key)
 	int r = each_line("/proc/self/status", status_line, &k);
 	return r < 0 ? r : k.value;
 }
+
+/* ---- pid namespaces (internal.h) ---- */
+
+/* The number a /proc link names: "1234" for /proc/self, "1234/task/1240"
+ * for /proc/thread-self (last: the number after the last '/').  0 if the
+ * link cannot be read. */
+static pid_t proc_link(const char *path, bool last)
+{
+	char buf[64];
+	long n = syscall(SYS_readlinkat, AT_FDCWD, path, buf, sizeof buf - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *s = buf;
+	if (last) {
+		const char *slash = strrchr(buf, '/');
+		s = slash ? slash + 1 : buf;
+	}
+	unsigned long v;
+	return profil__parse_uint(s, 0x7fffffff, &v) == 0 ? (pid_t)v : 0;
+}
+
+/* (getpid() << 32 | /proc's pid) of the last look: a fork child has
+ * another pid, and may be in another namespace than its parent. */
+static _Atomic uint64_t proc_pid_cache;
+
+pid_t profil__proc_pid(void)
+{
+	pid_t me = (pid_t)syscall(SYS_getpid);
+	uint64_t c = atomic_load_explicit(&proc_pid_cache, memory_order_relaxed);
+	if (c && (pid_t)(c >> 32) == me)
+		return (pid_t)(uint32_t)c;
+	pid_t p = proc_link("/proc/self", false);
+	if (!p)
+		p = me;
+	atomic_store_explicit(&proc_pid_cache, (uint64_t)(uint32_t)me << 32 | (uint32_t)p,
+			      memory_order_relaxed);
+	return p;
+}
+
+static bool proc_differs(void)
+{
+	return profil__proc_pid() != (pid_t)syscall(SYS_getpid);
+}
+
+/* The last number of the "NSpid:" line of /proc/self/task/TID/status:
+ * the thread's id in its own namespace. */
+static pid_t own_ns_tid(pid_t proc_tid)
+{
+	char path[48] = "/proc/self/task/", buf[4096];
+	profil__strlcat_u(path, sizeof path, (unsigned long)proc_tid);
+	profil__strlcat(path, sizeof path, "/status");
+	if (profil__read_small(path, buf, sizeof buf) <= 0)
+		return 0;
+	const char *p = strstr(buf, "\nNSpid:"), *end;
+	if (!p)
+		return 0;
+	p += 7;
+	end = strchr(p, '\n');
+	if (!end)
+		end = p + strlen(p);
+	while (end > p && (end[-1] < '0' || end[-1] > '9'))
+		end--; /* trailing blanks */
+	const char *start = end;
+	while (start > p && start[-1] >= '0' && start[-1] <= '9')
+		start--;
+	unsigned long v = 0;
+	for (; start < end && v < 0x7fffffff; start++)
+		v = v * 10 + (unsigned long)(*start - '0');
+	return (pid_t)v;
+}
+
+pid_t profil__tid_from_proc(pid_t proc_tid)
+{
+	return proc_differs() ? own_ns_tid(proc_tid) : proc_tid;
+}
+
+pid_t profil__proc_tid_self(void)
+{
+	pid_t t = proc_differs() ? proc_link("/proc/thread-self", true) : 0;
+	return t ? t : profil__gettid();
+}
+
+struct find_tid {
+	pid_t want, found;
+};
+
+static int find_tid_entry(const char *name, void *p)
+{
+	struct find_tid *f = p;
+	unsigned long v;
+	if (profil__parse_uint(name, 0x7fffffff, &v) < 0 || own_ns_tid((pid_t)v) != f->want)
+		return 0;
+	f->found = (pid_t)v;
+	return 1;
+}
+
+pid_t profil__proc_tid(pid_t tid)
+{
+	if (!proc_differs())
+		return tid;
+	if (tid == profil__gettid())
+		return profil__proc_tid_self();
+	struct find_tid f = { tid, 0 };
+	profil__each_dirent("/proc/self/task", find_tid_entry, &f);
+	return f.found;
+}

@@ -72,10 +72,12 @@ static bool current(void)
 	}
 	profil__raw_unmap(&map);
 	map_pid = pid;
+	pid_t named = profil__raw_pid(); /* the files' pid (rawfile.h) */
 	struct raw_latest last;
-	profil__raw_latest(env.dir, pid, &last);
+	profil__raw_latest(env.dir, named, &last);
 	return last.seq >= 0 && !last.lost &&
-	       profil__raw_attach(env.dir, pid, last.seq, profil__raw_token(pid), NULL, &map) == 0;
+	       profil__raw_attach(env.dir, named, last.seq, profil__raw_token(named), NULL, &map) ==
+		       0;
 }
 
 /* A file that cannot be made, or whose space cannot be reserved, leaves the
@@ -86,13 +88,13 @@ EXPORT unsigned int la_version(unsigned int version)
 	if (version < 1)
 		return 0;
 	if (profil__raw_env(&env) && !sandboxed()) {
-		pid_t pid = getpid();
+		pid_t pid = profil__raw_pid(); /* the files' pid (rawfile.h) */
 		struct raw_latest last;
 		profil__raw_latest(env.dir, pid, &last);
 		if (profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)) &&
 		    profil__raw_create(&env, pid, 0, NULL, &map) == 0) {
 			map.h->flags |= PCPROF_RAW_F_AUDIT;
-			map_pid = pid;
+			map_pid = getpid();
 			enabled = true;
 		}
 	}

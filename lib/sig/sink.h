@@ -189,6 +189,14 @@ PROFIL_HIDDEN bool profil__record_stacks(void);
  * AS-safe. */
 PROFIL_HIDDEN void profil__record_unsampled(struct profil_rec *r, unsigned long weight);
 
+/* Count `weight` ticks a thread was due while it blocked the sampling
+ * signal in the kernel (threads.c), and the thread with `first`.  AS-safe. */
+PROFIL_HIDDEN void profil__record_blocked(struct profil_rec *r, unsigned long weight, bool first);
+
+/* Set PCPROF_RAW_G_* bits in the active recording's gap_flags, if any.
+ * AS-safe. */
+PROFIL_HIDDEN void profil__record_gap_flag(uint32_t flags);
+
 /* A thread is not sampled, wholly or in part (see threads.c), or, with
  * unseen, ended without exit handlers.  AS-safe. */
 PROFIL_HIDDEN void profil__record_thread_loss(bool unseen);

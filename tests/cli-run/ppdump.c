@@ -13,6 +13,9 @@
  *        stop_ms=N exe=PATH    (stop: enum pp_stop; stop_ms: CPU after it)
  *   why PID.SEQ TEXT                              (the library's engine choice)
  *   module PID.SEQ INDEX PATH bias=HEX epochs=LOADED-UNLOADED buildid=HEX
+ *   gap PID.SEQ CAUSE MS THREADS                  (CPU time without samples,
+ *                                                 by cause: profile.h, enum
+ *                                                 pp_gap, in lower case)
  *   thread PID.SEQ TID NAME TICKS
  *   fn PID.SEQ FUNCTION MODULE-BASENAME TICKS     (most ticks first)
  *   stack PID.SEQ TICKS ROOT;...;LEAF             (most ticks first)
@@ -238,6 +241,13 @@ static void dump_proc(const struct pp_process *pr)
 	       (unsigned long long)(pr->stop_ns / 1000000), pr->exe);
 	if (pr->why)
 		printf("why %s %s\n", id, pr->why);
+	static const char *const gap_name[PP_GAP_N] = { "unsampled", "blocked",  "iouring",
+							"foreign",   "before",   "teardown",
+							"noexit",    "noengine", "unknown" };
+	for (int g = 0; g < PP_GAP_N; g++)
+		if (pr->gap[g].ns)
+			printf("gap %s %s %llu %u\n", id, gap_name[g],
+			       (unsigned long long)(pr->gap[g].ns / 1000000), pr->gap[g].threads);
 
 	struct symtab *st = calloc(pr->nmodules + 1, sizeof *st);
 	for (size_t i = 0; i < pr->nmodules; i++) {

@@ -79,6 +79,11 @@ static void fill(struct pp_profile *p)
 		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME, PP_NO_TIME };
 		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, 1, PP_NO_TIME };
 		pr->samples[4] = (struct pp_sample){ 0x555555555100ull, 0, 0, 2, 1, PP_NO_TIME };
+		/* CPU time without samples: the first cause, one in the middle
+		 * with a count of threads, the last */
+		pr->gap[PP_GAP_UNSAMPLED] = (struct pp_gap_part){ 12345 + (uint64_t)i, 3 };
+		pr->gap[PP_GAP_IOURING] = (struct pp_gap_part){ 500000000, 2 };
+		pr->gap[PP_GAP_UNKNOWN] = (struct pp_gap_part){ UINT64_MAX - 1, 0 };
 	}
 }
 
@@ -107,6 +112,10 @@ static void same(const struct pp_profile *a, const struct pp_profile *b)
 		T_EQ(x->end, y->end);
 		T_EQ(x->exit_status, y->exit_status);
 		T_EQ(x->mem_bytes, y->mem_bytes);
+		for (int g = 0; g < PP_GAP_N; g++) {
+			T_EQ(x->gap[g].ns, y->gap[g].ns);
+			T_EQ(x->gap[g].threads, y->gap[g].threads);
+		}
 		T_EQ(x->nmodules, y->nmodules);
 		for (size_t k = 0; k < x->nmodules; k++) {
 			const struct pp_module *m = &x->modules[k], *n = &y->modules[k];
@@ -290,8 +299,66 @@ int main(void)
 		T_EQ(pp_parse(v1, n1, 0, &c, err, sizeof err), 0);
 		check_sorted(&c.procs[0], false);
 		check_sorted(&c.procs[1], false);
+		/* gaps came with version 3's record: none in a version 1 file */
+		for (int g = 0; g < PP_GAP_N; g++)
+			T_EQ(c.procs[0].gap[g].ns, 0);
 		pp_free(&c);
 		free(v1);
+	}
+
+	/* A version 3 record as written before the gaps were appended (the
+	 * record ends after the timeline) reads, without gaps; and a cause
+	 * this pcprof does not know (from a newer one) reads as unknown. */
+	{
+		struct pp_profile one = { 0 }, c;
+		one.command = a.command;
+		one.nprocs = 1;
+		one.procs = calloc(1, sizeof *one.procs);
+		struct pp_process *pr = &one.procs[0];
+		pr->exe = pr->cmdline = pr->why = (char *)"x";
+		pr->gap[PP_GAP_BLOCKED] = (struct pp_gap_part){ 7, 1 };
+		uint8_t *buf;
+		size_t n;
+		T_EQ(pp_encode(&one, &buf, &n, err, sizeof err), 0);
+		/* the record's end: 4 (count) + 16 (one gap) bytes */
+		T_EQ(buf[n - 20], 1);
+		T_EQ(buf[n - 16], PP_GAP_BLOCKED);
+		buf[n - 16] = 99; /* an unknown cause */
+		reseal(buf, n);
+		T_EQ(pp_parse(buf, n, 0, &c, err, sizeof err), 0);
+		T_EQ(c.procs[0].gap[PP_GAP_BLOCKED].ns, 0);
+		T_EQ(c.procs[0].gap[PP_GAP_UNKNOWN].ns, 7);
+		T_EQ(c.procs[0].gap[PP_GAP_UNKNOWN].threads, 1);
+		pp_free(&c);
+		/* cut the gaps off: shorter record, shorter body */
+		size_t m = n - 20;
+		uint8_t *old = malloc(m);
+		memcpy(old, buf, m);
+		/* the PROC record's length (after its tag) and the body length */
+		size_t at = PP_HEADER_SIZE;
+		uint64_t len;
+		for (;;) {
+			len = 0;
+			for (int k = 7; k >= 0; k--)
+				len = len << 8 | old[at + 4 + k];
+			if (memcmp(old + at, "PROC", 4) == 0)
+				break;
+			at += 12 + (size_t)len;
+		}
+		len -= 20;
+		for (int k = 0; k < 8; k++)
+			old[at + 4 + k] = (uint8_t)(len >> (8 * k));
+		uint64_t body = m - 32;
+		for (int k = 0; k < 8; k++)
+			old[16 + k] = (uint8_t)(body >> (8 * k));
+		reseal(old, m);
+		T_EQ(pp_parse(old, m, 0, &c, err, sizeof err), 0);
+		for (int g = 0; g < PP_GAP_N; g++)
+			T_EQ(c.procs[0].gap[g].ns, 0);
+		pp_free(&c);
+		free(old);
+		free(buf);
+		free(one.procs);
 	}
 
 	/* the same file again replaces it, and leaves nothing else */

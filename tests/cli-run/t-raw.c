@@ -29,7 +29,17 @@
  *   - time: a slot's bucket becomes its sample's time (1 + bucket), moved
  *     by the whole buckets between its image's origin and the run's
  *     earliest, and so is the mark of a partial timeline; an image without
- *     a timeline, or a version 3 one (32-byte slots), keeps no times.
+ *     a timeline, or a version 3 one (32-byte slots), keeps no times;
+ *   - CPU time without samples (version 6, raw_gaps): what the schedules
+ *     did not cover, split into the parts the recording measured (io_uring
+ *     workers, threads no schedule knew, threads before an engine) and
+ *     those it saw (workers or threads gone by the end, threads after
+ *     their exit handlers, at most 100 us each), the rest "unknown" only
+ *     beyond 2 ms + 2%; samples of threads without a slot count as
+ *     covered; what was covered but not sampled (unsampled, blocked) by
+ *     ticks; an image without an engine all of it; a version 5 recording,
+ *     a killed image and one that sampled user time only have no gaps
+ *     beyond the counted ones.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -416,6 +426,108 @@ static void timeline(void)
 	pp_process_free(&pr);
 }
 
+/* raw_gaps on one image of cpu_ms of CPU time at 500 Hz, from in. */
+static struct pp_process gaps_of(uint64_t cpu_ms, struct raw_info *in)
+{
+	struct pp_process pr = { 0 };
+	pr.cpu_ns = cpu_ms * 1000000;
+	pr.hz = 500;
+	snprintf(pr.engine, sizeof pr.engine, "thread-timer");
+	in->flags |= PCPROF_RAW_F_SAMPLER;
+	raw_gaps(&pr, in);
+	return pr;
+}
+
+#define MS 1000000ull
+
+static void gaps(void)
+{
+	struct raw_info in;
+	struct pp_process pr;
+
+	/* all covered, or within 2 ms + 2%: nothing */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 980 * MS, .threads_ended = 5 };
+	pr = gaps_of(1000, &in);
+	for (int g = 0; g < PP_GAP_N; g++)
+		T_EQ(pr.gap[g].ns, 0);
+
+	/* io_uring workers measured: 500 ms of 600 uncovered; the other 100
+	 * go to them too (some ended before the image) */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 400 * MS, .iou_ns = 500 * MS,
+				.iou_threads = 2, .gap_flags = PCPROF_RAW_G_IOURING };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_IOURING].ns, 600 * MS);
+	T_EQ(pr.gap[PP_GAP_IOURING].threads, 2);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 0);
+
+	/* threads after their exit handlers, at most 100 us each; beyond,
+	 * unknown; samples of threads without a slot (250 ticks of 2 ms)
+	 * count as covered */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 300 * MS, .unslotted = 250,
+				.threads_ended = 1000 };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_TEARDOWN].ns, 100 * MS);
+	T_EQ(pr.gap[PP_GAP_TEARDOWN].threads, 1000);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 100 * MS);
+
+	/* measured parts take what is left in order, never more */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 900 * MS, .foreign_ns = 70 * MS,
+				.foreign_threads = 1, .before_ns = 50 * MS };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_FOREIGN].ns, 70 * MS);
+	T_EQ(pr.gap[PP_GAP_BEFORE].ns, 30 * MS);
+
+	/* counted, not measured: ticks of 2 ms, whatever the rest */
+	in = (struct raw_info){ .spanned = false, .unsampled = 10, .threads_unsampled = 1,
+				.blocked = 250, .blocked_threads = 1 };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_UNSAMPLED].ns, 20 * MS);
+	T_EQ(pr.gap[PP_GAP_BLOCKED].ns, 500 * MS);
+	T_EQ(pr.gap[PP_GAP_BLOCKED].threads, 1);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 0); /* not spanned: killed, or older */
+
+	/* threads that ended without exit handlers take the rest */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 500 * MS, .threads_unseen = 3 };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_NOEXIT].ns, 500 * MS);
+	T_EQ(pr.gap[PP_GAP_NOEXIT].threads, 3);
+
+	/* user time only: the rest is system time, said elsewhere */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 500 * MS,
+				.flags = PCPROF_RAW_F_USER_TIME };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 0);
+
+	/* no engine: all of it */
+	in = (struct raw_info){ .spanned = false };
+	pr = (struct pp_process){ .cpu_ns = 300 * MS, .hz = 500 };
+	in.flags = PCPROF_RAW_F_SAMPLER;
+	raw_gaps(&pr, &in);
+	T_EQ(pr.gap[PP_GAP_NOENGINE].ns, 300 * MS);
+
+	/* a version 5 recording: 2928-byte header, whatever follows it */
+	static struct file f;
+	make(&f);
+	f.h.version = 5;
+	f.h.header_size = PCPROF_RAW_V5_HEADER_SIZE;
+	static char buf[sizeof f];
+	memcpy(buf, &f, sizeof f);
+	memset(buf + PCPROF_RAW_V5_HEADER_SIZE, 0x55,
+	       sizeof f.h - PCPROF_RAW_V5_HEADER_SIZE); /* what version 6 fields would read */
+	char path[256], err[256];
+	save("4242.5.raw", buf, sizeof f, path, sizeof path);
+	struct raw_info ri;
+	if (raw_read(path, &pr, &ri, err, sizeof err) < 0)
+		T_FAIL("a version 5 recording: %s", err);
+	T_OK(!ri.spanned);
+	T_EQ(ri.covered_ns, 0);
+	T_EQ(ri.blocked, 0);
+	raw_gaps(&pr, &ri);
+	for (int g = 0; g < PP_GAP_N; g++)
+		T_EQ(pr.gap[g].ns, 0);
+	pp_process_free(&pr);
+}
+
 int main(void)
 {
 	T_OK(mkdtemp(dir));
@@ -608,6 +720,7 @@ int main(void)
 	stacks();
 	version2();
 	timeline();
+	gaps();
 
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -384,7 +384,7 @@ static void stacks(void)
 	struct raw_map m;
 	T_EQ(profil__raw_create(&env, 4050, 0, &rec, &m), 0);
 	T_EQ(m.h->version, 6);
-	T_EQ(m.h->header_size, 2944);
+	T_EQ(m.h->header_size, 3024);
 	T_EQ(m.h->tl_bucket_ns, env.timeline ? PCPROF_RAW_BUCKET_NS : 0);
 	T_OK(m.h->tl_origin_ns != 0);
 	T_OK(!(m.h->flags & PCPROF_RAW_F_STACKS));
