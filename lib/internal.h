@@ -130,6 +130,12 @@ PROFIL_HIDDEN int profil__each_dirent(const char *path, int (*fn)(const char *na
  * field like "SigQ:\t3/7813"), or -errno: -ENOENT without such a field,
  * -EINVAL if it holds no number.  AS-safe. */
 PROFIL_HIDDEN long profil__status_number(const char *key);
+/* The value of "key:" in the status file at path (/proc/self/task/TID/
+ * status), blanks before it skipped, into out (at most len - 1 bytes, and
+ * at most the first 255 bytes of its line); returns its length, -ENOENT
+ * without such a line, or -errno.  A line at a time, small buffers.
+ * AS-safe. */
+PROFIL_HIDDEN long profil__status_text(const char *path, const char *key, char *out, size_t len);
 
 /* ---- locks whose holder may die in them ---- */
 

@@ -430,6 +430,38 @@ long profil__status_number(const char *key)
 	return r < 0 ? r : k.value;
 }
 
+struct status_text {
+	const char *key;
+	size_t keylen;
+	char *out;
+	size_t len;
+	long got;
+};
+
+/* A line "Name:\tvalue" of a status file: 1 once it is the key's, its
+ * value copied. */
+static int status_text_line(const char *p, void *ctx)
+{
+	struct status_text *k = ctx;
+	if (strncmp(p, k->key, k->keylen) != 0 || p[k->keylen] != ':')
+		return 0;
+	for (p += k->keylen + 1; *p == ' ' || *p == '\t'; p++)
+		;
+	k->out[0] = '\0';
+	profil__strlcat(k->out, k->len, p);
+	k->got = (long)strlen(k->out);
+	return 1;
+}
+
+long profil__status_text(const char *path, const char *key, char *out, size_t len)
+{
+	struct status_text k = { key, strlen(key), out, len, -ENOENT };
+	if (len)
+		out[0] = '\0';
+	int r = each_line(path, status_text_line, &k);
+	return r < 0 ? r : k.got;
+}
+
 /* ---- pid namespaces (internal.h) ---- */
 
 /* The number a /proc link names: "1234" for /proc/self, "1234/task/1240"
@@ -475,21 +507,18 @@ static bool proc_differs(void)
 }
 
 /* The last number of the "NSpid:" line of /proc/self/task/TID/status:
- * the thread's id in its own namespace. */
+ * the thread's id in its own namespace.  Read a line at a time into small
+ * buffers (each_line: these run on the program's stacks, tests/abi/
+ * t-frames.sh); a line of up to 255 bytes holds 28 nested namespaces of
+ * 7-digit ids. */
 static pid_t own_ns_tid(pid_t proc_tid)
 {
-	char path[48] = "/proc/self/task/", buf[4096];
+	char path[48] = "/proc/self/task/", buf[LINE_HEAD];
 	profil__strlcat_u(path, sizeof path, (unsigned long)proc_tid);
 	profil__strlcat(path, sizeof path, "/status");
-	if (profil__read_small(path, buf, sizeof buf) <= 0)
+	if (profil__status_text(path, "NSpid", buf, sizeof buf) <= 0)
 		return 0;
-	const char *p = strstr(buf, "\nNSpid:"), *end;
-	if (!p)
-		return 0;
-	p += 7;
-	end = strchr(p, '\n');
-	if (!end)
-		end = p + strlen(p);
+	const char *p = buf, *end = p + strlen(p);
 	while (end > p && (end[-1] < '0' || end[-1] > '9'))
 		end--; /* trailing blanks */
 	const char *start = end;
