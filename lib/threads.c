@@ -904,10 +904,9 @@ static void stack_bounds_created(const struct start_arg *a)
 static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t entry, bool adopted)
 {
 	sigset_t saved;
-	pid_t tid = profil__gettid();
-
 	if (!profil__lock(&saved))
-		return; /* sealed: no slot, nothing armed */
+		return; /* sealed: no slot, nothing armed, no system call */
+	pid_t tid = profil__gettid();
 	struct profil_thread *t = profil__tslot_find(tid);
 	const struct profil_engine *e = profil__running_engine();
 	if (t && t->kind == THREAD_FOREIGN &&
