@@ -198,7 +198,9 @@ static void lost_end(void)
 void profil__record_lost_end(void)
 {
 	/* Under a seccomp filter the library makes no system call (seal.h). */
-	if (profil__sealed() || !lost.pid || lost.pid != (pid_t)syscall(SYS_getpid))
+	/* lost.pid is /proc's view (rawfile.h, profil__raw_pid), as the
+	 * marker's name: in a pid namespace of its own getpid() is another. */
+	if (profil__sealed() || !lost.pid || lost.pid != profil__raw_pid())
 		return;
 	if (atomic_flag_test_and_set(&lost.ending))
 		return; /* another thread is ending the image this moment */
@@ -521,7 +523,7 @@ void profil__record_fork_child(void)
 		/* The parent could not record: nor can the child, but it is
 		 * counted, with the parent's reason. */
 		int err = lost.err, seq;
-		pid_t pid = getpid();
+		pid_t pid = profil__raw_pid(); /* as the recordings' names */
 		lost.pid = 0;
 		if (env.follow && (seq = profil__raw_mark_lost(&env, pid, err)) >= 0)
 			lost_set(pid, seq, err, profil__raw_token(pid));
@@ -570,7 +572,7 @@ void profil__record_fork_child(void)
 		else
 			atomic_store(&profil__rec, &rec);
 	} else if (env.follow) {
-		lost_found(getpid(), profil__raw_token(getpid()));
+		lost_found(profil__raw_pid(), profil__raw_token(profil__raw_pid()));
 	}
 	profil__raw_unmap(&parent);
 }
