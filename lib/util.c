@@ -53,9 +53,12 @@ bool profil__thread_gone(pid_t tid)
 		/* A main thread that ended while others run stays a zombie, to
 		 * which a signal can still be sent: its state tells. */
 		char path[48] = "/proc/self/task/", buf[256];
-		profil__strlcat_u(path, sizeof path, (unsigned long)tid);
+		/* By /proc's id for it: in a pid namespace of its own, the
+		 * holder's is the namespace's (internal.h). */
+		pid_t ptid = profil__proc_tid(tid);
+		profil__strlcat_u(path, sizeof path, (unsigned long)ptid);
 		profil__strlcat(path, sizeof path, "/stat");
-		if (profil__read_small(path, buf, sizeof buf) > 0) {
+		if (ptid && profil__read_small(path, buf, sizeof buf) > 0) {
 			const char *p = strrchr(buf, ')');
 			gone = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 		}

@@ -16,10 +16,20 @@
  *     the control lock held; profil_stats() in the main thread must
  *     return, the library then stopped for good (profil_state() off,
  *     profil_stats() says why), and profil() off must return 0.
- * Before, both hung.  Each case runs in a child (ts_run_case), failed
+ *   - the same lock held by a main thread killed in a pid namespace of
+ *     its own (unshare(CLONE_NEWPID), then fork: /proc names threads by
+ *     the ids of the namespace that mounted it, the lock by the process's
+ *     own): the main thread, alone under the filter, turns profiling off
+ *     and dies in timer_delete with the lock held, a zombie until the
+ *     process ends; another thread's profil_stats() must return.  On the
+ *     merge of the seccomp and pid-namespace work (77d0bca) it spun for
+ *     ever: the check for a zombie holder read /proc/self/task/1/stat.
+ *     SKIP where the namespace is refused.
+ * Before, all hung.  Each case runs in a child (ts_run_case), failed
  * when it does not end within 120 s of wall time (a hang).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -86,15 +96,69 @@ static int control_case(void)
 	return 0;
 }
 
+/* The main thread dead (a zombie: its /proc/self/stat says Z), the
+ * control lock it held must still be had. */
+static void *survivor(void *arg)
+{
+	(void)arg;
+	char buf[512];
+	for (int i = 0; i < 100000; i++) {
+		FILE *f = fopen("/proc/self/stat", "r");
+		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		const char *p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			break;
+		usleep(1000);
+	}
+	struct profil_stats st;
+	if (profil_stats(&st) != 0)
+		_exit(4);
+	if (!strstr(st.why, "died holding a lock")) {
+		printf("profil_stats().why does not say why: \"%s\"\n", st.why);
+		fflush(stdout);
+		_exit(5);
+	}
+	_exit(profil_state() == PROFIL_OFF ? 0 : 6);
+}
+
+static int main_pidns_case(void)
+{
+	if (unshare(CLONE_NEWPID) != 0)
+		T_SKIP("unshare(CLONE_NEWPID): %s", strerror(errno));
+	fflush(NULL);
+	pid_t c = fork();
+	T_OK(c >= 0);
+	if (c == 0) {
+		static unsigned short buf[64];
+		T_EQ(profil_set_engine("thread-timer"), 0);
+		tp_profil_on(buf, sizeof buf, 0, 2);
+		pthread_t t;
+		T_EQ(pthread_create(&t, NULL, survivor, NULL), 0);
+		if (ts_install(SECCOMP_RET_KILL_THREAD, "raw", true) != 0)
+			_exit(77);
+		tp_profil_off(); /* killed here, in timer_delete, the lock held */
+		_exit(3);        /* not reached */
+	}
+	int status;
+	T_OK(waitpid(c, &status, 0) == c);
+	tp_child_ok(status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "case") == 0)
-		return strcmp(argv[2], "sigaction") == 0 ? sigaction_case() : control_case();
+		return strcmp(argv[2], "sigaction") == 0    ? sigaction_case()
+		       : strcmp(argv[2], "main-pidns") == 0 ? main_pidns_case()
+							    : control_case();
 	if (TP_TSAN)
 		T_SKIP("ThreadSanitizer's interceptors make system calls of their own in the "
 		       "filtered threads");
-	static const char *const cases[][3] = { { "sigaction" }, { "control" } };
-	for (size_t i = 0; i < 2; i++)
+	static const char *const cases[][3] = { { "sigaction" }, { "control" }, { "main-pidns" } };
+	for (size_t i = 0; i < 3; i++)
 		ts_run_case(argv[0], cases[i]);
 	return 0;
 }
