@@ -39,7 +39,8 @@
  *     covered; what was covered but not sampled (unsampled, blocked) by
  *     ticks; an image without an engine all of it; a version 5 recording,
  *     a killed image and one that sampled user time only have no gaps
- *     beyond the counted ones.
+ *     beyond the counted ones; the CPU time after a recording stopped
+ *     (stop_ns) is never a gap.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -504,6 +505,26 @@ static void gaps(void)
 	in.flags = PCPROF_RAW_F_SAMPLER;
 	raw_gaps(&pr, &in);
 	T_EQ(pr.gap[PP_GAP_NOENGINE].ns, 300 * MS);
+
+	/* a recording that stopped (a seccomp filter, the program's manual
+	 * engine): what the image used after the stop is the stop's
+	 * (stop_ns), never a gap; the rest is weighed as before */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 590 * MS,
+				.flags = PCPROF_RAW_F_SAMPLER };
+	pr = (struct pp_process){ .cpu_ns = 1000 * MS, .hz = 500, .stop = PP_STOP_SECCOMP,
+				  .stop_ns = 400 * MS };
+	snprintf(pr.engine, sizeof pr.engine, "thread-timer");
+	raw_gaps(&pr, &in);
+	for (int g = 0; g < PP_GAP_N; g++)
+		T_EQ(pr.gap[g].ns, 0);
+	in.covered_ns = 300 * MS;
+	raw_gaps(&pr, &in);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 300 * MS);
+	in = (struct raw_info){ .flags = PCPROF_RAW_F_SAMPLER };
+	pr = (struct pp_process){ .cpu_ns = 300 * MS, .hz = 500, .stop = PP_STOP_MANUAL,
+				  .stop_ns = 100 * MS };
+	raw_gaps(&pr, &in);
+	T_EQ(pr.gap[PP_GAP_NOENGINE].ns, 200 * MS);
 
 	/* a version 5 recording: 2928-byte header, whatever follows it */
 	static struct file f;
