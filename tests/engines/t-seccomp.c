@@ -14,9 +14,13 @@
  *   - threads, a fork child and the program's end live as without the
  *     library;
  *   - profil() cannot start again (-1, EAGAIN); turning it off is 0;
- *   - and a call that installs no filter after all (a bad one, or
+ *   - a call that installs no filter after all (a bad one, or
  *     libseccomp's NULL filter asking whether a flag is known) stops
- *     nothing: the counts go on after it, CPU time x rate.
+ *     nothing: the counts go on after it, CPU time x rate;
+ *   - and prctl(PR_TASK_PERF_EVENTS_DISABLE) under a filter installed
+ *     without libc that kills ioctl: the library, which on the perf engine
+ *     enables its own events again after that call, finds the filter
+ *     first and makes no call (the program lives).
  * Each case runs in a child of its own (a filter cannot be removed); the
  * parent fails a child that died or did not end within 120 s of wall time
  * (a hang: it burns under a second of CPU).
@@ -137,10 +141,52 @@ static int failed(void)
 	return 0;
 }
 
+/* The program disables its perf counters under a filter the library has
+ * not seen yet (the raw instruction) that kills ioctl: the prctl wrapper,
+ * which on the perf engine enables the engine's events again with an
+ * ioctl each, looks for a filter first, finds it and makes no call. */
+static int perfoff(void)
+{
+	static unsigned short buf[64];
+	T_OK(profil_set_hz(HZ) > 0);
+	pthread_t t;
+	T_EQ(pthread_create(&t, NULL, burner, NULL), 0);
+	T_EQ(pthread_join(t, NULL), 0);
+	tp_profil_on(buf, sizeof buf, 0, 2);
+	tp_burn(0.05);
+	/* stdout's first use asks isatty (an ioctl): before the filter */
+	T_NOTE("%lu ticks before the filter", sum(buf, 64));
+	fflush(NULL);
+	struct sock_filter code[] = {
+		TS_LOAD(arch),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TS_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		TS_LOAD(nr),
+		TS_NR(SYS_ioctl, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { sizeof code / sizeof code[0], code };
+	T_EQ(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	if (ts_raw_seccomp(SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+		T_SKIP("cannot install a seccomp filter");
+	T_EQ(prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0), 0);
+	/* The perf engine's wrapper found the filter; the timers' finds it
+	 * at the next call of the library, profil() off below. */
+	if (tp_engine_is("perf"))
+		T_EQ(profil_state(), PROFIL_OFF);
+	tp_burn(0.05);
+	T_EQ(tp_profil_off(), 0);
+	T_EQ(profil_state(), PROFIL_OFF);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "case") == 0 && strcmp(argv[2], "failed") == 0)
 		return failed();
+	if (argc == 3 && strcmp(argv[1], "case") == 0 && strcmp(argv[2], "perfoff") == 0)
+		return perfoff();
 	if (argc == 4 && strcmp(argv[1], "case") == 0)
 		return sandboxed(argv[2], argv[3]);
 	static const char *const cases[][3] = {
@@ -151,6 +197,7 @@ int main(int argc, char **argv)
 		{ "kill-thread", "raw" },
 		{ "trap", "raw" },
 		{ "failed" },
+		{ "perfoff" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		ts_run_case(argv[0], cases[i]);

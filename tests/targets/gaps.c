@@ -16,6 +16,7 @@
  *   perfoff   gap_before burns SECONDS, then the program disables its perf
  *             counters with prctl(PR_TASK_PERF_EVENTS_DISABLE) and
  *             gap_after burns SECONDS
+ *   perfoffsys  the same through syscall(SYS_prctl, ...)
  *   rawmask   gap_before burns SECONDS, then the main thread blocks every
  *             signal with a raw rt_sigprocmask (past libc) and gap_after
  *             burns SECONDS
@@ -200,10 +201,11 @@ static int run_uring(double secs)
 
 /* ---- perfoff, rawmask ---- */
 
-static int run_perfoff(double secs)
+static int run_perfoff(double secs, bool sys)
 {
 	gap_before(secs);
-	if (prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0) != 0) {
+	if ((sys ? syscall(SYS_prctl, PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0)
+		 : prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0)) != 0) {
 		perror("prctl");
 		return 1;
 	}
@@ -389,8 +391,8 @@ int main(int argc, char **argv)
 		return run_sigev(secs, n > 0 ? n : 20);
 	if (strcmp(mode, "uring") == 0)
 		return run_uring(secs);
-	if (strcmp(mode, "perfoff") == 0)
-		return run_perfoff(secs);
+	if (strcmp(mode, "perfoff") == 0 || strcmp(mode, "perfoffsys") == 0)
+		return run_perfoff(secs, strcmp(mode, "perfoffsys") == 0);
 	if (strcmp(mode, "rawmask") == 0)
 		return run_rawmask(secs);
 	if (strcmp(mode, "pidns") == 0)
