@@ -323,6 +323,11 @@ $(CLI_REPORT)/mkfixture: tests/cli-report/mkfixture.c $(CLI_TEST_OBJ) $(CLI_REPO
 $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
+# mkcrafted writes hostile data files and archives with an encoder of its
+# own (what pcprof's refuses to write).
+$(CLI_REPORT)/mkcrafted: tests/cli-report/mkcrafted.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $< -lz
 
 # t-random calls the report code in-process on random profiles, built with
 # the sanitizers so that what goes wrong quietly shows (in a sanitizer
@@ -337,7 +342,7 @@ $(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cl
 $(CLI_REPORT)/t-random: $(B)/cli/html-annotate.inc
 $(CLI_REPORT)/t-random: CLI_LIBS += -lcapstone
 
-tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
+tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck $(CLI_REPORT)/mkcrafted
 
 # tests/helpers/datashim.c: preloaded into pcprof by the t-data-*.sh tests
 # (plain or sanitizer build alike), so never instrumented.

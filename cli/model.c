@@ -882,7 +882,12 @@ static void build_threads(struct model *f)
 	for (size_t i = 0; i < f->nhits; i++)
 		order[next[first[f->hits[i].proc] + f->hits[i].thread]++] = (uint32_t)i;
 	uint64_t *fncount = xcalloc(f->nfns + 1, sizeof *fncount);
+	/* the functions a thread's hits touched, each once: marked by the
+	 * thread's slot + 1, not by a count of 0 (a count can be 0 again
+	 * after it has been added to only if sums wrap, which the reader's
+	 * bounds prevent, data.h; this does not rely on them) */
 	uint32_t *touched = xmalloc((f->nfns + 1) * sizeof *touched);
+	size_t *mark = xcalloc(f->nfns + 1, sizeof *mark);
 	f->threads = xcalloc(nslots ? nslots : 1, sizeof *f->threads);
 	for (uint32_t p = 0; p < f->nprocs; p++) {
 		const struct pp_process *pr = f->procs[p].p;
@@ -897,8 +902,10 @@ static void build_threads(struct model *f)
 			for (size_t k = start[s]; k < start[s + 1]; k++) {
 				const struct model_hit *h = &f->hits[order[k]];
 				uint32_t fn = f->pcs[h->pc].fn;
-				if (!fncount[fn] && h->count)
+				if (mark[fn] != s + 1) {
+					mark[fn] = s + 1;
 					touched[ntouched++] = fn;
+				}
 				fncount[fn] += h->count;
 				t->samples += h->count;
 			}
@@ -921,6 +928,7 @@ static void build_threads(struct model *f)
 	free(order);
 	free(fncount);
 	free(touched);
+	free(mark);
 }
 
 struct model *model_build(const struct pp_profile *prof, const struct model_opts *opts, char *err,

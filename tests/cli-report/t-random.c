@@ -5,7 +5,12 @@
  * any length that match nothing, modules named by real libraries, by this
  * program, by the vDSO, by a device, a directory, a relative path and by
  * nothing; call stacks of any depth and shape (deep chains, recursion,
- * [unknown]/[truncated] markers, samples with and without one).  Each
+ * [unknown]/[truncated] markers, samples with and without one).
+ * Counts reach the bounds a data file holds (2^53 ticks, 2^62 ns of CPU
+ * time, cli/data.h), exactly, and a profile one tick beyond them must be
+ * refused by the encoder; within them no sum wraps, so a function's
+ * total lies between its self samples and all samples, the rows add up
+ * to all samples, and so do the threads.  Each
  * profile also goes through the data file's encoder and parser and must
  * come back the same.  Nothing may crash, hang, fail to write, write more than 64 MiB
  * into a file, or trip the sanitizers this test is built with (see the
@@ -180,12 +185,72 @@ static void random_process(struct pp_process *pr)
 		if (m != PP_NO_MODULE && rnd() % 3) /* inside the module's first 2 MiB */
 			pc = pr->modules[m].bias + rnd() % 0x200000;
 		uint64_t count = rnd() % 5 == 0 ? rnd() % 200000 : 1 + rnd() % 10;
-		if (rnd() % 50 == 0)
-			count = UINT64_MAX / 4;
+		if (rnd() % 50 == 0) /* fit_counts keeps the sums within the bound */
+			count = PP_TICKS_MAX / (1 + rnd() % 4);
 		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
 						     PP_NO_FRAME, PP_NO_TIME };
 	}
 	random_stacks(pr);
+}
+
+/*
+ * The counts within a data file's bounds (data.h): each sample's count at
+ * most what is left of 2^53 after those before it.  With fill, the last
+ * sample takes what is left, and the first process's ticks, signals, lost
+ * ticks and CPU time what the others leave: every sum is exactly its
+ * bound.
+ */
+static void fit_counts(struct pp_profile *p, bool fill)
+{
+	uint64_t left = PP_TICKS_MAX, ticks = 0, signals = 0, lost = 0, cpu = 0;
+	struct pp_sample *last = NULL;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const struct pp_process *pr = &p->procs[i];
+		for (size_t k = 0; k < pr->nsamples; k++) {
+			struct pp_sample *s = &pr->samples[k];
+			if (s->count > left)
+				s->count = left;
+			left -= s->count;
+			last = s;
+		}
+		if (i) {
+			ticks += pr->ticks;
+			signals += pr->signals;
+			lost += pr->lost;
+			cpu += pr->cpu_ns;
+		}
+	}
+	if (!fill)
+		return;
+	if (last)
+		last->count += left;
+	struct pp_process *first = &p->procs[0];
+	first->ticks = PP_TICKS_MAX - ticks;
+	first->signals = PP_TICKS_MAX - signals;
+	first->lost = PP_TICKS_MAX - lost;
+	first->cpu_ns = PP_NS_MAX - cpu;
+}
+
+/* One tick beyond a bound (a sample's, the first process's ticks or its
+ * CPU time, which fill left at their bounds): refused, then put back. */
+static void beyond(struct pp_profile *p, int it)
+{
+	struct pp_process *pr = &p->procs[0];
+	uint64_t *v = &pr->ticks;
+	for (size_t i = 0; i < p->nprocs && rnd() % 2; i++)
+		if (p->procs[i].nsamples)
+			v = &p->procs[i].samples[rnd() % p->procs[i].nsamples].count;
+	if (rnd() % 4 == 0)
+		v = &pr->cpu_ns;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+	(*v)++;
+	CHECK(pp_check_counts(p, err, sizeof err) == -1 && strstr(err, "add up to more than 2^"),
+	      "iteration %d: counts beyond the bound pass: '%s'", it, err);
+	CHECK(pp_encode(p, &buf, &len, err, sizeof err) == -1,
+	      "iteration %d: counts beyond the bound encoded", it);
+	(*v)--;
 }
 
 int main(void)
@@ -228,6 +293,10 @@ int main(void)
 		for (size_t i = 0; i < prof.nprocs; i++)
 			random_process(&prof.procs[i]);
 		prof.bucket_ns = rnd() % 4 ? 10000000 : rnd() % 3 ? 0 : rnd();
+		bool fill = rnd() % 4 == 0;
+		fit_counts(&prof, fill);
+		if (fill)
+			beyond(&prof, it);
 		round_trip(&prof, it);
 		/* now and then a period (report/export --time): any outcome but
 		 * a crash */
@@ -275,11 +344,8 @@ int main(void)
 			view_calls(f, &vo, "*", rnd() % 2);
 			view_timeline(f, &vo);
 			/* a function's total holds its self samples, and no more
-			 * than all shown samples (unless the sums wrapped) */
-			bool wraps = false;
-			for (size_t i = 0; i < f->nhits; i++)
-				wraps |= f->hits[i].count > (1ull << 40);
-			for (size_t i = 0; i < f->nfns && !wraps; i++)
+			 * than all shown samples */
+			for (size_t i = 0; i < f->nfns; i++)
 				CHECK(f->fns[i].total >= f->fns[i].samples &&
 					      f->fns[i].total <= f->shown,
 				      "iteration %d: %s: self %llu, total %llu of %llu", it,
@@ -289,9 +355,21 @@ int main(void)
 			uint64_t sum = 0;
 			for (size_t i = 0; i < f->nfns; i++)
 				sum += f->fns[i].samples;
-			/* every shown sample is in exactly one row (sums may wrap alike) */
+			/* every shown sample is in exactly one row */
 			CHECK(sum == f->shown, "iteration %d: rows hold %llu of %llu samples", it,
 			      (unsigned long long)sum, (unsigned long long)f->shown);
+			/* and in one thread, whose top function has no more */
+			sum = 0;
+			for (size_t i = 0; i < f->nthreads; i++) {
+				const struct model_thread *t = &f->threads[i];
+				CHECK(t->top_samples <= t->samples,
+				      "iteration %d: thread %zu: top %llu of %llu samples", it, i,
+				      (unsigned long long)t->top_samples,
+				      (unsigned long long)t->samples);
+				sum += t->samples;
+			}
+			CHECK(sum == f->shown, "iteration %d: threads hold %llu of %llu samples",
+			      it, (unsigned long long)sum, (unsigned long long)f->shown);
 			model_free(f);
 		}
 		pp_free(&prof);
