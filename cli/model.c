@@ -776,6 +776,73 @@ uint32_t *model_fn_stacks(const struct model *f)
 	return canon;
 }
 
+static const struct model_ftree *sort_ftree;
+static const struct model *sort_ftree_model;
+
+/* By total (most first), then label. */
+static int by_total_label(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct model_ftree *t = sort_ftree;
+	if (t->total[x] != t->total[y])
+		return t->total[x] > t->total[y] ? -1 : 1;
+	const struct model *f = sort_ftree_model;
+	return strcmp(f->fns[node_fn(f, x)].label, f->fns[node_fn(f, y)].label);
+}
+
+void model_ftree(const struct model *f, struct model_ftree *t)
+{
+	size_t n = f->nnodes;
+	t->canon = model_fn_stacks(f);
+	t->total = xcalloc(n + 1, sizeof *t->total);
+	t->self = xcalloc(n + 1, sizeof *t->self);
+	for (size_t i = 0; i < f->nhits; i++)
+		t->self[t->canon[f->hits[i].node]] += f->hits[i].count;
+	/* a node's canonical parent comes before it: one backward pass */
+	for (size_t i = n; i-- > 0;) {
+		if (t->canon[i] != i)
+			continue;
+		t->total[i] += t->self[i];
+		uint32_t p = f->nodes[i].parent;
+		if (p != MODEL_NO_NODE)
+			t->total[t->canon[p]] += t->total[i];
+	}
+	/* children lists: a counting sort by canonical parent */
+	t->first = xcalloc(n + 2, sizeof *t->first);
+	t->kids = xmalloc((n ? n : 1) * sizeof *t->kids);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = f->nodes[i].parent;
+		if (t->canon[i] == i && t->total[i])
+			t->first[(p == MODEL_NO_NODE ? n : t->canon[p]) + 1]++;
+	}
+	for (size_t i = 0; i <= n; i++)
+		t->first[i + 1] += t->first[i];
+	uint32_t *next = xmalloc((n + 1) * sizeof *next);
+	memcpy(next, t->first, (n + 1) * sizeof *next);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = f->nodes[i].parent;
+		if (t->canon[i] == i && t->total[i])
+			t->kids[next[p == MODEL_NO_NODE ? n : t->canon[p]]++] = (uint32_t)i;
+	}
+	free(next);
+	sort_ftree = t;
+	sort_ftree_model = f;
+	for (size_t i = 0; i <= n; i++)
+		if (t->first[i + 1] - t->first[i] > 1)
+			qsort(t->kids + t->first[i], t->first[i + 1] - t->first[i], sizeof *t->kids,
+			      by_total_label);
+}
+
+void model_ftree_free(struct model_ftree *t)
+{
+	free(t->canon);
+	free(t->total);
+	free(t->self);
+	free(t->first);
+	free(t->kids);
+	memset(t, 0, sizeof *t);
+}
+
 void model_each_stack(const struct model *f,
 		      void (*fn)(void *ctx, uint32_t node, const uint32_t *fns, size_t depth,
 				 uint64_t count),

@@ -85,14 +85,17 @@ static struct pp_frame random_frame(const struct pp_process *pr, uint32_t parent
 }
 
 /* Stacks for most samples: callers from a random tree of frames, then a
- * leaf at the sample's pc. */
-static void random_stacks(struct pp_process *pr)
+ * leaf at the sample's pc.  deep: the callers are one chain of 20,000 to
+ * 100,000 frames (no reader may recurse per frame), most samples under
+ * its last frame. */
+static void random_stacks(struct pp_process *pr, bool deep)
 {
-	size_t callers = rnd() % 4 == 0 ? 0 : rnd() % 400;
+	size_t callers = deep ? 20000 + rnd() % 80001 : rnd() % 4 == 0 ? 0 : rnd() % 400;
 	pr->frames = calloc(callers + pr->nsamples + 1, sizeof *pr->frames);
 	for (size_t i = 0; i < callers; i++) {
-		uint32_t parent =
-			i && rnd() % 8 ? (uint32_t)(rnd() % 2 ? i - 1 : rnd() % i) : PP_NO_FRAME;
+		uint32_t parent = deep ? (i ? (uint32_t)i - 1 : PP_NO_FRAME)
+			: i && rnd() % 8 ? (uint32_t)(rnd() % 2 ? i - 1 : rnd() % i)
+					 : PP_NO_FRAME;
 		pr->frames[i] = random_frame(pr, parent);
 		pr->nframes++;
 	}
@@ -101,6 +104,8 @@ static void random_stacks(struct pp_process *pr)
 		if (rnd() % 5 == 0 || (PCPROF_FRAME_IS_MARKER(s->pc) && s->module != PP_NO_MODULE))
 			continue;
 		uint32_t parent = callers && rnd() % 6 ? (uint32_t)(rnd() % callers) : PP_NO_FRAME;
+		if (deep && rnd() % 4)
+			parent = (uint32_t)callers - 1;
 		pr->frames[pr->nframes] = (struct pp_frame){ s->pc, s->module, parent };
 		s->frame = (uint32_t)pr->nframes++;
 	}
@@ -176,7 +181,10 @@ static void random_process(struct pp_process *pr)
 		pr->threads[t].tid = (int32_t)(rnd() % 100);
 		memset(pr->threads[t].name, (int)('a' + t), 15);
 	}
-	pr->nsamples = rnd() % 300;
+	/* a deep chain's few stacks are written whole by folded, pprof and
+	 * speedscope: within the 64 MiB a file may have */
+	bool deep = rnd() % 60 == 0;
+	pr->nsamples = deep ? 1 + rnd() % 6 : rnd() % 300;
 	pr->samples = calloc(pr->nsamples + 1, sizeof *pr->samples);
 	for (size_t k = 0; k < pr->nsamples; k++) {
 		uint32_t m =
@@ -190,7 +198,7 @@ static void random_process(struct pp_process *pr)
 		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
 						     PP_NO_FRAME, PP_NO_TIME };
 	}
-	random_stacks(pr);
+	random_stacks(pr, deep);
 }
 
 /*
