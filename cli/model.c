@@ -633,15 +633,11 @@ static void add_process(struct builder *b, uint32_t pi)
  * keeps the path from the root and a count per row of its nodes on that
  * path, so "first on the path" is a count of 0.
  */
-struct walk {
-	uint32_t *pre; /* the nodes in preorder */
-	uint64_t *sub; /* the samples of each node's subtree */
-};
-
-static struct walk tree_walk(const struct model *f)
+struct model_walk model_walk(const struct model *f)
 {
 	size_t n = f->nnodes;
-	struct walk w = { xmalloc((n ? n : 1) * sizeof *w.pre), xcalloc(n ? n : 1, sizeof *w.sub) };
+	struct model_walk w = { xmalloc((n ? n : 1) * sizeof *w.pre),
+				xcalloc(n ? n : 1, sizeof *w.sub) };
 	for (size_t i = 0; i < f->nhits; i++) {
 		if (i + PREFETCH < f->nhits)
 			__builtin_prefetch(&w.sub[f->hits[i + PREFETCH].node]);
@@ -684,7 +680,15 @@ static struct walk tree_walk(const struct model *f)
 	return w;
 }
 
-static void add_totals(struct model *f, const struct walk *w, bool lines_too)
+void model_walk_free(struct model_walk *w)
+{
+	free(w->pre);
+	free(w->sub);
+	w->pre = NULL;
+	w->sub = NULL;
+}
+
+static void add_totals(struct model *f, const struct model_walk *w, bool lines_too)
 {
 	size_t n = f->nnodes, maxdepth = 0;
 	for (size_t v = 0; v < n; v++)
@@ -1028,12 +1032,11 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	free(b.pcmap.s);
 	free(b.fnmap.s);
 	free(b.nodemap.s);
-	struct walk w = tree_walk(f);
+	struct model_walk w = model_walk(f);
 	add_totals(f, &w, false);
 	build_lines(f);
 	add_totals(f, &w, true);
-	free(w.pre);
-	free(w.sub);
+	model_walk_free(&w);
 	if (opts->threads)
 		build_threads(f);
 	return f;

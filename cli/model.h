@@ -244,6 +244,20 @@ struct model_ftree {
 void model_ftree(const struct model *f, struct model_ftree *t);
 void model_ftree_free(struct model_ftree *t);
 
+/*
+ * The call tree's nodes in preorder, each before its children, and the
+ * shown samples under each node (its subtree's): a walk that keeps the
+ * path from a root (a node's depth says where it joins the path) sees
+ * every stack's nodes in time linear in the nodes, where walking each
+ * stack from its leaf costs stacks x depth.
+ */
+struct model_walk {
+	uint32_t *pre; /* nnodes nodes */
+	uint64_t *sub; /* per node */
+};
+struct model_walk model_walk(const struct model *f);
+void model_walk_free(struct model_walk *w);
+
 /* Call fn once per distinct stack of the shown samples (by leaf node, in
  * node order) with its functions root first and its samples. */
 void model_each_stack(const struct model *f,
