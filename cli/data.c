@@ -706,6 +706,11 @@ static int check_header(const uint8_t *p, uint64_t size, unsigned flags, char *e
 	return 0;
 }
 
+int pp_check_header(const uint8_t *p, uint64_t size, char *err, size_t errlen)
+{
+	return check_header(p, size, 0, err, errlen);
+}
+
 int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
 	     size_t errlen)
 {

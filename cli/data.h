@@ -32,6 +32,15 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 	     size_t errlen);
 
 /*
+ * The checks of a data file of size bytes that need only its first
+ * min(size, PP_HEADER_SIZE) bytes p: what it is, its version, its header
+ * checksum, and that the header's body size is size's.  pp_read makes them
+ * before it reads more, and so does an archive's reader before it unpacks
+ * more of a recording.  0, or -1 with a one-line message in err.
+ */
+int pp_check_header(const uint8_t *p, uint64_t size, char *err, size_t errlen);
+
+/*
  * Encode p as a data file in a malloc'd buffer (*buf, *len; the caller
  * frees it).  Returns 0, or -1 with err set (out of memory, or a profile
  * that breaks the model's rules: an index out of range, a count too large).
