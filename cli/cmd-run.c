@@ -541,6 +541,25 @@ static void catch_signals(sigset_t *old)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
 }
 
+/*
+ * SIGPIPE: pcprof's messages go to stderr, which may be a pipe whose
+ * reader has gone (`pcprof run PROG 2>&1 | head`): a summary written there
+ * killed pcprof with SIGPIPE, so that it exited 141 instead of with the
+ * program's status and left the recordings behind.  pcprof ignores it
+ * from the start and the program gets the disposition pcprof was given
+ * (saved_pipe, set back in the child before the exec).  A message that
+ * stderr cannot take is lost, and the status stays the program's
+ * (exit_like).
+ */
+static struct sigaction saved_pipe;
+
+static void ignore_sigpipe(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, &saved_pipe);
+}
+
 /* The dispositions pcprof started with: in the child before the exec (an
  * ignored SIGINT, as in a background job, must stay ignored), and in pcprof
  * once the program has ended, so that pcprof can be interrupted like any
@@ -557,6 +576,10 @@ static void restore_dispositions(void)
 static _Noreturn void exit_like(int status)
 {
 	fflush(NULL);
+	/* A message stderr could not take (ignore_sigpipe) is no failure of
+	 * pcprof's to report at exit (close_stdout): the status is the
+	 * program's. */
+	clearerr(stderr);
 	if (WIFEXITED(status))
 		exit(WEXITSTATUS(status));
 	int sig = WTERMSIG(status);
@@ -670,6 +693,7 @@ static void start(struct run *r, char **argv, char **env, const char *dir, struc
 	if (pid == 0) {
 		close(pfd[0]);
 		restore_dispositions();
+		sigaction(SIGPIPE, &saved_pipe, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		size_t at = strlen(root_entry);
 		snprintf(root_entry + at, sizeof root_entry - at, "%d", (int)getpid());
@@ -1283,9 +1307,10 @@ static void write_data(const char *dir, const char *where, struct pp_profile *p,
 		    "file from them",
 		    dir, quoted);
 	}
+	/* first: whatever becomes of pcprof as it writes the summary */
+	remove_dir(dir);
 	if (!o->quiet)
 		summary(set, where, o->out, o, tree_cpu_ns);
-	remove_dir(dir);
 }
 
 /* pcprof run --from DIR: the recordings a failed run kept.  Without the
@@ -1510,6 +1535,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct opts o;
 	int first;
+	ignore_sigpipe();
 	parse(argc, argv, &o, &first);
 	char **prog = argv + first;
 	check_output(o.out);
