@@ -175,7 +175,8 @@ struct target {
 	uint32_t dw_epoch;
 
 	uint64_t exited_ns; /* CPU time of its threads that ended (READ records) */
-	bool ended;         /* its EXIT record was read */
+	bool leader_gone;   /* its main thread's EXIT record was read */
+	bool ended;         /* and those of all its threads */
 };
 
 struct sampler {
@@ -308,13 +309,15 @@ static bool describe_vdso(struct pp_module *m)
  * namespace), then as named; -1 if none opens.  hi 0: no mapping known. */
 static int open_module(const struct target *s, const char *path, uint64_t lo, uint64_t hi)
 {
-	char where[PATH_MAX + 64];
-	snprintf(where, sizeof where, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)s->pid, lo,
-		 hi);
-	int fd = hi ? open(where, O_RDONLY | O_CLOEXEC) : -1;
+	char where[PATH_MAX + 64], dir[64];
+	/* (a thread's directory, when the main thread has ended, has no
+	 * map_files) */
+	bool thread = proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(where, sizeof where, "%s/map_files/%" PRIx64 "-%" PRIx64, dir, lo, hi);
+	int fd = hi && !thread ? open(where, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0)
 		return fd;
-	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
+	snprintf(where, sizeof where, "%s/root%s", dir, path);
 	fd = open(where, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
@@ -408,8 +411,9 @@ static void add_module(struct target *s, const char *path, uint64_t start, uint6
 /* Every executable file mapping now in the process. */
 static void read_maps(struct target *s)
 {
-	char path[64], line[PATH_MAX + 128];
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
+	char dir[64], path[80], line[PATH_MAX + 128];
+	proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/maps", dir);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
@@ -1055,8 +1059,18 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 			break;
 		uint32_t x = thread_of(t, (int32_t)v[2]); /* first: it may move t->thr */
 		t->thr[x].exited = true;
-		if (t != s->tg[0] && v[0] == v[2])
-			process_ended(t);
+		/* A followed process ends with its last thread: its main
+		 * thread may end first (pthread_exit) and the others run on.
+		 * Each of its threads was created while sampled, so each
+		 * has its EXIT record. */
+		if (t != s->tg[0]) {
+			t->leader_gone |= v[0] == v[2];
+			bool all = t->leader_gone && !t->ended;
+			for (size_t i = 0; all && i < t->proc.nthreads; i++)
+				all = t->thr[i].exited;
+			if (all)
+				process_ended(t);
+		}
 		break;
 	case PERF_RECORD_READ: /* pid, tid, value: a thread of an inherited event ended */
 		if (n >= 16) {
@@ -1404,7 +1418,10 @@ static size_t list_tasks(pid_t pid, int32_t **out)
 }
 
 /* Process state from /proc/PID/stat ('Z' zombie, 'X' dead; 0 gone), and
- * the exit code a zombie left (-1 if not readable). */
+ * the exit code a zombie left (-1 if not readable).  The state of the
+ * process as a whole: when its main thread has ended (pthread_exit) and
+ * another lives on, that one's (util.h proc_live_thread), and no exit
+ * code. */
 static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 {
 	char buf[4096];
@@ -1426,6 +1443,11 @@ static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 			break;
 		t++;
 	}
+	if ((state == 'Z' || state == 'X') && proc_live_thread((int)pid)) {
+		if (exit_code)
+			*exit_code = -1;
+		return 'R';
+	}
 	return state;
 }
 
@@ -1446,12 +1468,13 @@ static void read_identity(struct target *s, const char *comm)
 {
 	free(s->proc.exe);
 	free(s->proc.cmdline);
-	char path[64], buf[PATH_MAX];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)s->pid);
+	char dir[64], path[80], buf[PATH_MAX];
+	proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/exe", dir);
 	ssize_t k = readlink(path, buf, sizeof buf - 1);
 	buf[k > 0 ? k : 0] = 0;
 	s->proc.exe = xstrdup(buf);
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)s->pid);
+	snprintf(path, sizeof path, "%s/cmdline", dir);
 	FILE *f = fopen(path, "re");
 	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
 	if (f)
@@ -1615,7 +1638,14 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 		size_t n = list_tasks(pid, &tids), opened = 0;
 		listed += n;
 		drain_all(s);
+		/* A main thread that has ended (pthread_exit) stays listed, a
+		 * zombie, while the others run on: no thread of the profile. */
+		char buf[512];
+		const char *leader = proc_stat((int)pid, buf, sizeof buf);
+		bool leader_ended = leader && (leader[1] == 'Z' || leader[1] == 'X');
 		for (size_t i = 0; i < n; i++) {
+			if (tids[i] == pid && leader_ended)
+				continue;
 			uint32_t t = thread_of(root, tids[i]);
 			if (root->thr[t].covered)
 				continue;
@@ -1805,8 +1835,15 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 		    struct sampler_info *info)
 {
 	uint64_t end = clock_ns(CLOCK_REALTIME);
-	/* A child still running: its CPU time so far, before the events go. */
+	/* A child still running: its CPU time so far, before the events go.
+	 * (One whose main thread has ended, and whose last thread's EXIT
+	 * record was lost, has ended if /proc says so.) */
 	for (size_t k = 1; k < s->ntg; k++) {
+		char st = s->tg[k]->leader_gone && !s->tg[k]->ended
+				  ? proc_state(s->tg[k]->pid, NULL, NULL)
+				  : 'R';
+		if (st == 0 || st == 'Z' || st == 'X')
+			process_ended(s->tg[k]);
 		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
 		if (!s->tg[k]->ended) {
 			s->info.running++;
