@@ -77,6 +77,7 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -183,6 +184,10 @@ struct sampler {
 	pid_t pid;
 	unsigned hz;
 	bool follow; /* follow the processes it forks */
+	/* pcprof's own soft RLIMIT_NOFILE before more_files raised it (to be
+	 * set back once the events are closed); nofile_raised: it did */
+	struct rlimit nofile;
+	bool nofile_raised;
 	size_t pagesize, pages;
 	struct event *ev; /* in the order opened, so by increasing id */
 	size_t nev, evcap;
@@ -1210,10 +1215,18 @@ static void open_failed(struct sampler *s, int e, int32_t tid, char *err, size_t
 {
 	if (e == EACCES || e == EPERM)
 		explain_denied(s, e, err, errlen);
-	else if (e == EMFILE || e == ENFILE)
+	else if (e == EMFILE) {
+		struct rlimit rl = { 0, 0 };
+		getrlimit(RLIMIT_NOFILE, &rl);
 		snprintf(err, errlen,
-			 "perf_event_open: %s: one descriptor per thread and CPU is needed "
-			 "(raise the limit with ulimit -n)",
+			 "perf_event_open: %s: one descriptor per thread and CPU is needed, "
+			 "%zu threads so far on %zu CPUs, and the limit of open files is %llu "
+			 "(pcprof raises its soft limit to the hard one; raise that: ulimit -Hn)",
+			 strerror(e), s->info.events + 1, s->nbuf, (unsigned long long)rl.rlim_cur);
+	} else if (e == ENFILE)
+		snprintf(err, errlen,
+			 "perf_event_open: %s: one descriptor per thread and CPU is needed, beyond "
+			 "the system's limit (fs.file-max)",
 			 strerror(e));
 	else if (e == ENOENT || e == ENOSYS || e == EOPNOTSUPP)
 		snprintf(err, errlen,
@@ -1247,6 +1260,30 @@ static int map_buffer(struct sampler *s, struct buffer *b, int fd, char *err, si
 	b->base = base;
 	b->pages = s->pages;
 	return 0;
+}
+
+/*
+ * Every thread found needs a descriptor per CPU, its events' (the kernel
+ * lets per-CPU events, not per-thread ones, be both inherited and mapped):
+ * 600 threads on 2 CPUs pass the usual soft limit of 1024, and the attach
+ * failed ("raise the limit with ulimit -n").  So at the first EMFILE pcprof
+ * raises its own soft RLIMIT_NOFILE to the hard one, once, and sets it
+ * back when the events are closed (close_all).  Nothing pcprof starts
+ * gets the raised limit: pcprof attach starts no process, and pcprof run
+ * --mode external has started its program (which keeps its own limit)
+ * before it opens the first event.  false: it could not be raised.
+ */
+static bool more_files(struct sampler *s)
+{
+	struct rlimit rl;
+	if (s->nofile_raised || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return false;
+	s->nofile = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return false;
+	s->nofile_raised = true;
+	return true;
 }
 
 /* Events on thread tid, one per CPU, output to the CPU's buffer: per-CPU
@@ -1287,6 +1324,8 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
 		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		if (fd < 0 && errno == EMFILE && more_files(s))
+			fd = (int)perf_event_open(&a, tid, b->cpu);
 		if (fd < 0 && s->dwarf && s->nev == 0 &&
 		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
 			/* no user registers or no room for the stack copy: the
@@ -1377,6 +1416,10 @@ static void close_all(struct sampler *s)
 		close(s->ev[i].fd);
 	}
 	s->nev = 0;
+	if (s->nofile_raised) { /* (more_files) */
+		setrlimit(RLIMIT_NOFILE, &s->nofile);
+		s->nofile_raised = false;
+	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		if (s->buf[i].base)
 			munmap(s->buf[i].base, (s->buf[i].pages + 1) * s->pagesize);
