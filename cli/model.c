@@ -1192,7 +1192,7 @@ static int line_order(const void *a, const void *b)
 	int c = row_cmp(&rx, &ry);
 	if (c || sort_by == MODEL_SORT_ADDRESS)
 		return c;
-	return x->line - y->line;
+	return (x->line > y->line) - (x->line < y->line); /* (a debug file's lines: any int) */
 }
 
 static int mod_order(const void *a, const void *b)

@@ -5,7 +5,8 @@
  * any length that match nothing, modules named by real libraries, by this
  * program, by the vDSO, by a device, a directory, a relative path and by
  * nothing; call stacks of any depth and shape (deep chains, recursion,
- * [unknown]/[truncated] markers, samples with and without one).
+ * [unknown]/[truncated] markers, samples with and without one), and
+ * now and then hundreds of modules or thousands of threads.
  * Counts reach the bounds a data file holds (2^53 ticks, 2^62 ns of CPU
  * time, cli/data.h), exactly, and a profile one tick beyond them must be
  * refused by the encoder; within them no sum wraps, so a function's
@@ -160,7 +161,8 @@ static void random_process(struct pp_process *pr)
 	pr->cpu_ns = rnd() % 3 ? rnd() % 10000000000ull : 0;
 	pr->ticks = rnd() % 3 ? rnd() % 100000 : 0;
 	pr->lost = rnd() % 2 ? rnd() % 100 : 0;
-	pr->nmodules = rnd() % 7;
+	/* now and then tables of hundreds or thousands (sizes) */
+	pr->nmodules = rnd() % 40 == 0 ? rnd() % 300 : rnd() % 7;
 	pr->modules = calloc(pr->nmodules + 1, sizeof *pr->modules);
 	for (size_t m = 0; m < pr->nmodules; m++) {
 		struct pp_module *md = &pr->modules[m];
@@ -175,10 +177,10 @@ static void random_process(struct pp_process *pr)
 							  rnd() % 2 ? rnd() : rnd() % 0x100000,
 							  rnd() % 0x100000, (uint32_t)(rnd() % 8) };
 	}
-	pr->nthreads = 1 + rnd() % 3;
+	pr->nthreads = 1 + (rnd() % 40 == 0 ? rnd() % 5000 : rnd() % 3);
 	pr->threads = calloc(pr->nthreads, sizeof *pr->threads);
 	for (size_t t = 0; t < pr->nthreads; t++) {
-		pr->threads[t].tid = (int32_t)(rnd() % 100);
+		pr->threads[t].tid = rnd() % 4 ? (int32_t)(rnd() % 100) : (int32_t)rnd();
 		memset(pr->threads[t].name, (int)('a' + t), 15);
 	}
 	/* a deep chain's few stacks are written whole by folded, pprof and
