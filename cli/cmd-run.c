@@ -571,6 +571,25 @@ static void catch_signals(sigset_t *old)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
 }
 
+/*
+ * SIGPIPE: pcprof's messages go to stderr, which may be a pipe whose
+ * reader has gone (`pcprof run PROG 2>&1 | head`): a summary written there
+ * killed pcprof with SIGPIPE, so that it exited 141 instead of with the
+ * program's status and left the recordings behind.  pcprof ignores it
+ * from the start and the program gets the disposition pcprof was given
+ * (saved_pipe, set back in the child before the exec).  A message that
+ * stderr cannot take is lost, and the status stays the program's
+ * (exit_like).
+ */
+static struct sigaction saved_pipe;
+
+static void ignore_sigpipe(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, &saved_pipe);
+}
+
 /* The dispositions pcprof started with: in the child before the exec (an
  * ignored SIGINT, as in a background job, must stay ignored), and in pcprof
  * once the program has ended, so that pcprof can be interrupted like any
@@ -587,6 +606,10 @@ static void restore_dispositions(void)
 static _Noreturn void exit_like(int status)
 {
 	fflush(NULL);
+	/* A message stderr could not take (ignore_sigpipe) is no failure of
+	 * pcprof's to report at exit (close_stdout): the status is the
+	 * program's. */
+	clearerr(stderr);
 	if (WIFEXITED(status))
 		exit(WEXITSTATUS(status));
 	int sig = WTERMSIG(status);
@@ -700,6 +723,7 @@ static void start(struct run *r, char **argv, char **env, const char *dir, struc
 	if (pid == 0) {
 		close(pfd[0]);
 		restore_dispositions();
+		sigaction(SIGPIPE, &saved_pipe, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		size_t at = strlen(root_entry);
 		snprintf(root_entry + at, sizeof root_entry - at, "%d", (int)getpid());
@@ -860,36 +884,88 @@ static void save_run_info(const char *dir, const struct pp_profile *p, const str
 		unlink(path);
 }
 
-/* Fill p's command and times and r's statuses from RUN_INFO; false if it
- * is missing or not ours. */
-static bool load_run_info(const char *dir, struct pp_profile *p, struct run *r)
+/* One line of f into line, whole, without its newline; false at the end
+ * or if it is longer than the buffer. */
+static bool get_line(char *line, size_t size, FILE *f)
+{
+	if (!fgets(line, (int)size, f))
+		return false;
+	char *nl = strchr(line, '\n');
+	if (!nl)
+		return false;
+	*nl = 0;
+	return true;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Fill p's command and times and r's statuses from RUN_INFO; false if it
+ * is missing or not ours.  --from takes any directory, so the file may be
+ * anyone's and of any size: it is read a line at a time (a line longer
+ * than any of ours ends it), the command to PP_STR_MAX bytes (what a data
+ * file holds of it), and a status only for a pid with a recording in set,
+ * the last one given (apply_statuses would apply the last): what is kept
+ * is bounded by the recordings, not by the file.
+ */
+static bool load_run_info(const char *dir, const struct raw_set *set, struct pp_profile *p,
+			  struct run *r)
 {
 	char path[PATH_MAX + sizeof RUN_INFO], line[256];
 	snprintf(path, sizeof path, "%s/%s", dir, RUN_INFO);
 	FILE *f = fopen(path, "re");
-	unsigned long long a = 0, b = 0;
 	if (!f)
 		return false;
-	bool ok = fgets(line, sizeof line, f) && strcmp(line, "pcprof-run 1\n") == 0 &&
-		  fscanf(f, "start %llu\nend %llu\n", &a, &b) == 2;
+	unsigned long long a = 0, b = 0;
+	int n;
+	bool ok = get_line(line, sizeof line, f) && strcmp(line, "pcprof-run 1") == 0;
+	ok = ok && get_line(line, sizeof line, f) && sscanf(line, "start %llu%n", &a, &n) == 1 &&
+	     !line[n];
+	ok = ok && get_line(line, sizeof line, f) && sscanf(line, "end %llu%n", &b, &n) == 1 &&
+	     !line[n];
 	p->start_ns = a;
 	p->end_ns = b;
-	if (ok && fscanf(f, "tree %llu\n", &a) == 1) /* since the tree line was added */
-		r->tree_cpu_ns = a;
-	int pid, st;
-	while (ok && fscanf(f, "reaped %d %d %llu\n", &pid, &st, &a) == 3) {
-		if (r->nreaped == r->capreaped) {
-			r->capreaped = r->capreaped ? 2 * r->capreaped : 16;
-			r->reaped = xrealloc(r->reaped, r->capreaped * sizeof *r->reaped);
+	size_t npid = 0;
+	int32_t *pids = xmalloc((set->n ? set->n : 1) * sizeof *pids);
+	for (size_t i = 0; i < set->n; i++)
+		pids[i] = set->procs[i].pid;
+	qsort(pids, set->n, sizeof *pids, cmp_pid);
+	for (size_t i = 0; i < set->n; i++) /* each once */
+		if (!npid || pids[i] != pids[npid - 1])
+			pids[npid++] = pids[i];
+	size_t *slot = xcalloc(npid ? npid : 1, sizeof *slot); /* r->reaped index + 1 */
+	r->reaped = xmalloc((npid ? npid : 1) * sizeof *r->reaped);
+	r->capreaped = npid;
+	while (ok && (ok = get_line(line, sizeof line, f)) && strcmp(line, "command") != 0) {
+		int pid, st;
+		if (sscanf(line, "tree %llu%n", &a, &n) == 1 && !line[n]) {
+			r->tree_cpu_ns = a; /* since the tree line was added */
+			continue;
 		}
-		r->reaped[r->nreaped++] = (struct reaped){ pid, st, a };
+		ok = sscanf(line, "reaped %d %d %llu%n", &pid, &st, &a, &n) == 3 && !line[n];
+		const int32_t key = pid,
+			      *at = ok ? bsearch(&key, pids, npid, sizeof *pids, cmp_pid) : NULL;
+		if (!at)
+			continue;
+		size_t k = (size_t)(at - pids);
+		if (!slot[k])
+			slot[k] = ++r->nreaped;
+		r->reaped[slot[k] - 1] = (struct reaped){ pid, st, a };
 	}
-	ok = ok && fgets(line, sizeof line, f) && strcmp(line, "command\n") == 0;
-	size_t len = 0, cap = 256, n;
+	free(slot);
+	free(pids);
+	/* the command: the rest of the file, of which a data file holds
+	 * PP_STR_MAX bytes */
+	size_t len = 0, cap = 256, k;
 	char *cmd = xmalloc(cap);
-	while (ok && (n = fread(cmd + len, 1, cap - len - 1, f)) > 0)
-		if ((len += n) + 1 == cap)
-			cmd = xrealloc(cmd, cap *= 2);
+	while (ok && len < PP_STR_MAX && (k = fread(cmd + len, 1, cap - len - 1, f)) > 0)
+		if ((len += k) + 1 == cap && len < PP_STR_MAX)
+			cmd = xrealloc(cmd,
+				       (cap = cap * 2 < PP_STR_MAX + 1 ? cap * 2 : PP_STR_MAX + 1));
 	cmd[len] = 0;
 	ok = ok && !ferror(f);
 	fclose(f);
@@ -1474,13 +1550,17 @@ static void name_files_as_mapped(struct pp_profile *p)
 	free(slot);
 }
 
-/* The recordings in dir, with what waiting told us about how each process
- * ended. */
-static void collect(const char *dir, struct raw_set *set, const struct run *r, struct pp_profile *p)
+/* The recordings in dir (read_recordings), with what waiting told us about
+ * how each process ended (and_statuses). */
+static void read_recordings(const char *dir, struct raw_set *set)
 {
 	char err[512];
 	if (raw_collect(dir, set, err, sizeof err) < 0)
 		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
+}
+
+static void and_statuses(struct raw_set *set, const struct run *r, struct pp_profile *p)
+{
 	apply_statuses(set, r);
 	seccomp_gap(set, r->tree_cpu_ns);
 	/* Each image's samples against its CPU time, now that a killed
@@ -1509,9 +1589,10 @@ static void write_data(const char *dir, const char *where, struct pp_profile *p,
 		    "file from them",
 		    dir, quoted);
 	}
+	/* first: whatever becomes of pcprof as it writes the summary */
+	remove_dir(dir);
 	if (!o->quiet)
 		summary(set, where, o->out, o, tree_cpu_ns);
-	remove_dir(dir);
 }
 
 /* pcprof run --from DIR: the recordings a failed run kept.  Without the
@@ -1527,9 +1608,10 @@ static _Noreturn void from_kept(const struct opts *o)
 		die(EXIT_RUN_FAILED, "--from %s: not a directory", o->from);
 	struct pp_profile p = { 0 };
 	struct run r = { 0 };
-	bool known = load_run_info(o->from, &p, &r);
 	struct raw_set set;
-	collect(o->from, &set, &r, &p);
+	read_recordings(o->from, &set);
+	bool known = load_run_info(o->from, &set, &p, &r);
+	and_statuses(&set, &r, &p);
 	if (!known && !set.n && !set.nunrecorded && !set.nbad)
 		die(EXIT_RUN_FAILED, "--from %s: no recordings of pcprof run there", o->from);
 	if (!known) {
@@ -1736,6 +1818,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct opts o;
 	int first;
+	ignore_sigpipe();
 	parse(argc, argv, &o, &first);
 	char **prog = argv + first;
 	check_output(o.out);
@@ -1766,7 +1849,8 @@ int cmd_run(int argc, char **argv)
 	save_run_info(dir, &p, &r);
 
 	struct raw_set set;
-	collect(dir, &set, &r, &p);
+	read_recordings(dir, &set);
+	and_statuses(&set, &r, &p);
 	write_data(dir, parent, &p, &set, &o, r.tree_cpu_ns);
 	bool marked = false;
 	for (size_t i = 0; i < set.nunrecorded; i++)

@@ -308,6 +308,10 @@ int pp_encode_version(const struct pp_profile *p, uint32_t version, uint8_t **bu
 		set_err(err, errlen, "out of memory");
 		return -1;
 	}
+	if (pp_check_counts(p, err, errlen) < 0) {
+		free(w.p);
+		return -1;
+	}
 
 	uint8_t *h = w.p;
 	memcpy(h, PP_MAGIC, 8);
@@ -743,6 +747,11 @@ static int check_header(const uint8_t *p, uint64_t size, unsigned flags, char *e
 	return 0;
 }
 
+int pp_check_header(const uint8_t *p, uint64_t size, char *err, size_t errlen)
+{
+	return check_header(p, size, 0, err, errlen);
+}
+
 int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
 	     size_t errlen)
 {
@@ -758,6 +767,9 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 
 	struct rbuf r = { p + PP_HEADER_SIZE, body, 0, err, errlen, false, rd32(p + 8) };
 	parse_body(&r, out);
+	char why[200];
+	if (!r.failed && pp_check_counts(out, why, sizeof why) < 0)
+		fail(&r, "corrupted: %s", why);
 	if (r.failed) {
 		pp_free(out);
 		return -1;
@@ -1004,6 +1016,55 @@ int pp_check_stacks(const struct pp_process *pr, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* ---- counts ---------------------------------------------------------------- */
+
+/* *sum + v, unless that passes max (the sum is then left as it was). */
+static bool add_within(uint64_t *sum, uint64_t v, uint64_t max)
+{
+	if (v > max || *sum > max - v)
+		return false;
+	*sum += v;
+	return true;
+}
+
+int pp_sums_add(struct pp_sums *sum, const struct pp_process *pr, char *err, size_t errlen)
+{
+	struct pp_sums s = *sum;
+	const char *what = NULL;
+	for (size_t i = 0; i < pr->nsamples && !what; i++)
+		if (!add_within(&s.samples, pr->samples[i].count, PP_TICKS_MAX))
+			what = "sample counts";
+	for (size_t i = 0; i < pr->nthreads && !what; i++)
+		if (!add_within(&s.threads, pr->threads[i].ticks, PP_TICKS_MAX))
+			what = "thread ticks";
+	if (!what && !add_within(&s.ticks, pr->ticks, PP_TICKS_MAX))
+		what = "process ticks";
+	if (!what && !add_within(&s.signals, pr->signals, PP_TICKS_MAX))
+		what = "process signals";
+	if (!what && !add_within(&s.lost, pr->lost, PP_TICKS_MAX))
+		what = "lost ticks";
+	if (!what && !add_within(&s.tl_lost, pr->tl_lost, PP_TICKS_MAX))
+		what = "untimed ticks";
+	if (!what && !add_within(&s.cpu_ns, pr->cpu_ns, PP_NS_MAX))
+		what = "CPU times";
+	if (what) {
+		set_err(err, errlen, "process %d: the %s add up to more than %s", pr->pid, what,
+			strcmp(what, "CPU times") == 0 ? "2^62 ns" : "2^53");
+		return -1;
+	}
+	*sum = s;
+	return 0;
+}
+
+int pp_check_counts(const struct pp_profile *p, char *err, size_t errlen)
+{
+	struct pp_sums sum = { 0 };
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (pp_sums_add(&sum, &p->procs[i], err, errlen) < 0)
+			return -1;
 	return 0;
 }
 

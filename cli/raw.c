@@ -261,15 +261,30 @@ static void free_stacks(struct stacks *st, struct pp_process *pr)
 
 /* ---- slots ---- */
 
-static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_process *pr,
+/* *sum += v within a data file's bound on counts (data.h), else false:
+ * the program a recording records can write anything into it. */
+static bool add_count(uint64_t *sum, uint64_t v)
+{
+	if (v > PP_TICKS_MAX || *sum > PP_TICKS_MAX - v)
+		return false;
+	*sum += v;
+	return true;
+}
+
+/* The slots of chunk[0..n) as samples; false if a count would pass the
+ * bound. */
+static bool add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_process *pr,
 		      struct threads *t, struct stacks *st, struct raw_info *info, size_t *cap)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct pcprof_raw_slot *s = &chunk[i];
 		if (s->count == 0 || s->key == 0)
 			continue;
+		if (s->count > PP_TICKS_MAX)
+			return false;
 		if (s->key == PCPROF_RAW_SLOT_BUSY) {
-			info->lost_busy += s->count;
+			if (!add_count(&info->lost_busy, s->count))
+				return false;
 			continue;
 		}
 		if (pr->nsamples == *cap) {
@@ -286,6 +301,7 @@ static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_p
 			.time = s->bucket == PCPROF_RAW_NO_BUCKET ? PP_NO_TIME : s->bucket + 1,
 		};
 	}
+	return true;
 }
 
 /* Version 2 and 3 slots (24 and 32 bytes) in place as version 4 ones
@@ -303,8 +319,9 @@ static void widen_old(struct pcprof_raw_slot *chunk, size_t n, size_t size)
 	}
 }
 
-/* Every slot of the open levels, a chunk at a time. */
-static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
+/* Every slot of the open levels, a chunk at a time; false if the counts
+ * pass the bound of a data file. */
+static bool convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
 			  struct threads *t, struct raw_info *info)
 {
 	uint64_t total = pcprof_raw_level_first(&h->slot, open_levels(&h->slot));
@@ -313,13 +330,14 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 	struct stacks st;
 	read_stacks(fd, h, &st);
 	size_t cap = 0;
-	for (uint64_t base = 0; base < total;) {
+	bool ok = true;
+	for (uint64_t base = 0; ok && base < total;) {
 		size_t n = total - base < SLOT_CHUNK ? (size_t)(total - base) : SLOT_CHUNK;
 		if (read_at(fd, chunk, n * size, h->slot.off + base * size) < 0)
 			break;
 		if (size != sizeof *chunk)
 			widen_old(chunk, n, size);
-		add_slots(chunk, n, pr, t, &st, info, &cap);
+		ok = add_slots(chunk, n, pr, t, &st, info, &cap);
 		base += n;
 	}
 	free(chunk);
@@ -332,7 +350,7 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 		struct pp_sample *s = &pr->samples[i], *last = out ? &pr->samples[out - 1] : NULL;
 		if (last && last->module == s->module && last->pc == s->pc &&
 		    last->thread == s->thread && last->frame == s->frame && last->time == s->time)
-			last->count += s->count;
+			ok &= add_count(&last->count, s->count);
 		else
 			pr->samples[out++] = *s;
 	}
@@ -340,6 +358,14 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 	/* pcprof holds every process until it writes the data file. */
 	if (out < cap)
 		pr->samples = xrealloc(pr->samples, (out ? out : 1) * sizeof *pr->samples);
+	return ok;
+}
+
+static void raw_info_free(struct raw_info *in)
+{
+	free(in->exec_path);
+	free(in->exec_cmdline);
+	free(in->spawn_path);
 }
 
 int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, char *err,
@@ -464,10 +490,16 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	struct threads t;
 	convert_modules(fd, &h, pr, info);
 	convert_threads(fd, &h, pr, &t);
-	convert_slots(fd, &h, pr, &t, info);
-	pr->lost += info->lost_busy;
+	bool ok = convert_slots(fd, &h, pr, &t, info) && add_count(&pr->lost, info->lost_busy);
 	free(t.map);
 	close(fd);
+	if (!ok) {
+		snprintf(err, errlen, "counts above 2^53 (written over?)");
+		raw_info_free(info);
+		memset(info, 0, sizeof *info);
+		pp_process_free(pr);
+		return -1;
+	}
 	return 0;
 }
 
@@ -857,6 +889,7 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		return -1;
 	}
 	size_t cap = 0, ucap = 0;
+	struct pp_sums sums = { 0 };
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
@@ -888,7 +921,17 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		}
 		char path[4096], msg[256];
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg) < 0) {
+		int r = raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg);
+		/* A recording is written by the program it records, which can
+		 * scribble on it: one whose counts would take the run's sums
+		 * past what a data file holds (data.h) is left out, not the
+		 * whole run. */
+		if (r == 0 && pp_sums_add(&sums, &set->procs[set->n], msg, sizeof msg) < 0) {
+			raw_info_free(&set->info[set->n]);
+			pp_process_free(&set->procs[set->n]);
+			r = -1;
+		}
+		if (r < 0) {
 			if (!set->nbad++)
 				snprintf(set->first_bad, sizeof set->first_bad, "%.200s: %s",
 					 e->d_name, msg);
@@ -921,11 +964,8 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 
 void raw_set_free(struct raw_set *set)
 {
-	for (size_t i = 0; set->info && i < set->n; i++) {
-		free(set->info[i].exec_path);
-		free(set->info[i].exec_cmdline);
-		free(set->info[i].spawn_path);
-	}
+	for (size_t i = 0; set->info && i < set->n; i++)
+		raw_info_free(&set->info[i]);
 	free(set->info);
 	free(set->unrecorded);
 	set->info = NULL;

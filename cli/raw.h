@@ -87,7 +87,8 @@ const char *raw_unfollowed_text(uint32_t why);
  * Read one recording into *out (free with pp_process_free, data.h).  The
  * process may still be running: what it wrote so far is read.  Returns 0,
  * or -1 with a one-line message in err (not a recording, a recording the
- * process never started writing, an inconsistent header).
+ * process never started writing, an inconsistent header, counts beyond
+ * what a data file holds, data.h).
  */
 int raw_read(const char *path, struct pp_process *out, struct raw_info *info, char *err,
 	     size_t errlen);
@@ -116,7 +117,8 @@ struct raw_set {
 	size_t n;
 	struct pp_process *procs;
 	struct raw_info *info; /* parallel to procs */
-	size_t nbad;           /* recordings that could not be read */
+	size_t nbad;           /* recordings that could not be read, or whose counts
+				  would take the set's past a data file's bounds */
 	char first_bad[512];   /* the message for the first of them */
 	size_t nunrecorded;
 	struct raw_unrecorded *unrecorded; /* sorted by pid, seq */

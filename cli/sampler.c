@@ -77,6 +77,7 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -179,13 +180,18 @@ struct target {
 	uint32_t dw_epoch;
 
 	uint64_t exited_ns; /* CPU time of its threads that ended (READ records) */
-	bool ended;         /* its EXIT record was read */
+	bool leader_gone;   /* its main thread's EXIT record was read */
+	bool ended;         /* and those of all its threads */
 };
 
 struct sampler {
 	pid_t pid;
 	unsigned hz;
 	bool follow; /* follow the processes it forks */
+	/* pcprof's own soft RLIMIT_NOFILE before more_files raised it (to be
+	 * set back once the events are closed); nofile_raised: it did */
+	struct rlimit nofile;
+	bool nofile_raised;
 	size_t pagesize, pages, side_pages;
 	struct event *ev; /* in the order opened, so by increasing id */
 	size_t nev, evcap;
@@ -312,13 +318,15 @@ static bool describe_vdso(struct pp_module *m)
  * namespace), then as named; -1 if none opens.  hi 0: no mapping known. */
 static int open_module(const struct target *s, const char *path, uint64_t lo, uint64_t hi)
 {
-	char where[PATH_MAX + 64];
-	snprintf(where, sizeof where, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)s->pid, lo,
-		 hi);
-	int fd = hi ? open(where, O_RDONLY | O_CLOEXEC) : -1;
+	char where[PATH_MAX + 64], dir[64];
+	/* (a thread's directory, when the main thread has ended, has no
+	 * map_files) */
+	bool thread = proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(where, sizeof where, "%s/map_files/%" PRIx64 "-%" PRIx64, dir, lo, hi);
+	int fd = hi && !thread ? open(where, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0)
 		return fd;
-	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
+	snprintf(where, sizeof where, "%s/root%s", dir, path);
 	fd = open(where, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
@@ -412,8 +420,9 @@ static void add_module(struct target *s, const char *path, uint64_t start, uint6
 /* Every executable file mapping now in the process. */
 static void read_maps(struct target *s)
 {
-	char path[64], line[PATH_MAX + 128];
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
+	char dir[64], path[80], line[PATH_MAX + 128];
+	proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/maps", dir);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
@@ -1065,8 +1074,18 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len, bool side
 			break;
 		uint32_t x = thread_of(t, (int32_t)v[2]); /* first: it may move t->thr */
 		t->thr[x].exited = true;
-		if (t != s->tg[0] && v[0] == v[2])
-			process_ended(t);
+		/* A followed process ends with its last thread: its main
+		 * thread may end first (pthread_exit) and the others run on.
+		 * Each of its threads was created while sampled, so each
+		 * has its EXIT record. */
+		if (t != s->tg[0]) {
+			t->leader_gone |= v[0] == v[2];
+			bool all = t->leader_gone && !t->ended;
+			for (size_t i = 0; all && i < t->proc.nthreads; i++)
+				all = t->thr[i].exited;
+			if (all)
+				process_ended(t);
+		}
 		break;
 	case PERF_RECORD_READ: /* pid, tid, value: a thread of an inherited event ended */
 		if (n >= 16) {
@@ -1207,10 +1226,18 @@ static void open_failed(struct sampler *s, int e, int32_t tid, char *err, size_t
 {
 	if (e == EACCES || e == EPERM)
 		explain_denied(s, e, err, errlen);
-	else if (e == EMFILE || e == ENFILE)
+	else if (e == EMFILE) {
+		struct rlimit rl = { 0, 0 };
+		getrlimit(RLIMIT_NOFILE, &rl);
 		snprintf(err, errlen,
-			 "perf_event_open: %s: two descriptors per thread and CPU are needed "
-			 "(raise the limit with ulimit -n)",
+			 "perf_event_open: %s: two descriptors per thread and CPU are needed, "
+			 "%zu threads so far on %zu CPUs, and the limit of open files is %llu "
+			 "(pcprof raises its soft limit to the hard one; raise that: ulimit -Hn)",
+			 strerror(e), s->info.events + 1, s->nbuf / 2, (unsigned long long)rl.rlim_cur);
+	} else if (e == ENFILE)
+		snprintf(err, errlen,
+			 "perf_event_open: %s: two descriptors per thread and CPU are needed, beyond "
+			 "the system's limit (fs.file-max)",
 			 strerror(e));
 	else if (e == ENOENT || e == ENOSYS || e == EOPNOTSUPP)
 		snprintf(err, errlen,
@@ -1245,6 +1272,31 @@ static int map_buffer(struct sampler *s, struct buffer *b, int fd, char *err, si
 	b->base = base;
 	b->pages = *pages;
 	return 0;
+}
+
+/*
+ * Every thread found needs two descriptors per CPU, its events' (the kernel
+ * lets per-CPU events, not per-thread ones, be both inherited and mapped):
+ * with one a thread, 600 threads on 2 CPUs passed the usual soft limit of
+ * 1024 (with two, 300 do), and the attach failed ("raise the limit with
+ * ulimit -n").  So at the first EMFILE pcprof raises its own soft
+ * RLIMIT_NOFILE to the hard one, once, and sets it back when the events
+ * are closed (close_all).  Nothing pcprof starts
+ * gets the raised limit: pcprof attach starts no process, and pcprof run
+ * --mode external has started its program (which keeps its own limit)
+ * before it opens the first event.  false: it could not be raised.
+ */
+static bool more_files(struct sampler *s)
+{
+	struct rlimit rl;
+	if (s->nofile_raised || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return false;
+	s->nofile = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return false;
+	s->nofile_raised = true;
+	return true;
 }
 
 /*
@@ -1305,7 +1357,10 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
-		int fd = (int)perf_event_open(b->side ? &side : &a, tid, b->cpu);
+		struct perf_event_attr *attr = b->side ? &side : &a;
+		int fd = (int)perf_event_open(attr, tid, b->cpu);
+		if (fd < 0 && errno == EMFILE && more_files(s))
+			fd = (int)perf_event_open(attr, tid, b->cpu);
 		if (fd < 0 && s->dwarf && s->nev == 0 &&
 		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
 			/* no user registers or no room for the stack copy: the
@@ -1402,6 +1457,10 @@ static void close_all(struct sampler *s)
 		close(s->ev[i].fd);
 	}
 	s->nev = 0;
+	if (s->nofile_raised) { /* (more_files) */
+		setrlimit(RLIMIT_NOFILE, &s->nofile);
+		s->nofile_raised = false;
+	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		if (s->buf[i].base)
 			munmap(s->buf[i].base, (s->buf[i].pages + 1) * s->pagesize);
@@ -1443,7 +1502,10 @@ static size_t list_tasks(pid_t pid, int32_t **out)
 }
 
 /* Process state from /proc/PID/stat ('Z' zombie, 'X' dead; 0 gone), and
- * the exit code a zombie left (-1 if not readable). */
+ * the exit code a zombie left (-1 if not readable).  The state of the
+ * process as a whole: when its main thread has ended (pthread_exit) and
+ * another lives on, that one's (util.h proc_live_thread), and no exit
+ * code. */
 static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 {
 	char buf[4096];
@@ -1465,6 +1527,11 @@ static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 			break;
 		t++;
 	}
+	if ((state == 'Z' || state == 'X') && proc_live_thread((int)pid)) {
+		if (exit_code)
+			*exit_code = -1;
+		return 'R';
+	}
 	return state;
 }
 
@@ -1485,12 +1552,13 @@ static void read_identity(struct target *s, const char *comm)
 {
 	free(s->proc.exe);
 	free(s->proc.cmdline);
-	char path[64], buf[PATH_MAX];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)s->pid);
+	char dir[64], path[80], buf[PATH_MAX];
+	proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/exe", dir);
 	ssize_t k = readlink(path, buf, sizeof buf - 1);
 	buf[k > 0 ? k : 0] = 0;
 	s->proc.exe = xstrdup(buf);
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)s->pid);
+	snprintf(path, sizeof path, "%s/cmdline", dir);
 	FILE *f = fopen(path, "re");
 	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
 	if (f)
@@ -1655,7 +1723,14 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 		size_t n = list_tasks(pid, &tids), opened = 0;
 		listed += n;
 		drain_all(s);
+		/* A main thread that has ended (pthread_exit) stays listed, a
+		 * zombie, while the others run on: no thread of the profile. */
+		char buf[512];
+		const char *leader = proc_stat((int)pid, buf, sizeof buf);
+		bool leader_ended = leader && (leader[1] == 'Z' || leader[1] == 'X');
 		for (size_t i = 0; i < n; i++) {
+			if (tids[i] == pid && leader_ended)
+				continue;
 			uint32_t t = thread_of(root, tids[i]);
 			if (root->thr[t].covered)
 				continue;
@@ -1845,8 +1920,15 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 		    struct sampler_info *info)
 {
 	uint64_t end = clock_ns(CLOCK_REALTIME);
-	/* A child still running: its CPU time so far, before the events go. */
+	/* A child still running: its CPU time so far, before the events go.
+	 * (One whose main thread has ended, and whose last thread's EXIT
+	 * record was lost, has ended if /proc says so.) */
 	for (size_t k = 1; k < s->ntg; k++) {
+		char st = s->tg[k]->leader_gone && !s->tg[k]->ended
+				  ? proc_state(s->tg[k]->pid, NULL, NULL)
+				  : 'R';
+		if (st == 0 || st == 'Z' || st == 'X')
+			process_ended(s->tg[k]);
 		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
 		if (!s->tg[k]->ended) {
 			s->info.running++;

@@ -5,6 +5,7 @@
  */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -379,6 +380,47 @@ unsigned kernel_tick_hz(void)
 unsigned run_default_hz(unsigned tick_hz)
 {
 	return tick_hz && tick_hz < PCPROF_DEFAULT_HZ ? tick_hz : PCPROF_DEFAULT_HZ;
+}
+
+int proc_live_thread(int pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	int live = 0;
+	struct dirent *e;
+	while (!live && (e = readdir(d))) {
+		int tid = atoi(e->d_name);
+		if (tid <= 0 || tid == pid)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		const char *p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X')
+			live = tid;
+	}
+	closedir(d);
+	return live;
+}
+
+bool proc_dir(int pid, char *buf, size_t len)
+{
+	char stat[512];
+	const char *p = proc_stat(pid, stat, sizeof stat);
+	int live = p && (p[1] == 'Z' || p[1] == 'X') ? proc_live_thread(pid) : 0;
+	if (live)
+		snprintf(buf, len, "/proc/%d/task/%d", pid, live);
+	else
+		snprintf(buf, len, "/proc/%d", pid);
+	return live != 0;
 }
 
 uint64_t proc_cpu_ns(int pid)

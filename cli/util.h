@@ -60,6 +60,21 @@ char *membuf_close(struct membuf *m);
  * its command's closing parenthesis (" S ppid ..."), or NULL if unreadable. */
 const char *proc_stat(int pid, char *buf, size_t len);
 
+/*
+ * A thread of process pid other than its main one that has not ended, or
+ * 0: a process whose main thread called pthread_exit lives on in its other
+ * threads, while /proc/PID/stat says 'Z' (the main thread's state) and
+ * the main thread's entries there (maps, exe, cmdline, root, map_files)
+ * are empty or gone.
+ */
+int proc_live_thread(int pid);
+
+/* Where /proc shows process pid's memory and files: "/proc/PID", or
+ * "/proc/PID/task/TID" of a thread that lives on when the main thread
+ * has ended (proc_live_thread; it has no map_files).  Returns false in
+ * the first case, true in the second. */
+bool proc_dir(int pid, char *buf, size_t len);
+
 /* The CPU time (user + system, its ended threads included) of process pid
  * from /proc/PID/stat, a zombie's too, in ns; 0 if unreadable. */
 uint64_t proc_cpu_ns(int pid);

@@ -107,7 +107,9 @@ static int thread_cmp(const void *a, const void *b)
 		return x->samples > y->samples ? -1 : 1;
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
-	return (x->t ? x->t->tid : 0) - (y->t ? y->t->tid : 0);
+	/* (compared, not subtracted: a data file's tids are any int32) */
+	int32_t tx = x->t ? x->t->tid : 0, ty = y->t ? y->t->tid : 0;
+	return (tx > ty) - (tx < ty);
 }
 
 void view_threads(const struct model *f, const struct view_opts *o)

@@ -24,6 +24,10 @@
  *     stack gets [truncated] between the leaf and its callers; a marker has
  *     no module; a loop, a parent outside the table or a free node end the
  *     stack with [unknown]; a slot without a stack has no frame;
+ *   - counts a program wrote over its recording that pass the bound of a
+ *     data file (2^53, cli/data.h), alone or summed, are refused, and
+ *     a directory leaves out the recording whose counts would take the
+ *     sum past it;
  *   - a version 2 recording (1904-byte header, 24-byte slots) reads as it
  *     did, without frames;
  *   - time: a slot's bucket becomes its sample's time (1 + bucket), moved
@@ -737,6 +741,44 @@ int main(void)
 	refused(&f, sizeof f, "tables overlap");
 	f.h.node.off = sizeof f - 8;
 	refused(&f, sizeof f, "stack node table out of bounds");
+
+	/* counts a program wrote over its own recording: two slots of one
+	 * key whose sum wraps, one beyond a data file's bound, busy ticks
+	 * beyond it (data.h) */
+	make(&f);
+	put_slot(&f, 9, 0x401010, 3, 0, UINT64_C(1) << 63);
+	put_slot(&f, 40, 0x401010, 3, 0, UINT64_C(1) << 63);
+	refused(&f, sizeof f, "counts above 2^53");
+	make(&f);
+	put_slot(&f, 40, 0x401030, 3, 0, PP_TICKS_MAX + 1);
+	refused(&f, sizeof f, "counts above 2^53");
+	make(&f);
+	put_slot(&f, 40, PCPROF_RAW_SLOT_BUSY, 3, 0, PP_TICKS_MAX);
+	refused(&f, sizeof f, "counts above 2^53");
+	/* and two recordings each within the bound whose sum is not: the
+	 * second one read is left out, not the run */
+	char sub[64];
+	snprintf(sub, sizeof sub, "%s/sum", dir);
+	T_OK(mkdir(sub, 0700) == 0);
+	make(&f);
+	put_slot(&f, 40, 0x401030, 3, 0, PP_TICKS_MAX / 2 + 1);
+	for (int i = 0; i < 2; i++) {
+		f.h.pid = 5000 + i;
+		snprintf(path, sizeof path, "%.64s/%d.1.raw", sub, 5000 + i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		T_OK(fd >= 0);
+		T_EQ(write(fd, &f, sizeof f), (long long)sizeof f);
+		close(fd);
+	}
+	T_EQ(raw_collect(sub, &set, err, sizeof err), 0);
+	T_EQ(set.n, 1);
+	T_EQ(set.nbad, 1);
+	if (!strstr(set.first_bad, "sample counts add up to more than 2^53"))
+		T_FAIL("first bad recording: '%s'", set.first_bad);
+	for (size_t i = 0; i < set.n; i++)
+		pp_process_free(&set.procs[i]);
+	free(set.procs);
+	raw_set_free(&set);
 
 	stacks();
 	version2();
