@@ -93,9 +93,15 @@ sigset_t *profil__lock_saved(void)
 	return lock_saved;
 }
 
+/* The forking thread held the lock across fork and holds it on in the
+ * child, under its new id, until session.c's child handler unlocks it:
+ * freed here, a thread that an earlier child handler started (ThreadSanitizer's
+ * runtime starts one so) took it in the middle of that handler, which
+ * rebuilds the thread table and the engine on the assumption that the child
+ * has one thread. */
 void profil__lock_fork_child(void)
 {
-	atomic_store(&holder, 0);
+	atomic_store(&holder, profil__gettid());
 }
 
 const struct profil_engine *profil__running_engine(void)

@@ -156,6 +156,14 @@ static inline void profil__spin_unlock(_Atomic pid_t *holder)
 /* In a fork child, before any lock: the calling thread's id as the locks
  * keep it (read once per thread) is its parent's.  AS-safe. */
 PROFIL_HIDDEN void profil__self_tid_forget(void);
+/* The id, in the parent, of a thread forking with the locks held (0: none;
+ * session.c sets it in its prepare handler, clears it when its parent or
+ * child handler has given the locks up).  The thread lives on in the child
+ * under another id and still holds them: a waiter there (a thread another
+ * library's child handler, run before ours, started: ThreadSanitizer's
+ * runtime starts its background thread so) must not take them from it as
+ * from a dead holder, which seals the library in the child. */
+PROFIL_HIDDEN extern _Atomic pid_t profil__fork_tid;
 /* Has thread tid of this process ended (gone, or a zombie: a main thread
  * that ended while others run)?  AS-safe. */
 PROFIL_HIDDEN bool profil__thread_gone(pid_t tid);

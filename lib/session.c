@@ -755,6 +755,7 @@ static void fork_prepare(void)
 	if (fork_locked) {
 		profil__threads_fork_prepare();
 		profil__sig_fork_prepare();
+		atomic_store(&profil__fork_tid, profil__gettid());
 	}
 }
 
@@ -762,6 +763,7 @@ static void fork_parent(void)
 {
 	if (!fork_locked)
 		return;
+	atomic_store(&profil__fork_tid, 0);
 	profil__sig_fork_parent();
 	profil__unlock(&S.fork_mask);
 }
@@ -806,6 +808,7 @@ static void fork_child(void)
 		}
 	}
 	profil__unlock(&S.fork_mask);
+	atomic_store(&profil__fork_tid, 0);
 }
 
 /* ---- public extensions ---- */

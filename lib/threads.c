@@ -732,10 +732,11 @@ void profil__threads_fork_prepare(void)
 
 /* In the child after fork (control lock re-initialised, one thread). */
 static _Atomic uint64_t start_used; /* start_pool's slots in use (below) */
+static void start_pool_fork_child(void);
 
 void profil__threads_fork_child(void)
 {
-	atomic_store(&start_used, 0); /* creations of threads the child does not have */
+	start_pool_fork_child();
 	struct profil_thread *me = key_ok ? pthread_getspecific(exit_key) : NULL;
 	if (!me)
 		me = profil__tslot_self;
@@ -784,6 +785,7 @@ struct start_arg {
 	sigset_t mask;                  /* the creator's mask as the program sees it */
 	size_t stack_size, stack_guard; /* from the creator's attr (stack_bounds_created) */
 	uintptr_t stack_lo;             /* a stack the program gave, else 0 */
+	pid_t taker;                    /* the process that claimed the slot */
 };
 
 /* Start arguments go from the creator to the new thread in one of these,
@@ -801,8 +803,11 @@ static struct start_arg *start_arg_get(void)
 	uint64_t used = atomic_load(&start_used);
 	while (~used) {
 		uint64_t bit = ~used & -~used; /* the lowest free slot */
-		if (atomic_compare_exchange_weak(&start_used, &used, used | bit))
-			return &start_pool[__builtin_ctzll(bit)];
+		if (atomic_compare_exchange_weak(&start_used, &used, used | bit)) {
+			struct start_arg *a = &start_pool[__builtin_ctzll(bit)];
+			a->taker = (pid_t)syscall(SYS_getpid);
+			return a;
+		}
 	}
 	return profil__alloc(sizeof(struct start_arg));
 }
@@ -813,6 +818,26 @@ static void start_arg_put(struct start_arg *a)
 		atomic_fetch_and(&start_used, ~((uint64_t)1 << (a - start_pool)));
 	else
 		profil__free(a, sizeof *a);
+}
+
+static void start_pool_fork_child(void)
+{
+	/* Creations under way in threads the child does not have hold slots
+	 * that nobody will give back.  Not every slot held is theirs: another
+	 * library's child handler, run before this one, may have started a
+	 * thread whose start_thread has not yet copied its slot
+	 * (ThreadSanitizer's runtime starts its background thread so).  Freed
+	 * with the rest, that slot went to the program's next pthread_create,
+	 * and two threads ran one start routine with one argument: TSan's
+	 * thread-start handshake hung, or read a dead frame and aborted
+	 * (t-fd-reuse under TSan, about 1 run in 40 under load). */
+	pid_t me = (pid_t)syscall(SYS_getpid);
+	uint64_t used = atomic_load(&start_used);
+	for (uint64_t u = used; u; u &= u - 1) {
+		int k = __builtin_ctzll(u);
+		if (start_pool[k].taker != me)
+			atomic_fetch_and(&start_used, ~((uint64_t)1 << k));
+	}
 }
 
 static void set_stack_bounds(uintptr_t lo, uintptr_t hi)

@@ -77,6 +77,8 @@ void profil__self_tid_forget(void)
 	self_tid = 0;
 }
 
+_Atomic pid_t profil__fork_tid;
+
 bool profil__spin_lock(_Atomic pid_t *holder)
 {
 	pid_t me = self_tid;
@@ -92,7 +94,7 @@ bool profil__spin_lock(_Atomic pid_t *holder)
 			return true;
 		if (cur && n == next) {
 			next += next < 4096 ? next : 4096;
-			if (profil__thread_gone(cur) &&
+			if (cur != atomic_load(&profil__fork_tid) && profil__thread_gone(cur) &&
 			    atomic_compare_exchange_strong_explicit(
 				    holder, &cur, me, memory_order_acquire, memory_order_relaxed))
 				return false;
