@@ -61,6 +61,7 @@
 #include "engine.h"
 #include "reserve.h"
 #include "sig/sample.h"
+#include "sig/sigown.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
@@ -270,10 +271,14 @@ static bool kernel_at_least(unsigned maj, unsigned min)
 	return a > maj || (a == maj && b >= min);
 }
 
+/* SIGTRAP as the program sees it (its own action, where the library holds
+ * the signal): asked of the signal layer directly, not through the PLT into
+ * our own sigaction interposer, which made a circle of the layers
+ * (session -> engine-perf -> siginterpose -> session). */
 static bool sigtrap_in_use(void)
 {
 	struct sigaction sa;
-	if (sigaction(SIGTRAP, NULL, &sa) < 0)
+	if (profil__sig_program_action(SIGTRAP, NULL, &sa) < 0)
 		return true;
 	if (sa.sa_flags & SA_SIGINFO)
 		return sa.sa_sigaction != profil__on_signal;

@@ -62,12 +62,15 @@ done
 # only: no circle of calls among lib/*.o (docs/design.md, "Layers";
 # ctl.c is the lock and engine state every control file reads, so that
 # threads.c, record.c and exec.c need nothing of session.c).  Edges: a
-# profil__ symbol one object needs and another defines.
+# profil__ symbol or a public function one object needs and another
+# defines.
 for o in "$b"/*.o; do
 	# an object left by an older layout (its source moved) is not the library
 	[ -e "lib/$(basename "$o" .o).c" ] || continue
-	nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$3 ~ /^profil__/ { print "D", f, $3 }'
-	nm -u "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /^profil__/ { print "U", f, $2 }'
+	# a public function of ours called through the PLT (engine-perf.c's
+	# sigaction reached our own interposer) is an edge like any other
+	nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$3 ~ /^profil__/ || $2 ~ /^[TDBRW]$/ { print "D", f, $3 }'
+	nm -u "$o" | awk -v f="$(basename "$o" .o)" '{ print "U", f, $2 }'
 done | awk '
 	$1 == "D" { def[$3] = $2; next }
 	{ need[++n] = $2 " " $3 }
