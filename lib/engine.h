@@ -116,7 +116,7 @@ PROFIL_HIDDEN extern const struct profil_engine profil__engine_perf;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_process_timer;
 PROFIL_HIDDEN extern const struct profil_engine profil__engine_manual;
 
-/* POSIX timer helpers shared by the two timer engines (engine-timer.c).
+/* POSIX timer helpers shared by the two timer engines (timer.c).
  * tid 0 makes a process-directed timer.  AS-safe. */
 PROFIL_HIDDEN int profil__timer_create(clockid_t clock, pid_t tid, int sig, int *id);
 PROFIL_HIDDEN int profil__timer_arm(int id, long period_ns, long first_ns);

@@ -1,5 +1,5 @@
 /*
- * engine-ptimer.c - "process-timer": one POSIX timer on the process CPU
+ * engine-process-timer.c - "process-timer": one POSIX timer on the process CPU
  * clock, the last resort when neither per-thread engine can run.
  *
  * Its signal is process-directed: the kernel picks the receiving thread
