@@ -4,7 +4,9 @@
  * Naming: public calls keep their standard names (profil, sprofil, pcsample)
  * or use profil_ (our extensions); everything declared here is profil__ and
  * hidden.  Internal functions return 0 or -errno; only the public entry
- * points convert that to "-1 and errno" (profil__ret).
+ * points convert that to "-1 and errno", all through PROFIL_PUBLIC.  The
+ * library has no assertion that aborts: it runs inside other people's
+ * programs, and what it cannot do it counts and says (profil_stats).
  *
  * Every function declared in a header of lib/ says whether it is
  * async-signal-safe ("AS-safe").  Nothing is AS-safe unless it says so.
@@ -23,34 +25,6 @@
 
 #define PROFIL_HIDDEN __attribute__((visibility("hidden")))
 #define PROFIL_API    __attribute__((visibility("default")))
-
-/*
- * PROFIL_CHECK: a broken internal invariant (never a user error).  It writes
- * a compile-time string with a raw write(2) and aborts, so it is usable
- * anywhere, the signal handler included.
- */
-#define PROFIL_STR2(x) #x
-#define PROFIL_STR(x)  PROFIL_STR2(x)
-#define PROFIL_CHECK(cond, msg)                                                                    \
-	do {                                                                                       \
-		if (__builtin_expect(!(cond), 0))                                                  \
-			profil__check_failed("libprofil: " __FILE__                                \
-					     ":" PROFIL_STR(__LINE__) ": " msg "\n");              \
-	} while (0)
-
-/* AS-safe.  Does not return. */
-PROFIL_HIDDEN _Noreturn void profil__check_failed(const char *msg);
-
-/* Convert an internal result (0 or -errno) to the classic "-1 and errno"
- * convention.  errno is left untouched on success.  AS-safe. */
-static inline int profil__ret(int r)
-{
-	if (r < 0) {
-		errno = -r;
-		return -1;
-	}
-	return r;
-}
 
 /*
  * The body of a public entry point: `expr` returns a count (>= 0) or -errno.

@@ -825,7 +825,7 @@ PROFIL_API int profil_set_engine(const char *name)
 {
 	const struct profil_engine *e = NULL;
 	if (name && strcmp(name, "auto") != 0 && !(e = engine_by_name(name)))
-		return profil__ret(-EINVAL);
+		return (int)PROFIL_PUBLIC(-EINVAL);
 	sigset_t saved;
 	bool locked = profil__lock(&saved);
 	S.forced = e; /* sealed: a choice for nothing */
@@ -860,7 +860,7 @@ PROFIL_API unsigned int profil_hz(void)
 PROFIL_API int profil_set_hz(unsigned int hz)
 {
 	if (hz < 1 || hz > 10000)
-		return profil__ret(-EINVAL);
+		return (int)PROFIL_PUBLIC(-EINVAL);
 	return (int)atomic_exchange(&S.base_hz, hz);
 }
 
@@ -869,7 +869,7 @@ PROFIL_API int profil_overflow_policy(int policy)
 	if (policy == PROFIL_OVF_QUERY)
 		return atomic_load(&S.policy);
 	if (policy != PROFIL_OVF_SATURATE && policy != PROFIL_OVF_WRAP && policy != PROFIL_OVF_STOP)
-		return profil__ret(-EINVAL);
+		return (int)PROFIL_PUBLIC(-EINVAL);
 	return atomic_exchange(&S.policy, policy);
 }
 
@@ -879,7 +879,7 @@ _Static_assert(sizeof(struct profil_stats) == 408, "struct profil_stats changed 
 PROFIL_API int profil_stats(struct profil_stats *st)
 {
 	if (!st)
-		return profil__ret(-EFAULT);
+		return (int)PROFIL_PUBLIC(-EFAULT);
 	memset(st, 0, sizeof *st);
 	/* Sealed, nothing changes any more: read without the lock. */
 	sigset_t saved;

@@ -96,7 +96,7 @@ PROFIL_API int sigaction(int sig, const struct sigaction *act, struct sigaction 
 {
 	if (act)
 		claim_action(sig, act->sa_handler);
-	return profil__ret(profil__sig_program_action(sig, act, old));
+	return (int)PROFIL_PUBLIC(profil__sig_program_action(sig, act, old));
 }
 
 /* ---- signal() and its variants ---- */
@@ -114,7 +114,7 @@ static sighandler_t set_handler(int sig, sighandler_t handler, int flags, bool s
 	if (self_mask)
 		sigaddset(&act.sa_mask, sig);
 	act.sa_flags = flags;
-	if (profil__ret(profil__sig_program_action(sig, &act, &old)) < 0)
+	if (PROFIL_PUBLIC(profil__sig_program_action(sig, &act, &old)) < 0)
 		return SIG_ERR;
 	return old.sa_handler;
 }
@@ -155,7 +155,7 @@ PROFIL_API int sigignore(int sig)
 	act.sa_handler = SIG_IGN;
 	sigemptyset(&act.sa_mask);
 	act.sa_flags = 0;
-	return profil__ret(profil__sig_program_action(sig, &act, NULL));
+	return (int)PROFIL_PUBLIC(profil__sig_program_action(sig, &act, NULL));
 }
 
 PROFIL_API int siginterrupt(int sig, int interrupt)
@@ -165,7 +165,7 @@ PROFIL_API int siginterrupt(int sig, int interrupt)
 		errno = EINVAL;
 		return -1;
 	}
-	if (profil__ret(profil__sig_program_action(sig, NULL, &act)) < 0)
+	if (PROFIL_PUBLIC(profil__sig_program_action(sig, NULL, &act)) < 0)
 		return -1;
 	if (interrupt) {
 		atomic_fetch_or(&interrupting, PROFIL_SIGBIT(sig));
@@ -174,7 +174,7 @@ PROFIL_API int siginterrupt(int sig, int interrupt)
 		atomic_fetch_and(&interrupting, ~PROFIL_SIGBIT(sig));
 		act.sa_flags |= SA_RESTART;
 	}
-	return profil__ret(profil__sig_program_action(sig, &act, NULL));
+	return (int)PROFIL_PUBLIC(profil__sig_program_action(sig, &act, NULL));
 }
 
 /* ---- masks ---- */
@@ -182,7 +182,7 @@ PROFIL_API int siginterrupt(int sig, int interrupt)
 PROFIL_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	claim_mask(how, set);
-	return profil__ret(profil__sig_program_mask(how, set, old));
+	return (int)PROFIL_PUBLIC(profil__sig_program_mask(how, set, old));
 }
 
 /* Returns the error instead of setting errno. */
@@ -202,7 +202,7 @@ static int one_signal(int how, int sig)
 	if (sigaddset(&set, sig) < 0)
 		return -1;
 	claim_mask(how, &set);
-	return profil__ret(profil__sig_program_mask(how, &set, NULL));
+	return (int)PROFIL_PUBLIC(profil__sig_program_mask(how, &set, NULL));
 }
 
 PROFIL_API int sighold(int sig)
@@ -230,20 +230,20 @@ PROFIL_API sighandler_t sigset(int sig, sighandler_t disp)
 	else
 		claim_action(sig, disp);
 	if (disp == SIG_HOLD) {
-		if (profil__ret(profil__sig_program_mask(SIG_BLOCK, &set, &was)) < 0)
+		if (PROFIL_PUBLIC(profil__sig_program_mask(SIG_BLOCK, &set, &was)) < 0)
 			return SIG_ERR;
 		if (sigismember(&was, sig))
 			return SIG_HOLD;
-		if (profil__ret(profil__sig_program_action(sig, NULL, &old)) < 0)
+		if (PROFIL_PUBLIC(profil__sig_program_action(sig, NULL, &old)) < 0)
 			return SIG_ERR;
 		return old.sa_handler;
 	}
 	act.sa_handler = disp;
 	sigemptyset(&act.sa_mask);
 	act.sa_flags = 0;
-	if (profil__ret(profil__sig_program_action(sig, &act, &old)) < 0)
+	if (PROFIL_PUBLIC(profil__sig_program_action(sig, &act, &old)) < 0)
 		return SIG_ERR;
-	if (profil__ret(profil__sig_program_mask(SIG_UNBLOCK, &set, &was)) < 0)
+	if (PROFIL_PUBLIC(profil__sig_program_mask(SIG_UNBLOCK, &set, &was)) < 0)
 		return SIG_ERR;
 	return sigismember(&was, sig) ? SIG_HOLD : old.sa_handler;
 }
@@ -254,7 +254,7 @@ static int old_style(int how, int mask)
 	sigset_t set, was;
 	sigemptyset(&set);
 	profil__kmask_put(&set, (uint32_t)mask);
-	if (profil__ret(profil__sig_program_mask(how, &set, &was)) < 0)
+	if (PROFIL_PUBLIC(profil__sig_program_mask(how, &set, &was)) < 0)
 		return -1;
 	return (int)(uint32_t)profil__kmask(&was);
 }

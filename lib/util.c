@@ -20,12 +20,6 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-_Noreturn void profil__check_failed(const char *msg)
-{
-	(void)!write(2, msg, strlen(msg));
-	abort();
-}
-
 void *profil__alloc(size_t size)
 {
 	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
