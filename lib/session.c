@@ -1,6 +1,8 @@
 /*
  * session.c - the control path: which configuration is installed, which
- * engine runs it, and which signal dispositions we own.
+ * engine runs it (chosen by engine-choice.c), and which signal
+ * dispositions we own; exec, fork and seccomp filters.  Its state and what
+ * its files share are in session-int.h.
  *
  * Locking.  One control lock (ctl) serialises every change.  It is taken
  * only after blocking every asynchronous signal in the calling thread
@@ -36,125 +38,16 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/syscall.h>
 #include <time.h>
 
 #include "../include/profil_ext.h"
 #include "config.h"
 #include "rawfile.h"
 #include "record.h"
-#include "session.h"
+#include "session-int.h"
 #include "threads.h"
-#include "sig/accept.h"
 #include "sig/filters.h"
 #include "sig/sigown.h"
-
-/* Preference order.  Which of the first two leads depends on the rate (see
- * order_for); manual is only ever chosen by name. */
-static const struct profil_engine *const engines[] = {
-	&profil__engine_thread_timer,
-	&profil__engine_perf,
-	&profil__engine_process_timer,
-	&profil__engine_manual,
-};
-#define NENGINES (sizeof engines / sizeof engines[0])
-_Static_assert(NENGINES <= PROFIL_ACCEPT_MAX, "every classifier fits sig/accept.c's table");
-
-/* The handler asks every engine, not only the running one, whether a
- * delivery is ours, so that late signals of a stopped run are still
- * recognised: their classifiers are published to its table (sig/accept.h),
- * in preference order, before it is first installed for a sampling
- * signal. */
-static void publish_classifiers(void)
-{
-	for (size_t i = 0; i < NENGINES; i++)
-		profil__accept_add(engines[i]->classify);
-}
-
-/* Errors after which the next engine is tried (libuv's explicit-list
- * style): permission, missing kernel support, resource limits. */
-static bool fallback_error(int r)
-{
-	switch (-r) {
-	case EACCES:
-	case EPERM:
-	case ENOSYS:
-	case ENOENT:
-	case ENODEV:
-	case EMFILE:
-	case ENFILE:
-	case EAGAIN:
-	case EOPNOTSUPP:
-	case EINVAL:
-	case E2BIG:
-	case EBUSY:
-	case ENOMEM:
-		return true;
-	}
-	return false;
-}
-
-struct profil_env profil__env;
-uint64_t profil__pcs_last_count;
-
-static struct {
-	struct profil_cfg *cfg;           /* installed, owned */
-	const struct profil_engine *last; /* last that ran */
-	/* By name, or NULL: PROFIL_ENGINE or profil_set_engine, for the
-	 * program's own profiling; and for a recording, what pcprof run was
-	 * asked for (PCPROF_ENGINE), which a PROFIL_ENGINE the program set
-	 * for its children does not change. */
-	const struct profil_engine *forced, *rec_forced;
-	struct profil_run run; /* of the running engine */
-	int sig;               /* handled for the engine */
-	int last_sig;          /* the last run's */
-	bool guard;            /* SIGSEGV/SIGBUS hook in */
-	_Atomic int policy;
-	_Atomic unsigned int base_hz;
-	char why[256];
-	char moved[96];                /* the last move of the sampling signal */
-	struct profil_cfg *exec_saved; /* stopped for an exec */
-	sigset_t fork_mask;
-	/* The program's calls that install a seccomp filter under way
-	 * (seccomp.c), whether one of them did, and what profiling was on
-	 * before the first, for when none did. */
-	_Atomic int installing;
-	_Atomic bool filter_in;
-	struct profil_cfg *seal_saved;
-} S = {
-	/* Usable before our constructor runs (another library's constructor
-	 * may call profil first): USER_HZ, saturate. */
-	.base_hz = 100,
-	.policy = PROFIL_OVF_SATURATE,
-};
-
-/* ---- small queries ---- */
-
-int profil__policy(void)
-{
-	return atomic_load(&S.policy);
-}
-
-unsigned int profil__base_hz(void)
-{
-	return atomic_load(&S.base_hz);
-}
-
-unsigned int profil__kernel_hz(void)
-{
-	/* The coarse clocks advance once per tick, so their resolution is the
-	 * tick length: 4 ms with CONFIG_HZ=250.  (sysconf(_SC_CLK_TCK) is
-	 * USER_HZ, always 100 on x86-64, and says nothing about the tick.) */
-	static unsigned int hz;
-	if (!hz) {
-		struct timespec res;
-		if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && res.tv_sec == 0 &&
-		    res.tv_nsec > 0)
-			hz = (unsigned int)((1000000000L + res.tv_nsec / 2) / res.tv_nsec);
-	}
-	return hz;
-}
 
 /* ---- signals ---- */
 
@@ -176,230 +69,6 @@ static int set_guard(bool on)
 	}
 	S.guard = on;
 	return 0;
-}
-
-/* ---- engines ---- */
-
-static void why_add(const char *name, const char *text)
-{
-	if (S.why[0])
-		profil__strlcat(S.why, sizeof S.why, "; ");
-	profil__strlcat(S.why, sizeof S.why, name);
-	profil__strlcat(S.why, sizeof S.why, ": ");
-	profil__strlcat(S.why, sizeof S.why, text);
-}
-
-/* Per-thread CPU timers cannot fire more often than the kernel tick, so a
- * rate above it puts perf first; otherwise the cheaper, permission-free
- * thread timer leads.  Perf's price is not only per sample: every context
- * switch of a sampled thread stops and restarts its event's timer, which
- * at rates above the tick is nearly always the CPU's next one, so the
- * hardware timer is reprogrammed twice per switch (docs/engines.md). */
-static bool want_subtick(const struct profil_run *run, unsigned int khz)
-{
-	return khz && run->hz > khz;
-}
-
-/* Append "SIGRTMAX", "SIGRTMAX-2", "SIGPROF"...: the names PROFIL_SIGNAL
- * accepts. */
-static void signal_name(char *buf, size_t len, int sig)
-{
-	const char *abbrev = sig < SIGRTMIN ? sigabbrev_np(sig) : NULL;
-	profil__strlcat(buf, len, "SIG");
-	if (abbrev) {
-		profil__strlcat(buf, len, abbrev);
-		return;
-	}
-	profil__strlcat(buf, len, "RTMAX");
-	if (sig < SIGRTMAX) {
-		profil__strlcat(buf, len, "-");
-		profil__strlcat_u(buf, len, (unsigned long)(SIGRTMAX - sig));
-	}
-}
-
-/*
- * The engines tried for run, in order, when the kernel tick is khz Hz: list
- * order, except that above the tick the engines that can deliver the rate
- * come first (two passes keep list order within each group).  Engines
- * marked by_name are left out.  The process timer is one: its signal is
- * process-directed, and the kernel gives it to any thread that does not
- * block it when the thread that ran blocks it (glibc's SIGEV_THREAD threads
- * block every signal; before Linux 6.4, to any thread at all), so it
- * interrupts threads asleep in nanosleep, poll or a futex wait, whose calls
- * then fail with EINTR: a SIGEV_THREAD timer program's usleep returned
- * early 133 times in 200 (issue 19).  The per-thread engines signal a
- * thread only for its own CPU time, on its way back to user mode.
- */
-size_t profil__engine_order(const struct profil_run *run, unsigned int khz,
-			    const struct profil_engine **out)
-{
-	size_t n = 0;
-	bool sub = want_subtick(run, khz);
-	for (int pass = sub ? 0 : 1; pass < 2; pass++)
-		for (size_t i = 0; i < NENGINES; i++)
-			if (!engines[i]->by_name &&
-			    (pass == 1 ? !(sub && engines[i]->subtick) : engines[i]->subtick))
-				out[n++] = engines[i];
-	return n;
-}
-
-static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
-{
-	if (run->forced) {
-		out[0] = run->forced;
-		return 1;
-	}
-	return profil__engine_order(run, profil__kernel_hz(), out);
-}
-
-static void reset_counters(void)
-{
-	atomic_store(&profil__ctr.signals, 0);
-	atomic_store(&profil__ctr.ticks, 0);
-	atomic_store(&profil__ctr.counted, 0);
-	atomic_store(&profil__ctr.outside, 0);
-	atomic_store(&profil__ctr.lost, 0);
-	atomic_store(&profil__ctr.owed, 0);
-	atomic_store(&profil__ctr.unsampled, 0);
-}
-
-/* whole: every thread must be covered (see profil__threads_attach_all). */
-static int try_engine(const struct profil_engine *e, const struct profil_run *run, bool whole)
-{
-	int sig = e->signal(run), r = 0;
-	publish_classifiers();
-	if (sig && (r = profil__sig_take(sig, profil__on_signal)) < 0)
-		return r;
-	if (sig)
-		profil__sig_reserve(sig, profil__lock_saved());
-	profil__threads_block_creation();
-	if (profil__sealed()) { /* found waiting: a creator died in its clone */
-		profil__threads_unblock_creation();
-		return -EAGAIN;
-	}
-	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
-	profil__threads_set_period(1000000000u / run->hz);
-	profil__threads_user_time(e->user_only && e->user_only());
-	profil__threads_reset_counts();
-	r = e->start(run);
-	if (r == 0 && e->attach && (r = profil__threads_attach_all(e, seq, whole)) < 0) {
-		profil__threads_detach_all(e);
-		e->stop();
-	}
-	if (r == 0)
-		profil__set_running_engine(e);
-	profil__threads_unblock_creation();
-	if (r < 0) {
-		if (sig)
-			profil__sig_release(sig, true);
-		return r;
-	}
-	S.sig = sig;
-	S.last_sig = sig;
-	S.run = *run;
-	return 0;
-}
-
-static bool limit_refusal(int r)
-{
-	return r == -EMFILE || r == -ENFILE || r == -EAGAIN || r == -ENOMEM;
-}
-
-static void why_chosen(const struct profil_engine *e, const struct profil_run *run, bool partial)
-{
-	char text[200] = "chosen";
-	if (run->forced) {
-		profil__strlcat(text, sizeof text, " by name");
-	} else {
-		unsigned int khz = profil__kernel_hz();
-		profil__strlcat(text, sizeof text, ", ");
-		profil__strlcat_u(text, sizeof text, run->hz);
-		profil__strlcat(text, sizeof text,
-				want_subtick(run, khz) ? " Hz is above the "
-						       : " Hz is within the ");
-		profil__strlcat_u(text, sizeof text, khz);
-		profil__strlcat(text, sizeof text, " Hz kernel tick");
-		if (partial)
-			profil__strlcat(text, sizeof text, ", though not for every thread");
-	}
-	if (e->variant) {
-		profil__strlcat(text, sizeof text, " (");
-		profil__strlcat(text, sizeof text, e->variant());
-		profil__strlcat(text, sizeof text, ")");
-	}
-	if (S.sig) {
-		profil__strlcat(text, sizeof text, ", signal ");
-		signal_name(text, sizeof text, S.sig);
-	}
-	why_add(e->name, text);
-	S.last = e;
-}
-
-static int start_engine(const struct profil_run *run)
-{
-	const struct profil_engine *order[NENGINES];
-	size_t n = order_for(run, order);
-	bool short_of[NENGINES] = { false };
-	int err = -ENOSYS;
-
-	S.why[0] = '\0';
-	reset_counters();
-	for (size_t i = 0; i < n; i++) {
-		const struct profil_engine *e = order[i];
-		char reason[128] = "";
-		int r = e->probe(run, reason, sizeof reason);
-		/* First every engine must cover every thread; an engine named
-		 * alone leaves those beyond a resource limit's reserve
-		 * unsampled (and counted). */
-		if (r == 0 && (r = try_engine(e, run, n > 1)) < 0) {
-			short_of[i] = limit_refusal(r);
-			if (!reason[0]) {
-				profil__strlcat(reason, sizeof reason, "start failed: ");
-				profil__strlcat(reason, sizeof reason, profil__errname(-r));
-			}
-		}
-		if (r == 0) {
-			why_chosen(e, run, false);
-			for (size_t j = i + 1; j < n; j++)
-				why_add(order[j]->name, "not tried");
-			return 0;
-		}
-		why_add(e->name, reason);
-		err = r;
-		if (!fallback_error(r))
-			return err;
-	}
-	/* None covers every thread within the limits: the first that was
-	 * refused only for lack of resources samples the threads it can. */
-	for (size_t i = 0; i < n; i++)
-		if (short_of[i] && try_engine(order[i], run, false) == 0) {
-			why_chosen(order[i], run, true);
-			return 0;
-		}
-	return err;
-}
-
-static void stop_engine(void)
-{
-	const struct profil_engine *e = profil__running_engine();
-	if (!e)
-		return;
-	profil__threads_block_creation();
-	profil__set_running_engine(NULL);
-	if (profil__sealed()) { /* as in try_engine: nothing more */
-		profil__threads_unblock_creation();
-		return;
-	}
-	if (e->attach)
-		profil__threads_detach_all(e);
-	e->stop();
-	profil__threads_unblock_creation();
-	/* An engine whose signals can outlive it keeps our handler in place
-	 * for good: it drops our late signals and passes every other
-	 * delivery to the saved disposition, as if it were still there. */
-	if (S.sig && !(e->lingers && e->lingers()))
-		profil__sig_release(S.sig, true);
-	S.sig = 0;
 }
 
 /* ---- the program claims the sampling signal ---- */
@@ -480,10 +149,10 @@ void profil__sig_give_back(int sig)
 	/* The last move, for profil_stats() (replaced by the next one). */
 	S.moved[0] = '\0';
 	profil__strlcat(S.moved, sizeof S.moved, "; signal: ");
-	signal_name(S.moved, sizeof S.moved, sig);
+	profil__signal_name(S.moved, sizeof S.moved, sig);
 	profil__strlcat(S.moved, sizeof S.moved, " claimed by the program, now ");
 	if (to)
-		signal_name(S.moved, sizeof S.moved, to);
+		profil__signal_name(S.moved, sizeof S.moved, to);
 	else
 		profil__strlcat(S.moved, sizeof S.moved, "no free real-time signal");
 	if (!to && handled)
@@ -549,7 +218,7 @@ static int install_locked(struct profil_cfg *cfg, int call)
 			struct profil_run prev = S.run;
 			if (running) {
 				profil__threads_pay_owed(NULL); /* still the old run's */
-				stop_engine();
+				profil__engine_stop();
 			}
 			/* The program's manual engine samples nothing: a
 			 * recording pcprof run did not ask that of stops here,
@@ -557,9 +226,9 @@ static int install_locked(struct profil_cfg *cfg, int call)
 			if (run.forced == &profil__engine_manual && atomic_load(&profil__rec) &&
 			    S.rec_forced != &profil__engine_manual)
 				profil__record_stop(PCPROF_STOP_MANUAL);
-			if ((r = start_engine(&run)) < 0) {
+			if ((r = profil__engine_start(&run)) < 0) {
 				if (running)
-					start_engine(&prev);
+					profil__engine_start(&prev);
 				return r;
 			}
 		}
@@ -572,7 +241,7 @@ static int install_locked(struct profil_cfg *cfg, int call)
 	 * flat samples (sig/handler.c); a profil() call fails. */
 	if (need && (r = set_guard(true)) < 0 && cfg) {
 		if (!running)
-			stop_engine();
+			profil__engine_stop();
 		return r;
 	}
 
@@ -585,7 +254,7 @@ static int install_locked(struct profil_cfg *cfg, int call)
 		profil__threads_pay_owed(old);
 
 	if (!need) {
-		stop_engine();
+		profil__engine_stop();
 		set_guard(false);
 	}
 	if (old && old->kind == PROFIL_PCSAMPLE)
@@ -661,7 +330,7 @@ void profil__exec_prepare(void)
 	/* Into the stopped configuration and the recorder; without a
 	 * configuration profil__cur is already NULL, so only the recorder. */
 	profil__threads_pay_owed(cfg);
-	stop_engine();
+	profil__engine_stop();
 	set_guard(false);
 	/* The new image's main thread counts its ticks from here. */
 	profil__record_exec(profil__clock_ns(CLOCK_THREAD_CPUTIME_ID));
@@ -708,7 +377,7 @@ void profil__seal_begin(void)
 	quiesce();
 	if (profil__running_engine())
 		profil__threads_pay_owed(cfg);
-	stop_engine();
+	profil__engine_stop();
 	set_guard(false);
 	profil__record_stop(PCPROF_STOP_SECCOMP);
 	S.seal_saved = cfg;
@@ -797,7 +466,7 @@ static void fork_child(void)
 				profil__sig_release(S.sig, true);
 			S.sig = 0;
 			set_guard(false);
-		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
+		} else if (profil__engine_try(e, &run, false) < 0 && profil__engine_start(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
 			 * usual order; if nothing can, the state is off, and the
 			 * recording (the parent's engine and reasons, copied)
@@ -809,147 +478,6 @@ static void fork_child(void)
 	}
 	profil__unlock(&S.fork_mask);
 	atomic_store(&profil__fork_tid, 0);
-}
-
-/* ---- public extensions ---- */
-
-static const struct profil_engine *engine_by_name(const char *name)
-{
-	for (size_t i = 0; i < NENGINES; i++)
-		if (strcmp(engines[i]->name, name) == 0)
-			return engines[i];
-	return NULL;
-}
-
-PROFIL_API int profil_set_engine(const char *name)
-{
-	const struct profil_engine *e = NULL;
-	if (name && strcmp(name, "auto") != 0 && !(e = engine_by_name(name)))
-		return (int)PROFIL_PUBLIC(-EINVAL);
-	sigset_t saved;
-	bool locked = profil__lock(&saved);
-	S.forced = e; /* sealed: a choice for nothing */
-	if (locked)
-		profil__unlock(&saved);
-	return 0;
-}
-
-PROFIL_API const char *profil_engine_name(void)
-{
-	const struct profil_engine *e = profil__running_engine();
-	if (!e)
-		e = S.last;
-	return e ? e->name : NULL;
-}
-
-PROFIL_API int profil_state(void)
-{
-	struct profil_cfg *c = atomic_load(&profil__cur);
-	/* Sealed, a configuration may still be published (a filter found in
-	 * force: nothing was torn down), but nothing counts into it. */
-	if (!c || atomic_load(&c->stopped) || profil__sealed())
-		return PROFIL_OFF;
-	return c->kind;
-}
-
-PROFIL_API unsigned int profil_hz(void)
-{
-	return profil__base_hz();
-}
-
-PROFIL_API int profil_set_hz(unsigned int hz)
-{
-	if (hz < 1 || hz > 10000)
-		return (int)PROFIL_PUBLIC(-EINVAL);
-	return (int)atomic_exchange(&S.base_hz, hz);
-}
-
-PROFIL_API int profil_overflow_policy(int policy)
-{
-	if (policy == PROFIL_OVF_QUERY)
-		return atomic_load(&S.policy);
-	if (policy != PROFIL_OVF_SATURATE && policy != PROFIL_OVF_WRAP && policy != PROFIL_OVF_STOP)
-		return (int)PROFIL_PUBLIC(-EINVAL);
-	return atomic_exchange(&S.policy, policy);
-}
-
-/* Fields come out of `reserved`: the size is the ABI. */
-_Static_assert(sizeof(struct profil_stats) == 408, "struct profil_stats changed size");
-
-PROFIL_API int profil_stats(struct profil_stats *st)
-{
-	if (!st)
-		return (int)PROFIL_PUBLIC(-EFAULT);
-	memset(st, 0, sizeof *st);
-	/* Sealed, nothing changes any more: read without the lock. */
-	sigset_t saved;
-	bool locked = profil__lock(&saved);
-	const struct profil_engine *e = profil__running_engine();
-	st->hz = e ? S.run.hz : 0;
-	st->base_hz = profil__base_hz();
-	st->signals = atomic_load(&profil__ctr.signals);
-	st->ticks = atomic_load(&profil__ctr.ticks);
-	st->counted = atomic_load(&profil__ctr.counted);
-	st->outside = atomic_load(&profil__ctr.outside);
-	st->lost = atomic_load(&profil__ctr.lost);
-	st->owed = atomic_load(&profil__ctr.owed);
-	st->unsampled = atomic_load(&profil__ctr.unsampled);
-	st->signo = S.last_sig;
-	st->threads = profil__thread_attaches;
-	st->thread_errors = profil__threads_unsampled();
-	const struct profil_engine *shown = e ? e : S.last;
-	if (shown)
-		profil__strlcat(st->engine, sizeof st->engine, shown->name);
-	profil__strlcat(st->why, sizeof st->why, S.why);
-	profil__strlcat(st->why, sizeof st->why, S.moved);
-	profil__threads_loss_text(st->why, sizeof st->why);
-	if (!profil__threads_creation_seen())
-		profil__strlcat(st->why, sizeof st->why,
-				"; pthread_create not wrapped (static link without its flags)");
-	if (profil__env.bad[0]) {
-		profil__strlcat(st->why, sizeof st->why, "; ignored invalid ");
-		profil__strlcat(st->why, sizeof st->why, profil__env.bad);
-	}
-	if (profil__sealed()) {
-		profil__strlcat(st->why, sizeof st->why, "; stopped for good: ");
-		profil__strlcat(st->why, sizeof st->why, profil__sealed_text());
-	}
-	if (locked)
-		profil__unlock(&saved);
-	return 0;
-}
-
-static int inject(uintptr_t pc, const uintptr_t *stack, int depth, unsigned long ticks)
-{
-	if (profil__sealed())
-		return -1; /* no system call of ours: nothing counts any more */
-	/* Block signals so that a handler calling pcsample() cannot wait for
-	 * this very thread to leave the accounting path. */
-	sigset_t saved;
-	profil__block_async(&saved);
-	bool active = profil__sample(pc, stack, depth, ticks, PROFIL_FROM_INJECT);
-	profil__real_sigmask(SIG_SETMASK, &saved, NULL);
-	return active ? 0 : -1;
-}
-
-PROFIL_API int __profil_inject(uintptr_t pc, unsigned long ticks)
-{
-	return inject(pc, NULL, 0, ticks);
-}
-
-PROFIL_API int __profil_inject_stack(const uintptr_t *pcs, int n, unsigned ticks)
-{
-	if (!pcs || n < 1) {
-		errno = EINVAL;
-		return -1;
-	}
-	return inject(pcs[0], pcs, n, ticks);
-}
-
-PROFIL_API int __profil_inject_time(long long ns)
-{
-	atomic_store(&profil__record_test_ns, ns < 0 ? 0 : (uint64_t)ns + 1);
-	return atomic_load(&profil__rec) && atomic_load(&profil__rec)->tl_bucket ? 0 : -1;
 }
 
 /* ---- initialisation ---- */
@@ -964,91 +492,6 @@ static void pay_at_exit(void)
 	if (profil__running_engine())
 		profil__threads_pay_owed(NULL);
 	profil__unlock(&saved);
-}
-
-static void env_bad(const char *name)
-{
-	if (profil__env.bad[0])
-		profil__strlcat(profil__env.bad, sizeof profil__env.bad, ", ");
-	profil__strlcat(profil__env.bad, sizeof profil__env.bad, name);
-}
-
-static int parse_signal(const char *s)
-{
-	unsigned long v;
-	if (strncmp(s, "SIG", 3) == 0)
-		s += 3;
-	if (strcmp(s, "PROF") == 0)
-		return SIGPROF;
-	if (strcmp(s, "VTALRM") == 0)
-		return SIGVTALRM;
-	if (strcmp(s, "USR1") == 0)
-		return SIGUSR1;
-	if (strcmp(s, "USR2") == 0)
-		return SIGUSR2;
-	if (strncmp(s, "RTMIN+", 6) == 0 && profil__parse_uint(s + 6, 64, &v) == 0 &&
-	    SIGRTMIN + (int)v <= SIGRTMAX)
-		return SIGRTMIN + (int)v;
-	if (strcmp(s, "RTMIN") == 0)
-		return SIGRTMIN;
-	if (strncmp(s, "RTMAX-", 6) == 0 && profil__parse_uint(s + 6, 64, &v) == 0 &&
-	    SIGRTMAX - (int)v >= SIGRTMIN)
-		return SIGRTMAX - (int)v;
-	if (strcmp(s, "RTMAX") == 0)
-		return SIGRTMAX;
-	if (profil__parse_uint(s, 64, &v) == 0 &&
-	    (v == SIGPROF || v == SIGVTALRM || v == SIGUSR1 || v == SIGUSR2 ||
-	     ((int)v >= SIGRTMIN && (int)v <= SIGRTMAX)))
-		return (int)v;
-	return 0;
-}
-
-static void read_env(void)
-{
-	const char *s;
-	unsigned long v;
-
-	profil__env.overflow = -1;
-	/* A set-user-ID, set-group-ID or capable program takes no settings
-	 * from the environment of whoever runs it (rawfile.c: nor PCPROF_*). */
-	if (getauxval(AT_SECURE))
-		return;
-	if ((s = getenv("PROFIL_HZ"))) {
-		if (profil__parse_uint(s, 10000, &v) == 0 && v >= 1)
-			profil__env.hz = v;
-		else
-			env_bad("PROFIL_HZ");
-	}
-	if ((s = getenv("PROFIL_OVERFLOW"))) {
-		if (strcmp(s, "saturate") == 0)
-			profil__env.overflow = PROFIL_OVF_SATURATE;
-		else if (strcmp(s, "wrap") == 0)
-			profil__env.overflow = PROFIL_OVF_WRAP;
-		else if (strcmp(s, "stop") == 0)
-			profil__env.overflow = PROFIL_OVF_STOP;
-		else
-			env_bad("PROFIL_OVERFLOW");
-	}
-	if ((s = getenv("PROFIL_ENGINE"))) {
-		if (strcmp(s, "auto") == 0 || engine_by_name(s))
-			profil__strlcat(profil__env.engine, sizeof profil__env.engine, s);
-		else
-			env_bad("PROFIL_ENGINE");
-	}
-	/* What pcprof run was asked for: the engine of a recording, whatever
-	 * the program then sets in PROFIL_ENGINE for its children. */
-	if ((s = getenv("PCPROF_ENGINE")) && (strcmp(s, "auto") == 0 || engine_by_name(s)))
-		profil__strlcat(profil__env.rec_engine, sizeof profil__env.rec_engine, s);
-	if ((s = getenv("PROFIL_SIGNAL"))) {
-		if (!(profil__env.signo = parse_signal(s)))
-			env_bad("PROFIL_SIGNAL");
-	}
-	if ((s = getenv("PROFIL_PERF_MODE"))) {
-		if (strcmp(s, "sigtrap") == 0 || strcmp(s, "fasync") == 0)
-			profil__strlcat(profil__env.perf_mode, sizeof profil__env.perf_mode, s);
-		else
-			env_bad("PROFIL_PERF_MODE");
-	}
 }
 
 /*
@@ -1074,7 +517,7 @@ static void filters_init(void)
 
 __attribute__((constructor(101))) static void session_init(void)
 {
-	read_env();
+	profil__env_read();
 	long tck = sysconf(_SC_CLK_TCK);
 	atomic_store(&S.base_hz, profil__env.hz            ? (unsigned int)profil__env.hz
 				 : tck > 0 && tck <= 10000 ? (unsigned int)tck
@@ -1082,9 +525,9 @@ __attribute__((constructor(101))) static void session_init(void)
 	atomic_store(&S.policy,
 		     profil__env.overflow >= 0 ? profil__env.overflow : PROFIL_OVF_SATURATE);
 	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
-		S.forced = engine_by_name(profil__env.engine);
+		S.forced = profil__engine_by_name(profil__env.engine);
 	S.rec_forced =
-		profil__env.rec_engine[0] ? engine_by_name(profil__env.rec_engine) : S.forced;
+		profil__env.rec_engine[0] ? profil__engine_by_name(profil__env.rec_engine) : S.forced;
 	filters_init();
 	if (profil__sealed())
 		return; /* in the program's sandbox: no system call of ours */

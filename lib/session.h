@@ -39,7 +39,7 @@ PROFIL_HIDDEN unsigned int profil__base_hz(void);
 
 /* The engines the library tries, in order, for run when the kernel tick is
  * khz Hz (0: unknown) and no engine is named: into out (room for every
- * engine), returns how many.  Pure; for session.c and the tests. */
+ * engine), returns how many.  Pure; for engine-choice.c and the tests. */
 PROFIL_HIDDEN size_t profil__engine_order(const struct profil_run *run, unsigned int khz,
 					  const struct profil_engine **out);
 
