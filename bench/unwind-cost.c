@@ -22,6 +22,7 @@
 
 #include "arch/guard.h"
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "sig/unwind.h"
 #include "profil_ext.h"
 

@@ -67,7 +67,7 @@
 #include "reserve.h"
 #include "ctl.h"
 #include "threads.h"
-#include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "sig/sigown.h"
 #include "sig/tslot.h"
 
@@ -792,7 +792,7 @@ int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread
 			  void *(*fn)(void *), void *arg)
 {
 	/* Normal context the library sees while the program runs: unwind
-	 * tables for code dlopen()ed since they were built (sig/unwind-tables.h). */
+	 * tables for code dlopen()ed since they were built (unwind-build.h). */
 	profil__unwind_refresh_if_stale();
 	struct start_arg *a = start_arg_get();
 	if (!a)

@@ -238,6 +238,14 @@ int profil__cfi_fde(const struct profil_cfi_buf *b, const struct profil_cie *cie
 	return 0;
 }
 
+int profil__cfi_pair(const struct profil_cfi_buf *cie_b, const struct profil_cfi_buf *fde_b,
+		     struct profil_cie *cie, struct profil_fde *fde)
+{
+	if (profil__cfi_cie(cie_b, cie) < 0 || profil__cfi_fde(fde_b, cie, fde) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 /* ---- the interpreter ---- */
 
 enum { REG_SAME, REG_OFFSET, REG_UNDEF, REG_OTHER };

@@ -44,6 +44,22 @@ struct profil_urow {
 	uint8_t pad;
 };
 
+/* The row where nothing is known: the walk ends there. */
+#define PROFIL_UROW_UNKNOWN                                                                        \
+	((struct profil_urow){ .rule = PROFIL_CFA_UNKNOWN, .fp = PROFIL_FP_LOST })
+
+/* The encoding of .eh_frame_hdr's binary-search table that gcc, clang, GNU
+ * ld, gold and lld write: DW_EH_PE_datarel | DW_EH_PE_sdata4. */
+#define PROFIL_EH_HDR_TABLE_ENC 0x3b
+
+/* A 32-bit word at p, of any alignment. */
+static inline uint32_t profil__cfi_rd32(const uint8_t *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+
 /* Where bytes copied from a module came from: address of byte 0. */
 struct profil_cfi_buf {
 	const uint8_t *p, *end;
@@ -74,6 +90,12 @@ struct profil_fde {
 };
 PROFIL_HIDDEN int profil__cfi_fde(const struct profil_cfi_buf *b, const struct profil_cie *cie,
 				  struct profil_fde *fde);
+
+/* Both: the bodies of a CIE and of an FDE that names it.  0 or -EINVAL.
+ * AS-safe. */
+PROFIL_HIDDEN int profil__cfi_pair(const struct profil_cfi_buf *cie_b,
+				   const struct profil_cfi_buf *fde_b, struct profil_cie *cie,
+				   struct profil_fde *fde);
 
 /*
  * Run the CIE's then the FDE's instructions; call emit(ctx, pc, row) for

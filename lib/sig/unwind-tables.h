@@ -1,25 +1,27 @@
 /*
- * unwind-tables.h - the compact unwind tables of the loaded modules.
+ * unwind-tables.h - the handler's side of the loaded modules' compact
+ * unwind tables: finding the row in effect at a pc.
  *
- * Built in normal context (profil__unwind_refresh: at library start under
- * pcprof run, and again at the first pthread_create after a walk met a
- * module loaded or closed since, or whenever asked) from each
- * module's .eh_frame_hdr and .eh_frame (or read from the table an earlier
- * image of the run left in its recording directory: unwind-tables.c,
- * "tables shared"), into memory from mmap, and published to the signal
- * handler through one atomic pointer.  A table a
- * handler may still read is never unmapped: a replaced set is retired and
- * unmapped only once no walk is in progress.
+ * The tables are built in normal context (lib/unwind-build.c: at library
+ * start under pcprof run, and again at the first pthread_create after a
+ * walk met a module loaded or closed since, or whenever asked) and
+ * published here through one atomic pointer, profil__unwind_set.  A table
+ * a handler may still read is never unmapped: a replaced set is retired
+ * and unmapped only once profil__unwind_walkers, the walks in progress,
+ * was seen at zero after the swap.
  *
  * Code the tables do not cover yet (a module loaded after the last
  * refresh) is still unwound: the handler finds it with glibc's lock-free,
  * async-signal-safe _dl_find_object, copies the one FDE it needs through
  * the fault guard and interprets it on the spot (slower, same rows), and
- * asks for a refresh.
+ * raises profil__unwind_stale so that normal context rebuilds.
+ *
+ * Everything declared here is AS-safe.
  */
 #ifndef PROFIL_SIG_UNWIND_TABLES_H
 #define PROFIL_SIG_UNWIND_TABLES_H
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,15 +35,42 @@ enum profil_ufound {
 	PROFIL_UFOUND_DIRECT = 2, /* the module's own .eh_frame, interpreted now */
 };
 
-/* Rebuild the tables for the modules loaded now; modules whose table
- * exists keep it.  0 or -errno (-ENOMEM: the old set stays).  Normal
- * context only; serialised internally.  Not AS-safe. */
-PROFIL_HIDDEN int profil__unwind_refresh(void);
+/* A page of code, for the tables' page index. */
+#define PROFIL_UPAGE_SHIFT 12
 
-/* Refresh if a walk met code of a module the tables do not have (a
- * dlopen), or a table of a module closed since the last refresh.  Cheap
- * when nothing changed.  Normal context; not AS-safe. */
-PROFIL_HIDDEN void profil__unwind_refresh_if_stale(void);
+/* One module: its code [lo, hi), and its rows sorted by off (pc - bias),
+ * the last one UNKNOWN at the end of the last FDE. */
+struct profil_umod {
+	uintptr_t lo, hi, bias;
+	uintptr_t eh_hdr; /* .eh_frame_hdr, 0 if none */
+	struct profil_urow *rows;
+	uint32_t nrows;
+	/* page[p]: the last row starting at or before lo + p * PAGE, so that
+	 * a lookup searches the few rows of one page of code */
+	uint32_t *page, npages;
+	void *mem;        /* the one mapping that holds rows and pages */
+	size_t rows_size; /* its bytes */
+};
+
+/* A set of modules, sorted by lo; never changed once published. */
+struct profil_uset {
+	size_t size; /* bytes mapped for this object */
+	struct profil_uset *retired_next;
+	uint32_t n;
+	struct profil_umod m[];
+};
+
+/* What normal context publishes (lib/unwind-build.c) and the handler
+ * reads: the current set; the walks between enter and leave (a retired
+ * set is unmapped only once this was seen at zero after the swap); the
+ * flag a walk raises when it meets a module the set lacks; and glibc's
+ * _dl_find_object (2.35, documented AS-safe; NULL before that), looked up
+ * at library start. */
+typedef int profil_find_object_fn(void *pc, struct dl_find_object *out);
+PROFIL_HIDDEN extern struct profil_uset *_Atomic profil__unwind_set;
+PROFIL_HIDDEN extern _Atomic long profil__unwind_walkers;
+PROFIL_HIDDEN extern _Atomic bool profil__unwind_stale;
+PROFIL_HIDDEN extern profil_find_object_fn *profil__unwind_find_object;
 
 /* One walk: the set it reads, and the modules it checked are still the
  * ones loaded (after a dlclose, a table may describe code that is gone,
@@ -73,19 +102,5 @@ PROFIL_HIDDEN int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struc
 /* The row at pc by the direct path only (tests compare it with the
  * tables).  AS-safe. */
 PROFIL_HIDDEN int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row);
-
-/* Statistics: rows and modules in the current set.  Normal context. */
-PROFIL_HIDDEN void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *bytes);
-
-/* Tables shared between the process images of a run (unwind-tables.c):
- * how many this image read from the run's directory and wrote there, and
- * a digest of the current set's rows and page indexes (equal in two
- * images whose tables are equal, wherever they were loaded).  Tests.
- * Normal context. */
-PROFIL_HIDDEN void profil__unwind_share_stats(uint32_t *in, uint32_t *out, uint64_t *digest);
-
-/* The shared tables' checksum (tests make damaged tables that pass it).
- * AS-safe. */
-PROFIL_HIDDEN uint64_t profil__unwind_checksum(const void *p, size_t n);
 
 #endif

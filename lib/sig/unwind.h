@@ -8,7 +8,8 @@
  * CFA must rise above the last, except across a signal frame; a walk that
  * is not bounded does not use the stack's bounds); max == 0 is allowed and
  * writes nothing.  The implementation: sig/unwind.c (the walk),
- * sig/unwind-tables.c (the tables it reads), arch/unwind-<arch>.c.
+ * sig/unwind-tables.c (the rows it reads from the tables lib/unwind-build.c
+ * makes), arch/unwind-<arch>.c.
  *
  * What it writes, outermost last:
  *   pcs[0]    the interrupted pc, from uc (never the handler's own frames);

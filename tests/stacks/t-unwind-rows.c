@@ -12,6 +12,7 @@
 #include <link.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 __asm__(".text\n"

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 /* The table file's head (unwind-tables.c, struct utab_head), where the

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 static void run_child(const char *self, const char *dir, const char *stacks)
