@@ -486,18 +486,47 @@ static int step(struct run *r, const struct profil_cfi_buf *b, const uint8_t **p
 	}
 }
 
+/* The next window of instructions from more, starting at run-time address
+ * at: into *b.  false if none could be read. */
+static bool refill(const struct profil_cfi_more *more, uintptr_t at, struct profil_cfi_buf *b)
+{
+	if (!more || at >= more->end)
+		return false;
+	uintptr_t want = more->end - at < more->size ? more->end - at : more->size;
+	long n = more->read(more->ctx, at, more->buf, want);
+	if (n <= 0 || (uintptr_t)n > want)
+		return false;
+	*b = (struct profil_cfi_buf){ more->buf, more->buf + n, at };
+	return true;
+}
+
 /* Returns 0 at the end of the instructions, 1 if emit asked to stop, 2
  * past the end of the function, or -EINVAL.  Each advance first emits the
- * row of the location it leaves. */
+ * row of the location it leaves.  With more, the instructions go on past
+ * [p, end) up to more->end: a window ending before that is followed by the
+ * next, which starts at the first instruction the last could not hold. */
 static int run_insns(struct run *r, const uint8_t *p, const uint8_t *end, uintptr_t addr,
-		     uintptr_t *loc, uintptr_t pc_end, profil_cfi_emit *emit, void *ctx)
+		     uintptr_t *loc, uintptr_t pc_end, profil_cfi_emit *emit, void *ctx,
+		     const struct profil_cfi_more *more)
 {
 	struct profil_cfi_buf b = { p, end, addr };
-	while (p < end) {
+	for (;;) {
+		if (p >= b.end) {
+			if (!refill(more, b.addr + (uintptr_t)(b.end - b.p), &b))
+				return 0;
+			p = b.p;
+		}
+		const uint8_t *at = p;
 		uint64_t adv = 0;
 		int k = step(r, &b, &p, &adv);
-		if (k < 0)
-			return k;
+		if (k < 0) {
+			/* An instruction cut by the window's end: again from
+			 * its start, in a window of its own. */
+			if (at == b.p || !refill(more, b.addr + (uintptr_t)(at - b.p), &b))
+				return k;
+			p = b.p;
+			continue;
+		}
 		if (k == 0 || adv == 0)
 			continue;
 		if (!emit) /* the CIE's instructions may not advance */
@@ -511,11 +540,10 @@ static int run_insns(struct run *r, const uint8_t *p, const uint8_t *end, uintpt
 			return 2; /* past the function: the rest does not apply */
 		*loc += delta;
 	}
-	return 0;
 }
 
-int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
-		    profil_cfi_emit *emit, void *ctx)
+int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
+			 const struct profil_cfi_more *more, profil_cfi_emit *emit, void *ctx)
 {
 	struct run r = { .cie = cie };
 	r.cur = (struct cfa_state){
@@ -524,16 +552,17 @@ int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
 	uintptr_t loc = fde->pc_begin;
 	if (cie->ra_reg != (uint32_t)PROFIL_DW_RA || !PROFIL_UNWIND_ARCH)
 		r.lost_state = true;
-	int e = run_insns(&r, cie->insn, cie->insn_end, 0, &loc, fde->pc_end, NULL, NULL);
+	int e = run_insns(&r, cie->insn, cie->insn_end, 0, &loc, fde->pc_end, NULL, NULL, NULL);
 	if (e < 0)
 		return e;
 	r.init = r.cur;
 	r.depth = 0;
-	e = run_insns(&r, fde->insn, fde->insn_end, fde->insn_addr, &loc, fde->pc_end, emit, ctx);
+	e = run_insns(&r, fde->insn, fde->insn_end, fde->insn_addr, &loc, fde->pc_end, emit, ctx,
+		      more);
 	struct profil_urow row;
 	if (e < 0) {
 		/* From the instruction it does not know on, nothing is. */
-		row = (struct profil_urow){ .rule = PROFIL_CFA_UNKNOWN, .fp = PROFIL_FP_LOST };
+		row = PROFIL_UROW_UNKNOWN;
 		emit(ctx, loc, &row);
 		return e;
 	}
@@ -542,4 +571,10 @@ int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
 		emit(ctx, loc, &row);
 	}
 	return 0;
+}
+
+int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
+		    profil_cfi_emit *emit, void *ctx)
+{
+	return profil__cfi_run_more(cie, fde, NULL, emit, ctx);
 }

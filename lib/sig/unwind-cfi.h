@@ -111,6 +111,27 @@ typedef int profil_cfi_emit(void *ctx, uintptr_t pc, const struct profil_urow *r
 PROFIL_HIDDEN int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
 				  profil_cfi_emit *emit, void *ctx);
 
+/*
+ * The same for an FDE whose buffer holds only the start of its
+ * instructions (fde->insn up to fde->insn_end): the rest, up to run-time
+ * address more->end, is read into more->buf (more->size bytes at a time,
+ * which may be the FDE's own buffer) with more->read(more->ctx, addr,
+ * buf, n), which returns the bytes it read (from 1 to n) or a negative
+ * errno.  An instruction longer than more->size, or a read that fails,
+ * ends the run as an instruction it does not know does.  AS-safe if read
+ * is.
+ */
+struct profil_cfi_more {
+	long (*read)(void *ctx, uintptr_t addr, uint8_t *buf, uintptr_t n);
+	void *ctx;
+	uint8_t *buf;
+	uintptr_t size;
+	uintptr_t end;
+};
+PROFIL_HIDDEN int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
+				       const struct profil_cfi_more *more, profil_cfi_emit *emit,
+				       void *ctx);
+
 /* Read an encoded pointer (DW_EH_PE_*) at *pp, advancing it; datarel is
  * the base for DW_EH_PE_datarel.  0 or -EINVAL.  AS-safe. */
 PROFIL_HIDDEN int profil__cfi_pointer(const struct profil_cfi_buf *b, const uint8_t **pp,
