@@ -1,26 +1,24 @@
 /*
- * unwind-build.h - building the compact unwind tables of the loaded
- * modules (layer L3, normal context; the handler's side is
- * lib/sig/unwind-tables.h).
- *
- * Built from each module's .eh_frame_hdr and .eh_frame (or read from the
- * table an earlier image of the run left in its recording directory:
- * unwind-build.c, "tables shared"), into memory from mmap, and published
- * to the signal handler through profil__unwind_set.  Under pcprof run
- * recording stacks, the library constructor builds them; the first
- * pthread_create after a walk met a module the set lacks rebuilds.
+ * unwind-build.h - the set of loaded modules the stack walker reads (layer
+ * L3, normal context; the handler's side is lib/sig/unwind-tables.h): each
+ * module with its file, checked, a sample of its .eh_frame_hdr and an
+ * empty row cache, published to the signal handler through
+ * profil__unwind_set.  Under pcprof run recording stacks, the library
+ * constructor makes it; the first pthread_create after a walk met a module
+ * the set lacks makes it again.
  */
 #ifndef PROFIL_UNWIND_BUILD_H
 #define PROFIL_UNWIND_BUILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "internal.h"
 
-/* Rebuild the tables for the modules loaded now; modules whose table
- * exists keep it.  0 or -errno (-ENOMEM: the old set stays).  Normal
- * context only; serialised internally.  Not AS-safe. */
+/* Make the set again for the modules loaded now; modules still loaded keep
+ * their entry, cache included.  0 or -errno (-ENOMEM: the old set stays).
+ * Normal context only; serialised internally.  Not AS-safe. */
 PROFIL_HIDDEN int profil__unwind_refresh(void);
 
 /* Refresh if a walk met code of a module the tables do not have (a
@@ -28,18 +26,22 @@ PROFIL_HIDDEN int profil__unwind_refresh(void);
  * when nothing changed.  Normal context; not AS-safe. */
 PROFIL_HIDDEN void profil__unwind_refresh_if_stale(void);
 
-/* Statistics: rows and modules in the current set.  Normal context. */
-PROFIL_HIDDEN void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *bytes);
+/* What the current set holds and what walks did (tests, bench): modules,
+ * those read from their file, the entries of their row caches and how many
+ * are filled, the functions whose rows are kept and the bytes they take,
+ * the pages of the modules' table copies filled, the bytes mapped for all
+ * that; then profil__unwind_counts (sig/unwind-tables.h).  Normal
+ * context. */
+struct profil_unwind_stats {
+	uint32_t modules, with_file;
+	uint64_t cache_entries, cached, funcs, func_bytes, table_pages, mapped;
+	uint64_t func_rows, file_rows, memory_rows, opened, mismatched, lost;
+};
+PROFIL_HIDDEN void profil__unwind_stats(struct profil_unwind_stats *st);
 
-/* Tables shared between the process images of a run (unwind-build.c):
- * how many this image read from the run's directory and wrote there, and
- * a digest of the current set's rows and page indexes (equal in two
- * images whose tables are equal, wherever they were loaded).  Tests.
- * Normal context. */
-PROFIL_HIDDEN void profil__unwind_share_stats(uint32_t *in, uint32_t *out, uint64_t *digest);
-
-/* The shared tables' checksum (tests make damaged tables that pass it).
- * AS-safe. */
-PROFIL_HIDDEN uint64_t profil__unwind_checksum(const void *p, size_t n);
+/* Drop the current set; the modules the next refresh registers get no row
+ * cache (off: every row then comes from the module's file) or do (tests
+ * and bench).  Normal context. */
+PROFIL_HIDDEN void profil__unwind_no_caches(bool off);
 
 #endif

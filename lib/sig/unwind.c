@@ -2,7 +2,7 @@
  * unwind.c - the stack walker of the signal path (contract in unwind.h).
  *
  * Each step finds the row in effect at the frame's pc (a binary search in
- * the module set, then in the module's rows: unwind-tables.c), applies
+ * the module set, then the module's row cache: unwind-tables.c), applies
  * it (CFA = SP + k or FP + k, the return address at CFA - 8, the caller's
  * frame pointer unchanged or saved), reads the two words through the
  * fault guard and checks what it got: the CFA must be above the stack
@@ -115,6 +115,14 @@ static enum step caller(const struct reach *m, const struct frame *f, struct fra
 	return out->r.pc == 0 ? STEP_END : STEP_OK;
 }
 
+void profil__unwind_use_buf(struct profil_uwalk *w, struct profil_walk_buf *b)
+{
+	b->x.fde = b->fde;
+	b->x.fde_size = sizeof b->fde;
+	b->x.rows = b->rows;
+	w->scratch = &b->x;
+}
+
 static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct reach *stack,
 		       struct profil_walk_buf *buf)
 {
@@ -142,10 +150,8 @@ static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct rea
 	struct profil_uwalk walk;
 	profil__unwind_enter(&walk);
 	walk.tables_only = m->hi != 0;
-	if (buf) {
-		walk.fde_buf = buf->fde;
-		walk.cie_buf = buf->cie;
-	}
+	if (buf)
+		profil__unwind_use_buf(&walk, buf);
 	resolve(&walk, f);
 	while (n < max) {
 		enum step s = caller(m, f, next);
