@@ -47,11 +47,28 @@
  * handler's stack budget").  One thread's handler uses its own, and
  * profiling handlers never nest.
  */
+/*
+ * The recorder's memory of the thread's last stored stack (sig/sink.c): its
+ * callers outermost first, and the node of the recording's trie each one
+ * ended at.  The next stack of the thread usually shares its outer callers
+ * (half of cc1plus's frames), whose nodes are then taken from here instead
+ * of searched for in every level of the trie.  Nodes never leave a
+ * recording; token names the one they are in (a fork child records into a
+ * file of its own).
+ */
+struct profil_stack_memo {
+	uint64_t token; /* the recording's header token; 0: nothing */
+	uint32_t n;     /* entries below that hold */
+	uint32_t node[PROFIL_STACK_MAX];
+	uint64_t key[PROFIL_STACK_MAX];
+};
+
 struct profil_walk_buf {
 	uintptr_t pcs[PROFIL_STACK_MAX];
 	struct profil_uscratch x; /* its fde and rows: below */
 	uint8_t fde[PROFIL_UNWIND_FDE_MAX];
 	uint64_t rows[PROFIL_UNWIND_FUNC_ROWS];
+	struct profil_stack_memo memo;
 };
 
 /* Let walk w (after profil__unwind_enter) read records into b instead of
