@@ -214,35 +214,30 @@ static uint32_t cache_sets(uintptr_t code)
 }
 
 /*
- * m's memory, one mapping: what walks write (live, then the bitmap of the
- * table's copy, a cache line each at least), the row cache, the sample,
- * the path, and the table's copy (its pages touched only once filled).
- * Within what the address-space limit leaves (the rule of the recording's
- * tables, profil__sink_room): without room, no cache (each row is read
- * again) and no copy (each row reads the table too), then no file.
+ * m's memory, one mapping: what walks write (live, a cache line), the row
+ * cache, the table of functions whose rows are kept, the group index, the
+ * sample, the path, and the arena of function rows (its pages touched only
+ * once filled).  Within what the address-space limit leaves (the rule of
+ * the recording's tables, profil__sink_room): without room, no cache and no
+ * function rows (each row is read again), then no file.
  */
 static void give_memory(struct profil_umod *m, const struct found *f)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), line = 64;
 	uint32_t nsample = f ? (f->nfde + PROFIL_USAMPLE - 1) / PROFIL_USAMPLE : 0;
-	uint32_t npages = f ? (f->nfde + 511) / 512 : 0; /* 512 entries a page */
-	size_t bitmap = ((npages + 63) / 64 * 8 + line - 1) / line * line;
 	uint32_t code_pages = f ? (uint32_t)(((m->hi - m->lo) >> 12) + 1) : 0;
 	size_t tail = f ? (size_t)code_pages * 4 + (size_t)nsample * 2 * sizeof(int32_t) +
 				      strlen(f->path) + 1
 			: 0;
 	uint32_t sets = want_caches ? cache_sets(m->hi - m->lo) : 0;
-	bool copy = want_caches && f;
 	/* The function rows: a table entry for every two cache entries, and
 	 * an arena of a 16th of the code (cc1plus: 8,192 entries, 1.3 MiB of
-	 * address space, of which its walks filled 0.3 MiB). */
-	uint32_t nfuncs = copy ? sets * 4 : 0;
-	size_t arena = copy ? ((m->hi - m->lo) / 16 + page - 1) / page * page : 0;
-	for (;; sets = 0, copy = false, nfuncs = 0, arena = 0) {
-		size_t size = line + bitmap + (size_t)sets * 64 + (size_t)nfuncs * 8 + tail;
+	 * address space, of which its walks filled 0.5 MiB). */
+	uint32_t nfuncs = sets && f ? sets * 4 : 0;
+	size_t arena = nfuncs ? ((m->hi - m->lo) / 16 + page - 1) / page * page : 0;
+	for (;; sets = 0, nfuncs = 0, arena = 0) {
+		size_t size = line + (size_t)sets * 64 + (size_t)nfuncs * 8 + tail;
 		size = (size + page - 1) / page * page;
-		size_t table = size;
-		size += copy ? (size_t)npages * page : 0;
 		size_t rows = size;
 		size += arena;
 		char *mem = (sets || f) && profil__sink_room(mapped, size, page)
@@ -254,20 +249,16 @@ static void give_memory(struct profil_umod *m, const struct found *f)
 			mapped += size;
 			m->live = (struct profil_ulive *)mem;
 			atomic_store(&m->live->fd, -1);
-			m->filled = (_Atomic uint64_t *)(mem + line);
-			m->cache = (_Atomic uint64_t *)(sets ? mem + line + bitmap : NULL);
+			m->cache = (_Atomic uint64_t *)(sets ? mem + line : NULL);
 			m->cache_sets = sets;
-			m->table = copy ? (int32_t *)(mem + table) : NULL;
-			m->funcs = nfuncs ? (_Atomic uint64_t *)(mem + line + bitmap +
-								 (size_t)sets * 64)
+			m->funcs = nfuncs ? (_Atomic uint64_t *)(mem + line + (size_t)sets * 64)
 					  : NULL;
 			m->nfuncs = nfuncs;
 			m->arena = arena ? mem + rows : NULL;
 			m->arena_size = arena;
 			if (f) {
-				uint32_t *groups =
-					(uint32_t *)(mem + line + bitmap + (size_t)sets * 64 +
-						     (size_t)nfuncs * 8);
+				uint32_t *groups = (uint32_t *)(mem + line + (size_t)sets * 64 +
+								(size_t)nfuncs * 8);
 				int32_t *sample = (int32_t *)(groups + code_pages);
 				char *path = (char *)(sample + 2 * (size_t)nsample);
 				memcpy(path, f->path, strlen(f->path) + 1);
@@ -294,7 +285,7 @@ static void give_memory(struct profil_umod *m, const struct found *f)
 			}
 			return;
 		}
-		if (!sets && !copy)
+		if (!sets)
 			return;
 	}
 }
@@ -499,8 +490,6 @@ void profil__unwind_stats(struct profil_unwind_stats *st)
 			uint64_t used = atomic_load(&m->live->arena_used);
 			st->func_bytes += used < m->arena_size ? used : m->arena_size;
 		}
-		for (uint32_t p = 0; m->table && p < (m->nfde + 511) / 512; p++)
-			st->table_pages += (atomic_load(&m->filled[p / 64]) >> (p % 64)) & 1;
 	}
 	st->mapped = mapped;
 	st->func_rows = atomic_load(&profil__unwind_counts.func_rows);

@@ -29,12 +29,11 @@ PROFIL_HIDDEN void profil__unwind_refresh_if_stale(void);
 /* What the current set holds and what walks did (tests, bench): modules,
  * those read from their file, the entries of their row caches and how many
  * are filled, the functions whose rows are kept and the bytes they take,
- * the pages of the modules' table copies filled, the bytes mapped for all
- * that; then profil__unwind_counts (sig/unwind-tables.h).  Normal
+ * the bytes mapped for all that; then profil__unwind_counts (sig/unwind-tables.h).  Normal
  * context. */
 struct profil_unwind_stats {
 	uint32_t modules, with_file;
-	uint64_t cache_entries, cached, funcs, func_bytes, table_pages, mapped;
+	uint64_t cache_entries, cached, funcs, func_bytes, mapped;
 	uint64_t func_rows, file_rows, memory_rows, opened, mismatched, lost;
 };
 PROFIL_HIDDEN void profil__unwind_stats(struct profil_unwind_stats *st);

@@ -256,42 +256,13 @@ static int parse_fde(const struct src *s, uintptr_t fde_at, const uint8_t *buf, 
 	return profil__cfi_pair(&cb, &fb, cie, fde) < 0 ? 1 : 0;
 }
 
-/* A module's table as its file is read: its copy (pages filled as walks
- * need them) and sample. */
+/* A module's table as its file is read: its sample, and the module
+ * (its function rows, if any). */
 struct entries {
-	const int32_t *table; /* the module's copy of the table, or NULL */
-	_Atomic uint64_t *filled;
 	uint32_t n; /* entries */
 	const int32_t *sample;
-	const struct profil_umod *m; /* its function rows, if any */
+	const struct profil_umod *m;
 };
-
-#define PAGE_ENTRIES 512 /* entries of the table in a page of its copy */
-
-/* Entries [lo, hi) of the copy, its pages filled from s if no walk did
- * yet, each checked against the sample: another file would not have the
- * sampled entries where the module's has them.  0, UNREAD or NOT_OURS. */
-static int fill(const struct src *s, uintptr_t table, const struct entries *e, uint32_t lo,
-		uint32_t hi)
-{
-	for (uint32_t p = lo / PAGE_ENTRIES; p <= (hi - 1) / PAGE_ENTRIES; p++) {
-		uint64_t bit = UINT64_C(1) << (p % 64);
-		if (atomic_load_explicit(&e->filled[p / 64], memory_order_acquire) & bit)
-			continue;
-		uint32_t first = p * PAGE_ENTRIES,
-			 count = e->n - first < PAGE_ENTRIES ? e->n - first : PAGE_ENTRIES;
-		int32_t *to = (int32_t *)e->table + 2 * (uintptr_t)first;
-		if (!src_get(s, table + 8 * (uintptr_t)first, to, 8 * (uintptr_t)count))
-			return UNREAD;
-		for (uint32_t i = first; i < first + count; i += PROFIL_USAMPLE)
-			if (i % PROFIL_USAMPLE == 0 &&
-			    (to[2 * (i - first)] != e->sample[2 * (i / PROFIL_USAMPLE)] ||
-			     to[2 * (i - first) + 1] != e->sample[2 * (i / PROFIL_USAMPLE) + 1]))
-				return NOT_OURS;
-		atomic_fetch_or_explicit(&e->filled[p / 64], bit, memory_order_release);
-	}
-	return 0;
-}
 
 /* ---- a module's function rows ----
  *
@@ -406,7 +377,7 @@ static int emit_gather(void *ctx, uintptr_t pc, const struct profil_urow *row)
 
 /*
  * The row at pc of the module whose .eh_frame_hdr is at hdr, reading from
- * s into x; e (NULL: none) has the table's copy and sample; n entries;
+ * s into x; e (NULL: none) has the table's sample; n entries;
  * mod (0: none) names the module for x's CIE.  TABLE and the row (UNKNOWN
  * where the instructions say nothing we follow, or the records are
  * malformed); NONE if no FDE covers pc; UNREAD if a record could not be
@@ -445,19 +416,15 @@ static int read_row(const struct src *s, uintptr_t hdr, uint32_t n, const struct
 		}
 		lo = a * PROFIL_USAMPLE;
 		hi = lo + PROFIL_USAMPLE < n ? lo + PROFIL_USAMPLE : n;
-		if (e->table) {
-			int f = fill(s, table, e, lo, hi);
-			if (f)
-				return f;
-			ent = e->table + 2 * (uintptr_t)lo;
-		} else { /* no copy: the group's entries, the sampled one first */
-			if (!src_get(s, table + 8 * (uintptr_t)lo, x->hdr,
-				     8 * (uintptr_t)(hi - lo)))
-				return UNREAD;
-			ent = (const int32_t *)x->hdr;
-			if (ent[0] != e->sample[2 * a] || ent[1] != e->sample[2 * a + 1])
-				return NOT_OURS;
-		}
+		/* The group's entries, read from the file (128 bytes: cheaper
+		 * than a copy of the table in the program's memory, which
+		 * cc1plus filled 300 KiB of), the sampled one first: another
+		 * file would not have it where the module's has it. */
+		if (!src_get(s, table + 8 * (uintptr_t)lo, x->hdr, 8 * (uintptr_t)(hi - lo)))
+			return UNREAD;
+		ent = (const int32_t *)x->hdr;
+		if (ent[0] != e->sample[2 * a] || ent[1] != e->sample[2 * a + 1])
+			return NOT_OURS;
 	} else {
 		while (hi - lo > PROFIL_USAMPLE) { /* narrow to a window of entries */
 			uint32_t mid = lo + (hi - lo) / 2;
@@ -681,7 +648,7 @@ static int file_row_in(struct profil_uwalk *w, const struct profil_umod *m, uint
 		if (fd < 0)
 			return PROFIL_UFOUND_NONE;
 		const struct src f = { fd, m->seg_lo, m->seg_hi, m->seg_off };
-		const struct entries e = { m->table, m->filled, m->nfde, m->sample, m };
+		const struct entries e = { m->nfde, m->sample, m };
 		how = read_row(&f, m->eh_hdr, m->nfde, &e, m->serial, pc, row, x);
 		if (how == UNREAD && !w->own)
 			how = NOT_OURS; /* a kept descriptor the program closed, say */

@@ -13,15 +13,17 @@
  *    reads and fills.  A row is a function of the module and the pc
  *    alone, so an entry any thread wrote is right for every thread, and
  *    one atomic word holds it whole;
+ *  - the rows of the functions walks read, kept whole in an arena;
  *  - the module's file, checked at registration to be the one loaded (its
- *    GNU build id), where a row the cache lacks is read from: the first
- *    walk that needs it opens it and keeps the descriptor (a high number,
- *    close-on-exec); a walk finds the pc's FDE in the module's copy of
- *    .eh_frame_hdr's table, whose pages it fills from the file as needed
- *    (and checks against a sample of the table taken at registration: the
- *    descriptor is still that file's), reads the FDE (and its CIE, unless
- *    the last one) with pread, and interprets them up to the pc.  Reading the module's own memory
- *    instead would bring its .eh_frame pages, and the kernel's fault-around
+ *    GNU build id), where a row neither has is read from: the first walk
+ *    that needs it opens it and keeps the descriptor (a high number,
+ *    close-on-exec); a walk finds the pc's group of 16 entries of
+ *    .eh_frame_hdr's table through a sample of the table taken at
+ *    registration (every 16th entry), reads the group from the file and
+ *    checks its first entry against the sample (the descriptor is still
+ *    that file's), reads the FDE (and its CIE, unless the last one) with
+ *    pread, and interprets them up to the pc.  Reading the module's own
+ *    memory instead would bring its .eh_frame pages, and the kernel's fault-around
  *    neighbours, into the program's resident memory: 3 MiB for cc1plus.
  *    Opening the file in every walk that needs a row cost more than the
  *    rows: 5-45 us an open in cc1plus, most of whose walks meet a pc no
@@ -116,12 +118,6 @@ struct profil_umod {
 	 * read half a dozen cache lines. */
 	const uint32_t *groups;
 	uint32_t npages;
-	/* A copy of the table, whose pages (512 entries) the walks fill from
-	 * the file as they need them (filled: a bit a page, set once its
-	 * sampled entries were found in it: else the descriptor read another
-	 * file); NULL: none (the table is read for each row). */
-	int32_t *table;
-	_Atomic uint64_t *filled;
 	/* The rows of the functions walks read (unwind-tables.c, "a module's
 	 * function rows"): nfuncs entries (a power of two; 0: none) and the
 	 * arena, arena_size bytes. */
@@ -134,8 +130,8 @@ struct profil_umod {
 	_Atomic uint64_t *cache;
 	uint32_t cache_sets;
 	struct profil_ulive *live; /* NULL: path is NULL */
-	void *mem;                 /* the one mapping that holds live, cache, sample, path, table */
-	size_t mem_size;           /* its bytes */
+	void *mem;       /* the one mapping that holds live, cache, funcs, sample, path, arena */
+	size_t mem_size; /* its bytes */
 };
 
 /* A set of modules, sorted by lo; only the modules' live parts and caches
