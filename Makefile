@@ -64,7 +64,7 @@ all: lib cli tests examples
 # ---- the library ----------------------------------------------------------
 
 LIB_SRC := $(wildcard lib/*.c lib/sig/*.c lib/arch/*.c)
-LIB_ASM := $(wildcard lib/arch/guard-$(ARCH).S)
+LIB_ASM := $(wildcard lib/arch/*-$(ARCH).S)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(LIB_ASM:%.S=$(B)/%.o)
 # -fno-delete-null-pointer-checks: glibc declares profil's buffer
 # __nonnull((1)), and our definition sees that prototype; without the flag
@@ -84,7 +84,7 @@ LIB_PC  := $(B)/libprofil.pc
 # The module tracker pcprof loads with LD_AUDIT (lib/audit/audit.c): its own
 # small object, sharing only the raw-file code with the library.
 AUDIT_SO  := $(B)/libprofil-audit.so.1
-AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o
+AUDIT_OBJ := $(B)/audit/audit.o $(B)/audit/rawfile.o $(B)/audit/sig/filters.o
 # Never instrumented: the dynamic loader runs audit modules in a namespace
 # of their own, where a second sanitizer runtime cannot start.
 AUDIT_CFLAGS := $(filter-out $(SAN_FLAGS),$(LIB_CFLAGS))
@@ -295,7 +295,7 @@ $(B)/tests/static/%: tests/static/%.c $(LIB_A) $(B)/include.stamp $(TEST_HDRS)
 		$(CC) $(TEST_CFLAGS) -static -o $@ $< $(LIB_A) -lpthread)
 
 # Targets are built without libprofil: they are profiled from outside.
-$(B)/tests/targets/%: tests/targets/%.c
+$(B)/tests/targets/%: tests/targets/%.c $(TEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) -O1 -g -fno-omit-frame-pointer -pthread -o $@ $< -lm
 
@@ -334,6 +334,11 @@ $(CLI_REPORT)/mkfixture: tests/cli-report/mkfixture.c $(CLI_TEST_OBJ) $(CLI_REPO
 $(CLI_REPORT)/jsoncheck: tests/cli-report/jsoncheck.c
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $<
+# mkcrafted writes hostile data files and archives with an encoder of its
+# own (what pcprof's refuses to write).
+$(CLI_REPORT)/mkcrafted: tests/cli-report/mkcrafted.c
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) -o $@ $< -lz
 
 # t-random calls the report code in-process on random profiles, built with
 # the sanitizers so that what goes wrong quietly shows (in a sanitizer
@@ -348,7 +353,7 @@ $(CLI_REPORT)/t-random: tests/cli-report/t-random.c $(CLI_LIB_SRC) $(wildcard cl
 $(CLI_REPORT)/t-random: $(B)/cli/html-annotate.inc
 $(CLI_REPORT)/t-random: CLI_LIBS += -lcapstone
 
-tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck
+tests: $(CLI_REPORT)/mkfixture $(CLI_REPORT)/jsoncheck $(CLI_REPORT)/mkcrafted
 
 # tests/helpers/datashim.c: preloaded into pcprof by the t-data-*.sh tests
 # (plain or sanitizer build alike), so never instrumented.
@@ -428,16 +433,29 @@ $(B)/demo/selfprof: demo/selfprof.c $(LIB_SO) $(B)/libprofil.so $(B)/include.sta
 		$(TEST_LDFLAGS) -lprofil
 
 # ---- fuzzing -----------------------------------------------------------------
-# A libFuzzer build of the pcprof.data reader for tests/cli-run/t-fuzz.sh.
-# Not part of all: it needs clang's fuzzer runtime, which that test probes
-# for first (and SKIPs without).
-FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -Icli -Ilib
-FUZZ_SRC := cli/data.c cli/file.c cli/util.c
-$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c $(FUZZ_SRC) cli/data.h cli/profile.h cli/file.h \
-		cli/util.h lib/record-format.h
+# A libFuzzer build of the pcprof.data reader and of what reads its profiles
+# (the model, the views, the writers) for tests/cli-run/t-fuzz.sh.  It needs
+# clang's fuzzer runtime: built with the tests when a probe (once per build
+# directory, kept in $(B)/fuzz/probe) finds it, and only in a build without
+# sanitizers (it has its own); t-fuzz.sh SKIPs without it.  Each file is
+# compiled on its own, so that a change rebuilds what it touches.
+FUZZ_CFLAGS := $(STD) -g -O1 -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined -Icli -Ilib -I$(B)/cli -DPCPROF_VERSION=\"$(VERSION)\"
+FUZZ_OBJ := $(CLI_LIB_SRC:cli/%.c=$(B)/fuzz/%.o)
+$(B)/fuzz/%.o: cli/%.c $(wildcard cli/*.h) lib/record-format.h $(B)/cli/html-flame.inc \
+		$(B)/cli/html-annotate.inc
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ tests/cli-run/fuzz-data.c $(FUZZ_SRC) -lz
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(B)/fuzz/fuzz-data: tests/cli-run/fuzz-data.c $(FUZZ_OBJ)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(CLI_LIBS) -lcapstone -lm
+FUZZ_PROBE = $(shell [ -e $(B)/fuzz/probe ] || { mkdir -p $(B)/fuzz && \
+	printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n)\n{ (void)d; (void)n; return 0; }\n' | \
+	clang -x c -fsanitize=fuzzer -o $(B)/fuzz/probe.bin - >/dev/null 2>&1 && \
+	echo yes >$(B)/fuzz/probe || echo no >$(B)/fuzz/probe; }; cat $(B)/fuzz/probe)
+ifeq ($(SAN),)
+tests: $(if $(filter yes,$(FUZZ_PROBE)),$(B)/fuzz/fuzz-data)
+endif
 
 # ---- dependencies ------------------------------------------------------------
 

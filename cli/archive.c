@@ -30,7 +30,8 @@ struct member {
 	char *path;
 	uint32_t crc;
 	uint64_t offset, stored, size;
-	bool bad; /* failed its check once: never again */
+	bool bad;  /* failed its check once: never again */
+	bool bomb; /* declares more than it may unpack to (archive.h) */
 };
 
 struct archive {
@@ -128,9 +129,9 @@ static int parse_table(struct archive *a, char *err, size_t errlen)
 		e += AR_ENTRY_SIZE;
 		if (m->kind < AR_DATA || m->kind > AR_DEBUG || m->idlen > sizeof m->id ||
 		    plen > 4096 || (size_t)(end - e) < (size_t)m->idlen + plen ||
-		    m->offset < AR_HEADER_SIZE || m->offset > toc || m->stored > toc - m->offset ||
-		    m->size / 1032 > m->stored) /* deflate's best ratio is about 1032:1 */
+		    m->offset < AR_HEADER_SIZE || m->offset > toc || m->stored > toc - m->offset)
 			goto corrupt;
+		m->bomb = m->size > AR_SMALL && (m->size - AR_SMALL) / AR_RATIO > m->stored;
 		memcpy(m->id, e, m->idlen);
 		m->path = xmalloc(plen + 1);
 		memcpy(m->path, e + m->idlen, plen);
@@ -146,13 +147,33 @@ corrupt:
 	return -1;
 }
 
+/* Why member m is not unpacked, or NULL: it declares more than a member
+ * may unpack to (archive.h). */
+static const char *bomb_text(const struct member *m, char *buf, size_t len)
+{
+	if (!m->bomb)
+		return NULL;
+	snprintf(buf, len,
+		 "%s declares %llu bytes unpacked from %llu stored, more than %u MiB and %u "
+		 "times that (a deflate bomb?): not unpacked",
+		 m->path, (unsigned long long)m->size, (unsigned long long)m->stored,
+		 AR_SMALL >> 20, AR_RATIO);
+	return buf;
+}
+
 /*
  * Unpack member m into fd (a memfd) or, fd -1, into a malloc'd buffer
- * (*buf).  0, or -1 with err set.
+ * (*buf); never more than the size its entry declares, which the table's
+ * check bounded (bomb).  head, if given, judges the first min(size, 32)
+ * bytes before anything else is allocated or unpacked (a recording's
+ * header, pp_check_header).  0, or -1 with err set.
  */
-static int unpack(const struct archive *a, const struct member *m, int fd, uint8_t **buf, char *err,
+static int unpack(const struct archive *a, const struct member *m, int fd, uint8_t **buf,
+		  int (*head)(const uint8_t *p, uint64_t size, char *err, size_t errlen), char *err,
 		  size_t errlen)
 {
+	if (bomb_text(m, err, errlen))
+		return -1;
 	z_stream z = { 0 };
 	if (inflateInit(&z) != Z_OK) {
 		set_err(err, errlen, "zlib: cannot start");
@@ -160,6 +181,32 @@ static int unpack(const struct archive *a, const struct member *m, int fd, uint8
 	}
 	uint8_t chunk[1 << 16];
 	uint8_t *out = NULL;
+	z.next_in = (Bytef *)(a->map + m->offset);
+	uint64_t in_left = m->stored, got = 0;
+	uint32_t crc = 0;
+	int zr = Z_OK;
+	/* The head: at most 32 bytes out, however much goes in for them. */
+	size_t nhead = head ? (m->size < 32 ? (size_t)m->size : 32) : 0;
+	z.next_out = chunk;
+	z.avail_out = (uInt)nhead;
+	while (z.avail_out && zr == Z_OK) {
+		if (z.avail_in == 0 && in_left == 0)
+			break;
+		if (z.avail_in == 0) {
+			z.avail_in = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+			in_left -= z.avail_in;
+		}
+		zr = inflate(&z, Z_NO_FLUSH);
+	}
+	got = nhead - z.avail_out;
+	if (got == nhead && (zr == Z_OK || zr == Z_STREAM_END) && head &&
+	    head(chunk, m->size, err, errlen) != 0) {
+		inflateEnd(&z);
+		char why[256];
+		snprintf(why, sizeof why, "%s", err);
+		set_err(err, errlen, "its recording %s: %s", m->path, why);
+		return -1;
+	}
 	if (fd < 0) {
 		if (m->size > SIZE_MAX - 1 || !(out = malloc((size_t)m->size + 1))) {
 			inflateEnd(&z);
@@ -168,11 +215,17 @@ static int unpack(const struct archive *a, const struct member *m, int fd, uint8
 			return -1;
 		}
 	}
-	z.next_in = (Bytef *)(a->map + m->offset);
-	uint64_t in_left = m->stored, got = 0;
-	uint32_t crc = 0;
-	int zr = Z_OK;
-	while (zr != Z_STREAM_END) {
+	crc = (uint32_t)crc32(crc, chunk, (uInt)got);
+	if (out)
+		memcpy(out, chunk, got);
+	else if (got && write(fd, chunk, got) != (ssize_t)got) {
+		inflateEnd(&z);
+		set_err(err, errlen, "cannot unpack %s: %s", m->path, strerror(errno));
+		return -1;
+	}
+	if (zr != Z_OK && zr != Z_STREAM_END)
+		zr = Z_DATA_ERROR;
+	while (zr == Z_OK) {
 		if (z.avail_in == 0) {
 			if (in_left == 0)
 				break;
@@ -185,6 +238,8 @@ static int unpack(const struct archive *a, const struct member *m, int fd, uint8
 		if (zr != Z_OK && zr != Z_STREAM_END)
 			break;
 		size_t k = sizeof chunk - z.avail_out;
+		/* (the data beyond the declared size is not written: the
+		 * loop stops at the first chunk that would pass it) */
 		if (k > m->size - got) {
 			zr = Z_DATA_ERROR;
 			break;
@@ -263,7 +318,7 @@ int archive_read_profile(const char *file, struct pp_profile *out, char *err, si
 	uint8_t *buf = NULL;
 	if (!data)
 		set_err(err, errlen, "corrupted archive (no recording in it)");
-	if (!data || unpack(a, data, -1, &buf, err, errlen) != 0 ||
+	if (!data || unpack(a, data, -1, &buf, pp_check_header, err, errlen) != 0 ||
 	    pp_parse(buf, (size_t)data->size, 0, out, err, errlen) != 0) {
 		free(buf);
 		archive_free(a);
@@ -286,14 +341,23 @@ int archive_open_member(enum ar_kind kind, const char *path, const uint8_t *id, 
 			    (idlen ? m->idlen != idlen || memcmp(m->id, id, idlen) != 0
 				   : m->idlen != 0 || strcmp(m->path, path) != 0))
 				continue;
-			int fd = memfd_create("pcprof-archive", MFD_CLOEXEC);
 			char err[512];
+			if (bomb_text(m, err, sizeof err)) {
+				warnx_("warning: %s: %s; its symbols come from a file with the "
+				       "same "
+				       "build id on this system instead, if there is one (else a "
+				       "warning below says it lost them)",
+				       a->name, err);
+				m->bad = true;
+				continue;
+			}
+			int fd = memfd_create("pcprof-archive", MFD_CLOEXEC);
 			if (fd < 0) {
 				warnx_("%s: cannot unpack %s: %s", a->name, m->path,
 				       strerror(errno));
 				return -1;
 			}
-			if (unpack(a, m, fd, NULL, err, sizeof err) != 0) {
+			if (unpack(a, m, fd, NULL, NULL, err, sizeof err) != 0) {
 				/* Not fatal: the samples are all there, and the
 				 * file is looked for on this system by the same
 				 * build id, never another build's; if none is
@@ -365,12 +429,38 @@ int ar_writer_add(struct ar_writer *w, enum ar_kind kind, const char *path, cons
 	uint32_t crc = 0;
 	off_t pos = 0;
 	int flush = Z_NO_FLUSH;
+	int strategy = Z_DEFAULT_STRATEGY;
 	while (flush != Z_FINISH) {
 		ssize_t k = pread(fd, in, sizeof in, pos);
 		if (k < 0) {
 			deflateEnd(&z);
 			set_err(err, errlen, "%s: %s", path, strerror(errno));
 			return -1;
+		}
+		/*
+		 * A reader unpacks at most AR_SMALL + AR_RATIO x stored bytes
+		 * of a member (archive.h).  So a chunk is coded as usual only
+		 * while the member stays within half of that whatever the
+		 * chunk packs to, else with Huffman codes alone (at least a
+		 * bit a byte): every chunk of those adds at most 8 times its
+		 * output, and the member ends within the bound.  The deflate
+		 * output lags its input, which only makes Huffman codes come
+		 * sooner; each switch flushes it.
+		 */
+		int want =
+			size + sizeof in > AR_SMALL / 2 &&
+					(size + sizeof in - AR_SMALL / 2) / (AR_RATIO / 2) > stored
+				? Z_HUFFMAN_ONLY
+				: Z_DEFAULT_STRATEGY;
+		for (int r = Z_BUF_ERROR; want != strategy && r == Z_BUF_ERROR;) {
+			z.next_out = out;
+			z.avail_out = sizeof out;
+			r = deflateParams(&z, 6, want);
+			size_t n = sizeof out - z.avail_out;
+			fwrite(out, 1, n, w->f);
+			stored += n;
+			if (r == Z_OK)
+				strategy = want;
 		}
 		pos += k;
 		size += (uint64_t)k;

@@ -32,6 +32,20 @@
 #define AR_TRAILER_SIZE 24
 #define AR_ENTRY_SIZE   40 /* fixed part of a table entry */
 
+/*
+ * How large a member may unpack: at most AR_SMALL bytes plus AR_RATIO
+ * times the bytes it is stored in, whatever its entry declares.  Deflate
+ * can pack 1032 bytes in one, so an archive of 4 MB could declare a
+ * member of 4 GiB and fill that much memory as it is unpacked (a deflate
+ * bomb); files compress 2 to 10 times, and a data file of 40,000 alike
+ * processes 48 times.  A reader refuses what lies beyond before it
+ * unpacks a byte; the writer keeps every member within it, switching a
+ * member's compression to Huffman codes alone (at most 8 bytes in one)
+ * when it would pass it.
+ */
+#define AR_SMALL (16u << 20)
+#define AR_RATIO 64
+
 enum ar_kind {
 	AR_DATA = 1,   /* the recording (pcprof.data), exactly one */
 	AR_MODULE = 2, /* a module's ELF file, as it was mapped */

@@ -73,6 +73,43 @@ static size_t parse_limit(const char *s)
 	return (size_t)v;
 }
 
+/* The CPU time of the selected processes that has no samples, by cause
+ * (profile.h, enum pp_gap; what pcprof run's summary says under "lost:"),
+ * parts that round to 0.00 s left out. */
+static void gaps_line(const struct model *f)
+{
+	static const char *const what[PP_GAP_N] = {
+		[PP_GAP_UNSAMPLED] = "of threads no engine could sample",
+		[PP_GAP_BLOCKED] = "of threads that blocked the sampling signal",
+		[PP_GAP_IOURING] = "in io_uring workers (kernel threads)",
+		[PP_GAP_FOREIGN] = "of threads made without pthread_create",
+		[PP_GAP_BEFORE] = "of threads before an engine sampled them",
+		[PP_GAP_TEARDOWN] = "of threads after their exit handlers",
+		[PP_GAP_NOEXIT] = "of threads that ended without exit handlers",
+		[PP_GAP_NOENGINE] = "of processes no engine could sample",
+		[PP_GAP_UNKNOWN] = "cause unknown",
+	};
+	uint64_t ns[PP_GAP_N] = { 0 }, all = 0;
+	for (size_t i = 0; i < f->nprocs; i++)
+		for (int g = 0; g < PP_GAP_N; g++) {
+			uint64_t v = f->procs[i].p->gap[g].ns;
+			ns[g] = ns[g] > UINT64_MAX - v ? UINT64_MAX : ns[g] + v;
+		}
+	for (int g = 0; g < PP_GAP_N; g++)
+		if (ns[g] >= 5000000u)
+			all = all > UINT64_MAX - ns[g] ? UINT64_MAX : all + ns[g];
+	if (!all)
+		return;
+	printf("%-10s %.2f s CPU without samples:", "missing", (double)all / 1e9);
+	const char *sep = " ";
+	for (int g = 0; g < PP_GAP_N; g++)
+		if (ns[g] >= 5000000u) {
+			printf("%s%.2f s %s", sep, (double)ns[g] / 1e9, what[g]);
+			sep = "; ";
+		}
+	putchar('\n');
+}
+
 /* Names go through text_put (util.h), never printf's %s. */
 static void header(const struct model *f, const char *file)
 {
@@ -81,26 +118,33 @@ static void header(const struct model *f, const char *file)
 	printf("\n%-10s ", "command");
 	text_put_command(stdout, f->prof->command);
 	putchar('\n');
-	/* Processes, each pid once: an exec chain is one process of several
-	 * images (-P lists the images). */
-	size_t nproc = model_processes(f), shown = 0;
+	/* Processes: an exec chain is one process of several images (-P
+	 * lists the images); a pid used again is another process (util.h). */
+	struct image_key *key = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *key);
+	uint32_t *proc = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *proc);
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct pp_process *p = f->procs[i].p;
+		key[i] = (struct image_key){ p->pid, p->seq, p->end == PP_END_EXEC };
+	}
+	size_t nproc = number_processes(key, f->nprocs, proc), shown = 0;
 	printf("%-10s %zu", "processes", nproc);
 	if (nproc != f->nprocs)
 		printf(" (%zu images, exec)", f->nprocs);
 	putchar(':');
-	int32_t pid[8];
-	for (size_t i = 0; i < f->nprocs && shown < 8; i++) {
-		size_t k = 0;
-		while (k < shown && pid[k] != f->procs[i].p->pid)
-			k++;
-		if (k == shown) {
-			pid[shown++] = f->procs[i].p->pid;
+	/* each process's pid once, in file order */
+	bool *listed = xcalloc(nproc ? nproc : 1, sizeof *listed);
+	for (size_t i = 0; i < f->nprocs && shown < 8; i++)
+		if (!listed[proc[i]]) {
+			listed[proc[i]] = true;
+			shown++;
 			printf(" %d", (int)f->procs[i].p->pid);
 		}
-	}
 	if (nproc > shown)
 		printf(" and %zu more", nproc - shown);
 	putchar('\n');
+	free(listed);
+	free(proc);
+	free(key);
 	char *engines = model_distinct(f, false), *rates = model_distinct(f, true);
 	printf("%-10s ", "engine");
 	text_put(stdout, engines);
@@ -129,6 +173,17 @@ static void header(const struct model *f, const char *file)
 		}
 		fputs("; -P -v lists them\n", stdout);
 	}
+	/* As pcprof run's summary says it: CPU time after a recording stopped. */
+	static const char *const stopped[PP_STOP_MAX + 1] = {
+		[PP_STOP_SECCOMP] = "not sampled after seccomp filter",
+		[PP_STOP_MANUAL] = "not sampled with the manual engine the program chose",
+	};
+	for (int k = 1; k <= PP_STOP_MAX; k++)
+		if (f->nstopped[k])
+			printf("%-10s %s: %.2f s CPU (%zu image%s)\n", "stopped", stopped[k],
+			       (double)f->stopped_ns[k] / 1e9, f->nstopped[k],
+			       f->nstopped[k] == 1 ? "" : "s");
+	gaps_line(f);
 	/* As pcprof run's summary says it (fewsignals.c). */
 	struct fewsignals few = { 0 };
 	for (size_t i = 0; i < f->nprocs; i++)

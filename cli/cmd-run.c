@@ -111,7 +111,8 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -o, --output FILE   data file to write (default pcprof.data)\n"
 		"      --hz N          samples per CPU second per thread, 1..10000\n"
-		"                      (default: PROFIL_HZ, else %u)\n"
+		"                      (default: PROFIL_HZ, else %u, or the kernel tick\n"
+		"                      if lower: %u here)\n"
 		"      --engine NAME   thread-timer, perf, process-timer or auto\n"
 		"                      (default: PROFIL_ENGINE, else auto)\n"
 		"      --follow        record forked children and exec'd programs (default)\n"
@@ -140,7 +141,7 @@ static void usage(FILE *f)
 		"leaves the recordings for --from); 126/127: PROGRAM could not be executed /\n"
 		"found; 125 also when PROGRAM cannot be profiled (no --allow-unprofiled).\n"
 		"See pcprof-run(1).\n",
-		PCPROF_DEFAULT_HZ, DEFAULT_SLOTS);
+		PCPROF_DEFAULT_HZ, run_default_hz(kernel_tick_hz()), DEFAULT_SLOTS);
 }
 
 static unsigned long number(const char *opt, const char *s, unsigned long lo, unsigned long hi)
@@ -285,7 +286,7 @@ static void parse(int argc, char **argv, struct opts *o, int *first)
 	if (!o->hz && !o->from && env_hz && *env_hz)
 		o->hz = number("PROFIL_HZ in the environment", env_hz, 1, 10000);
 	if (!o->hz)
-		o->hz = PCPROF_DEFAULT_HZ;
+		o->hz = run_default_hz(kernel_tick_hz());
 	/* PROFIL_ENGINE likewise: on a name it does not know the library
 	 * quietly chooses for itself, so a typo (thread_timer) would record
 	 * with another engine than the one asked for. */
@@ -363,6 +364,25 @@ static char *prepend(const char *name, const char *first, const char *rest, cons
 	return e;
 }
 
+/* The seccomp filters pcprof runs under (a container's), from the
+ * "Seccomp:" and "Seccomp_filters:" lines of /proc/self/status: a count,
+ * -1 for some (a kernel before 5.9 does not count them), 0 for none. */
+static int own_filters(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int mode = 0, count = -1;
+	while (f && fgets(line, sizeof line, f)) {
+		if (strncmp(line, "Seccomp:", 8) == 0)
+			mode = atoi(line + 8);
+		else if (strncmp(line, "Seccomp_filters:", 16) == 0)
+			count = atoi(line + 16);
+	}
+	if (f)
+		fclose(f);
+	return mode != 2 ? 0 : count;
+}
+
 /* The value of PCPROF_ROOT, filled in by the child with its pid. */
 static char root_entry[32] = "PCPROF_ROOT=";
 
@@ -376,7 +396,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = xcalloc(n + 12, sizeof *env);
+	char **env = xcalloc(n + 14, sizeof *env);
 	size_t k = 0;
 	const char *preload = NULL, *audits = NULL, *tunables = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -397,6 +417,7 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 		if (env_is(e, "PCPROF_DIR") || env_is(e, "PCPROF_SLOTS") ||
 		    env_is(e, "PCPROF_ROOT") || env_is(e, "PCPROF_FOLLOW") ||
 		    env_is(e, "PCPROF_STACKS") || env_is(e, "PCPROF_TIMELINE") ||
+		    env_is(e, "PCPROF_SECCOMP") || env_is(e, "PCPROF_ENGINE") ||
 		    (o->hz && env_is(e, "PROFIL_HZ")) || (o->engine && env_is(e, "PROFIL_ENGINE")))
 			continue;
 		env[k++] = environ[i];
@@ -433,6 +454,15 @@ static char **make_env(const char *lib, const char *audit, const char *dir, cons
 	}
 	if (o->engine)
 		env[k++] = env_entry("PROFIL_ENGINE", o->engine);
+	/* The library's view of the run: the engine asked for (which a
+	 * PROFIL_ENGINE the program sets for its children does not change
+	 * for the recordings), and the seccomp filters pcprof itself runs
+	 * under, which are not the program's (libprofil(7), SECCOMP
+	 * FILTERS). */
+	const char *engine = o->engine ? o->engine : getenv("PROFIL_ENGINE");
+	env[k++] = env_entry("PCPROF_ENGINE", engine && *engine ? engine : "auto");
+	snprintf(num, sizeof num, "%d", own_filters());
+	env[k++] = env_entry("PCPROF_SECCOMP", num);
 	env[k] = NULL;
 	return env;
 }
@@ -541,6 +571,25 @@ static void catch_signals(sigset_t *old)
 		sigaction(forwarded[i], &sa, &saved_action[i]);
 }
 
+/*
+ * SIGPIPE: pcprof's messages go to stderr, which may be a pipe whose
+ * reader has gone (`pcprof run PROG 2>&1 | head`): a summary written there
+ * killed pcprof with SIGPIPE, so that it exited 141 instead of with the
+ * program's status and left the recordings behind.  pcprof ignores it
+ * from the start and the program gets the disposition pcprof was given
+ * (saved_pipe, set back in the child before the exec).  A message that
+ * stderr cannot take is lost, and the status stays the program's
+ * (exit_like).
+ */
+static struct sigaction saved_pipe;
+
+static void ignore_sigpipe(void)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, &saved_pipe);
+}
+
 /* The dispositions pcprof started with: in the child before the exec (an
  * ignored SIGINT, as in a background job, must stay ignored), and in pcprof
  * once the program has ended, so that pcprof can be interrupted like any
@@ -557,6 +606,10 @@ static void restore_dispositions(void)
 static _Noreturn void exit_like(int status)
 {
 	fflush(NULL);
+	/* A message stderr could not take (ignore_sigpipe) is no failure of
+	 * pcprof's to report at exit (close_stdout): the status is the
+	 * program's. */
+	clearerr(stderr);
 	if (WIFEXITED(status))
 		exit(WEXITSTATUS(status));
 	int sig = WTERMSIG(status);
@@ -670,6 +723,7 @@ static void start(struct run *r, char **argv, char **env, const char *dir, struc
 	if (pid == 0) {
 		close(pfd[0]);
 		restore_dispositions();
+		sigaction(SIGPIPE, &saved_pipe, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		size_t at = strlen(root_entry);
 		snprintf(root_entry + at, sizeof root_entry - at, "%d", (int)getpid());
@@ -752,10 +806,54 @@ static void apply_statuses(struct raw_set *set, const struct run *r)
 		struct pp_process *pr = &set->procs[last];
 		sampler_set_end(pr, w->status);
 		const struct raw_info *in = &set->info[last];
-		if (in->raw_end == PCPROF_END_RUNNING && w->cpu_ns > in->cpu_start_ns &&
-		    w->cpu_ns - in->cpu_start_ns > pr->cpu_ns)
+		/* After a seccomp filter the library stored no CPU time, nor
+		 * marked an exec, whose image inherited the filter and ran
+		 * unrecorded: all of it after the stop. */
+		bool seccomp = pr->stop == PP_STOP_SECCOMP;
+		if ((in->raw_end == PCPROF_END_RUNNING || seccomp) &&
+		    w->cpu_ns > in->cpu_start_ns && w->cpu_ns - in->cpu_start_ns > pr->cpu_ns) {
 			pr->cpu_ns = w->cpu_ns - in->cpu_start_ns;
+			if (seccomp)
+				pr->stop_ns = w->cpu_ns - in->stop_cpu_ns;
+		}
 	}
+}
+
+/* Still running when pcprof looked: never marked by the library, not
+ * reaped, and there (recorded until now). */
+static bool still_running(const struct pp_process *pr, const struct raw_info *in)
+{
+	return in->raw_end == PCPROF_END_RUNNING && pr->end == PP_END_UNKNOWN &&
+	       kill(pr->pid, 0) == 0;
+}
+
+/*
+ * After a seccomp filter nothing the filter keeps in is recorded: the
+ * image's own CPU time after it is known where pcprof reaped it
+ * (apply_statuses), and the fork children and exec'd images under it
+ * have no recording at all.  So the tree's CPU time that no recording
+ * accounts for (tree_cpu_ns, RUSAGE_CHILDREN, less every image's CPU time
+ * and that of the images named as not entered) is theirs: it goes to the
+ * first image that stopped so, as its CPU time after the filter, and the
+ * summary, the data file and pcprof report say it there.  That sum holds
+ * the few tenths of a millisecond a process costs the kernel beyond its
+ * recording too (GAP_MARGIN_NS).
+ */
+static void seccomp_gap(struct raw_set *set, uint64_t tree_cpu_ns)
+{
+	size_t first = set->n;
+	uint64_t counted = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct pp_process *pr = &set->procs[i];
+		if (pr->stop == PP_STOP_SECCOMP && first == set->n)
+			first = i;
+		if (set->info[i].unentered || !still_running(pr, &set->info[i]))
+			counted += pr->cpu_ns;
+	}
+	if (first == set->n || tree_cpu_ns <= counted)
+		return;
+	set->procs[first].cpu_ns += tree_cpu_ns - counted;
+	set->procs[first].stop_ns += tree_cpu_ns - counted;
 }
 
 /* ---- what only pcprof run knows, kept beside the recordings ---- */
@@ -786,36 +884,88 @@ static void save_run_info(const char *dir, const struct pp_profile *p, const str
 		unlink(path);
 }
 
-/* Fill p's command and times and r's statuses from RUN_INFO; false if it
- * is missing or not ours. */
-static bool load_run_info(const char *dir, struct pp_profile *p, struct run *r)
+/* One line of f into line, whole, without its newline; false at the end
+ * or if it is longer than the buffer. */
+static bool get_line(char *line, size_t size, FILE *f)
+{
+	if (!fgets(line, (int)size, f))
+		return false;
+	char *nl = strchr(line, '\n');
+	if (!nl)
+		return false;
+	*nl = 0;
+	return true;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Fill p's command and times and r's statuses from RUN_INFO; false if it
+ * is missing or not ours.  --from takes any directory, so the file may be
+ * anyone's and of any size: it is read a line at a time (a line longer
+ * than any of ours ends it), the command to PP_STR_MAX bytes (what a data
+ * file holds of it), and a status only for a pid with a recording in set,
+ * the last one given (apply_statuses would apply the last): what is kept
+ * is bounded by the recordings, not by the file.
+ */
+static bool load_run_info(const char *dir, const struct raw_set *set, struct pp_profile *p,
+			  struct run *r)
 {
 	char path[PATH_MAX + sizeof RUN_INFO], line[256];
 	snprintf(path, sizeof path, "%s/%s", dir, RUN_INFO);
 	FILE *f = fopen(path, "re");
-	unsigned long long a = 0, b = 0;
 	if (!f)
 		return false;
-	bool ok = fgets(line, sizeof line, f) && strcmp(line, "pcprof-run 1\n") == 0 &&
-		  fscanf(f, "start %llu\nend %llu\n", &a, &b) == 2;
+	unsigned long long a = 0, b = 0;
+	int n;
+	bool ok = get_line(line, sizeof line, f) && strcmp(line, "pcprof-run 1") == 0;
+	ok = ok && get_line(line, sizeof line, f) && sscanf(line, "start %llu%n", &a, &n) == 1 &&
+	     !line[n];
+	ok = ok && get_line(line, sizeof line, f) && sscanf(line, "end %llu%n", &b, &n) == 1 &&
+	     !line[n];
 	p->start_ns = a;
 	p->end_ns = b;
-	if (ok && fscanf(f, "tree %llu\n", &a) == 1) /* since the tree line was added */
-		r->tree_cpu_ns = a;
-	int pid, st;
-	while (ok && fscanf(f, "reaped %d %d %llu\n", &pid, &st, &a) == 3) {
-		if (r->nreaped == r->capreaped) {
-			r->capreaped = r->capreaped ? 2 * r->capreaped : 16;
-			r->reaped = xrealloc(r->reaped, r->capreaped * sizeof *r->reaped);
+	size_t npid = 0;
+	int32_t *pids = xmalloc((set->n ? set->n : 1) * sizeof *pids);
+	for (size_t i = 0; i < set->n; i++)
+		pids[i] = set->procs[i].pid;
+	qsort(pids, set->n, sizeof *pids, cmp_pid);
+	for (size_t i = 0; i < set->n; i++) /* each once */
+		if (!npid || pids[i] != pids[npid - 1])
+			pids[npid++] = pids[i];
+	size_t *slot = xcalloc(npid ? npid : 1, sizeof *slot); /* r->reaped index + 1 */
+	r->reaped = xmalloc((npid ? npid : 1) * sizeof *r->reaped);
+	r->capreaped = npid;
+	while (ok && (ok = get_line(line, sizeof line, f)) && strcmp(line, "command") != 0) {
+		int pid, st;
+		if (sscanf(line, "tree %llu%n", &a, &n) == 1 && !line[n]) {
+			r->tree_cpu_ns = a; /* since the tree line was added */
+			continue;
 		}
-		r->reaped[r->nreaped++] = (struct reaped){ pid, st, a };
+		ok = sscanf(line, "reaped %d %d %llu%n", &pid, &st, &a, &n) == 3 && !line[n];
+		const int32_t key = pid,
+			      *at = ok ? bsearch(&key, pids, npid, sizeof *pids, cmp_pid) : NULL;
+		if (!at)
+			continue;
+		size_t k = (size_t)(at - pids);
+		if (!slot[k])
+			slot[k] = ++r->nreaped;
+		r->reaped[slot[k] - 1] = (struct reaped){ pid, st, a };
 	}
-	ok = ok && fgets(line, sizeof line, f) && strcmp(line, "command\n") == 0;
-	size_t len = 0, cap = 256, n;
+	free(slot);
+	free(pids);
+	/* the command: the rest of the file, of which a data file holds
+	 * PP_STR_MAX bytes */
+	size_t len = 0, cap = 256, k;
 	char *cmd = xmalloc(cap);
-	while (ok && (n = fread(cmd + len, 1, cap - len - 1, f)) > 0)
-		if ((len += n) + 1 == cap)
-			cmd = xrealloc(cmd, cap *= 2);
+	while (ok && len < PP_STR_MAX && (k = fread(cmd + len, 1, cap - len - 1, f)) > 0)
+		if ((len += k) + 1 == cap && len < PP_STR_MAX)
+			cmd = xrealloc(cmd,
+				       (cap = cap * 2 < PP_STR_MAX + 1 ? cap * 2 : PP_STR_MAX + 1));
 	cmd[len] = 0;
 	ok = ok && !ferror(f);
 	fclose(f);
@@ -950,6 +1100,59 @@ static void add_unentered(struct text *t, const struct raw_set *set)
 	add(t, "%s)", more ? "; ..." : "");
 }
 
+/* Parts of CPU time without samples shown in the summary: at least what
+ * rounds to 0.01 s.  (The data file keeps every part.) */
+#define GAP_SHOWN_NS 5000000u
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* "0.52 s CPU in io_uring workers (...)": each part of the images' CPU
+ * time that has no samples (raw_gaps), but those the items before say
+ * (threads not sampled, NOEXIT). */
+static void add_gaps(struct text *t, const struct pp_gap_part *g, const size_t *procs,
+		     const char *noengine_why)
+{
+	if (g[PP_GAP_NOENGINE].ns >= GAP_SHOWN_NS) {
+		size_t n = procs[PP_GAP_NOENGINE];
+		add_item(t, "%.2f s CPU of %zu process%s no engine could sample",
+			 (double)g[PP_GAP_NOENGINE].ns * 1e-9, n, n == 1 ? "" : "es");
+		if (noengine_why && noengine_why[0])
+			add(t, " (%.160s%s)", noengine_why, n > 1 ? ", ..." : "");
+	}
+	const struct pp_gap_part *b = &g[PP_GAP_BLOCKED];
+	if (b->ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU of %u thread%s that blocked the sampling signal (a raw "
+			 "rt_sigprocmask: libprofil(7))",
+			 (double)b->ns * 1e-9, b->threads, b->threads == 1 ? "" : "s");
+	if (g[PP_GAP_IOURING].ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU in io_uring workers (kernel threads of the process: no user "
+			 "code to sample)",
+			 (double)g[PP_GAP_IOURING].ns * 1e-9);
+	if (g[PP_GAP_FOREIGN].ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU of threads libprofil did not see start (made without "
+			 "pthread_create)",
+			 (double)g[PP_GAP_FOREIGN].ns * 1e-9);
+	if (g[PP_GAP_BEFORE].ns >= GAP_SHOWN_NS)
+		add_item(t, "%.2f s CPU of threads before an engine sampled them",
+			 (double)g[PP_GAP_BEFORE].ns * 1e-9);
+	const struct pp_gap_part *d = &g[PP_GAP_TEARDOWN];
+	if (d->ns >= GAP_SHOWN_NS)
+		add_item(t,
+			 "%.2f s CPU of %u thread%s after their exit handlers (their teardown "
+			 "in libc and the kernel)",
+			 (double)d->ns * 1e-9, d->threads, d->threads == 1 ? "" : "s");
+	if (g[PP_GAP_UNKNOWN].ns >= GAP_SHOWN_NS)
+		add_item(t, "%.2f s CPU not sampled in %zu process%s, cause unknown (libprofil(7))",
+			 (double)g[PP_GAP_UNKNOWN].ns * 1e-9, procs[PP_GAP_UNKNOWN],
+			 procs[PP_GAP_UNKNOWN] == 1 ? "" : "es");
+}
+
 /* One line: what was recorded, at what rate, what it cost the target, and
  * anything lost or unusual.  tree_cpu_ns: the CPU time of the whole
  * process tree pcprof waited for (struct run), 0 if unknown. */
@@ -963,12 +1166,20 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	int room_err = 0, mod_err = 0, node_err = 0;
 	size_t abrupt = 0, running = 0, unstarted = 0, unaudited = 0, user_time = 0;
 	size_t unentered = 0, recorded = 0, ntids = 0;
-	/* Processes and threads are counted as pcprof report counts them, each
-	 * pid and thread id once: an exec makes a new image of the same
-	 * process, its thread keeps its id. */
-	int32_t *pids = xmalloc((set->n ? set->n : 1) * sizeof *pids), *tids = NULL;
+	/* Each image's pid and sampled threads, to count processes and
+	 * threads below. */
+	struct image_key *keys = xmalloc((set->n ? set->n : 1) * sizeof *keys);
+	struct {
+		uint32_t image; /* among keys */
+		int32_t tid;
+	} *tids = NULL;
 	uint64_t unentered_cpu = 0, counted_cpu = 0; /* counted: in tree_cpu_ns */
 	uint64_t teardown_ns = 0; /* what freeing their memory may have cost them */
+	/* Recordings that stopped (pp_process.stop): their images, the CPU
+	 * time not sampled since, and the first image's program. */
+	size_t nstop[PP_STOP_MAX + 1] = { 0 };
+	uint64_t stop_ns[PP_STOP_MAX + 1] = { 0 };
+	const char *stop_exe[PP_STOP_MAX + 1] = { NULL };
 	unsigned hz = 0;
 	char engines[128] = "";
 	struct fewsignals few = { 0 };
@@ -976,6 +1187,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	 * their markers say it, and how many could not say it (killed). */
 	uint64_t unrecorded_cpu = 0;
 	size_t unrecorded_unknown = 0;
+	/* CPU time without samples, by cause (raw_gaps), and in how many
+	 * processes */
+	struct pp_gap_part gaps[PP_GAP_N] = { { 0, 0 } };
+	size_t gap_procs[PP_GAP_N] = { 0 };
+	const char *noengine_why = NULL; /* the first such image's reasons */
 	for (size_t i = 0; i < set->n; i++) {
 		const struct pp_process *pr = &set->procs[i];
 		const struct raw_info *in = &set->info[i];
@@ -996,13 +1212,21 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		fewsignals_add(&few, pr);
 		ticks += pr->ticks;
 		signals += pr->signals;
-		cpu += pr->cpu_ns;
-		pids[recorded - 1] = pr->pid;
+		cpu += pr->cpu_ns - pr->stop_ns; /* the rate is over what was sampled */
+		if (pr->stop && pr->stop <= PP_STOP_MAX) {
+			nstop[pr->stop]++;
+			stop_ns[pr->stop] += pr->stop_ns;
+			if (!stop_exe[pr->stop])
+				stop_exe[pr->stop] = pr->exe;
+		}
+		keys[recorded - 1] = (struct image_key){ pr->pid, pr->seq, pr->end == PP_END_EXEC };
 		tids = xrealloc(tids, (ntids + pr->nthreads + 1) * sizeof *tids);
 		for (size_t k = 0; k < pr->nthreads; k++)
 			/* not "[other]"; a slot without ticks is no sampled thread */
-			if (pr->threads[k].tid && pr->threads[k].ticks)
-				tids[ntids++] = pr->threads[k].tid;
+			if (pr->threads[k].tid && pr->threads[k].ticks) {
+				tids[ntids].image = (uint32_t)(recorded - 1);
+				tids[ntids++].tid = pr->threads[k].tid;
+			}
 		mem = pr->mem_bytes > mem ? pr->mem_bytes : mem;
 		/* A table that could not grow lost for want of space, not size. */
 		if (in->table_error) {
@@ -1023,6 +1247,16 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 		user_time += (in->flags & PCPROF_RAW_F_USER_TIME) != 0;
 		unsampled += in->threads_unsampled;
 		unseen += in->threads_unseen;
+		if (pr->gap[PP_GAP_NOENGINE].ns && !noengine_why)
+			noengine_why = pr->why;
+		for (int g = 0; g < PP_GAP_N; g++)
+			if (pr->gap[g].ns) {
+				gap_procs[g]++;
+				gaps[g].ns = sat_add(gaps[g].ns, pr->gap[g].ns);
+				gaps[g].threads = gaps[g].threads > UINT32_MAX - pr->gap[g].threads
+							  ? UINT32_MAX
+							  : gaps[g].threads + pr->gap[g].threads;
+			}
 		if (in->mod_error && !mod_err)
 			mod_err = in->mod_error;
 		if (in->node_error && !node_err)
@@ -1033,13 +1267,11 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 			unaudited++;
 		/* Never marked by the library: still running (nobody reaped it
 		 * and it is there), or ended without exit handlers. */
-		bool alive = false;
-		if (in->raw_end == PCPROF_END_RUNNING) {
-			if (pr->end == PP_END_UNKNOWN && kill(pr->pid, 0) == 0)
-				running++, alive = true;
-			else
-				abrupt++;
-		}
+		bool alive = still_running(pr, in);
+		running += alive;
+		/* After a seccomp filter the library never marks the end. */
+		abrupt +=
+			in->raw_end == PCPROF_END_RUNNING && !alive && pr->stop != PP_STOP_SECCOMP;
 		if (!alive) {
 			counted_cpu += pr->cpu_ns;
 			teardown_ns += TEARDOWN_NS_PER_KIB * in->exit_rss_kib;
@@ -1071,8 +1303,18 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	add(&t, " (%s", engines[0] ? engines : "no engine");
 	if (ticks && sigrate < 0.9 * achieved)
 		add(&t, ", %.0f signals/s", sigrate);
-	size_t nproc = distinct_i32(pids, recorded), threads = distinct_i32(tids, ntids);
-	free(pids);
+	/* Processes and threads are counted as pcprof report counts them:
+	 * an exec makes a new image of the same process, its thread keeps
+	 * its id; a pid used again is another process (util.h). */
+	uint32_t *proc = xmalloc((recorded ? recorded : 1) * sizeof *proc);
+	size_t nproc = number_processes(keys, recorded, proc);
+	uint64_t *pt = xmalloc((ntids ? ntids : 1) * sizeof *pt);
+	for (size_t k = 0; k < ntids; k++)
+		pt[k] = (uint64_t)proc[tids[k].image] << 32 | (uint32_t)tids[k].tid;
+	size_t threads = distinct_u64(pt, ntids);
+	free(keys);
+	free(proc);
+	free(pt);
 	free(tids);
 	add(&t, "), %zu process%s", nproc, nproc == 1 ? "" : "es");
 	if (nproc != recorded)
@@ -1117,6 +1359,21 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	 * (a relative name spawned with file actions, a program that execs
 	 * with raw system calls...).  The gap holds the named images' time
 	 * too. */
+	/* The recordings that stopped: after a seccomp filter the gap is
+	 * theirs already (seccomp_gap). */
+	static const char *const stop_text[PP_STOP_MAX + 1] = {
+		[PP_STOP_SECCOMP] = "not sampled after seccomp filter",
+		[PP_STOP_MANUAL] = "not sampled with the manual engine the program chose "
+				   "(PROFIL_ENGINE=manual or profil_set_engine)",
+	};
+	for (int k = 1; k <= PP_STOP_MAX; k++) {
+		if (!nstop[k])
+			continue;
+		const char *base = strrchr(stop_exe[k], '/');
+		add_item(&lost, "%s: %.2f s CPU (%zu process image%s: %s%s)", stop_text[k],
+			 (double)stop_ns[k] * 1e-9, nstop[k], nstop[k] == 1 ? "" : "s",
+			 base ? base + 1 : stop_exe[k], nstop[k] > 1 ? ", ..." : "");
+	}
 	if (unentered) {
 		add_item(&lost, "%.2f s CPU of %zu process image%s the library could not enter",
 			 (double)(gap > unentered_cpu ? gap : unentered_cpu) * 1e-9, unentered,
@@ -1151,11 +1408,18 @@ static void summary(const struct raw_set *set, const char *dir, const char *out,
 	else if (unsampled_ticks)
 		add_item(&lost, "%llu samples of threads that could not be sampled",
 			 (unsigned long long)unsampled_ticks);
-	if (unseen)
+	if (unseen && gaps[PP_GAP_NOEXIT].ns >= GAP_SHOWN_NS)
+		add_item(&lost,
+			 "%.2f s CPU after the last sample of %llu thread%s that ended without "
+			 "exit handlers",
+			 (double)gaps[PP_GAP_NOEXIT].ns * 1e-9, (unsigned long long)unseen,
+			 unseen == 1 ? "" : "s");
+	else if (unseen)
 		add_item(&lost,
 			 "the CPU after the last sample of %llu thread%s that ended without "
 			 "exit handlers",
 			 (unsigned long long)unseen, unseen == 1 ? "" : "s");
+	add_gaps(&lost, gaps, gap_procs, noengine_why);
 	if (set->nbad)
 		add_item(&lost, "%zu unreadable recording%s (%s)", set->nbad,
 			 set->nbad == 1 ? "" : "s", set->first_bad);
@@ -1286,14 +1550,25 @@ static void name_files_as_mapped(struct pp_profile *p)
 	free(slot);
 }
 
-/* The recordings in dir, with what waiting told us about how each process
- * ended. */
-static void collect(const char *dir, struct raw_set *set, const struct run *r, struct pp_profile *p)
+/* The recordings in dir (read_recordings), with what waiting told us about
+ * how each process ended (and_statuses). */
+static void read_recordings(const char *dir, struct raw_set *set)
 {
 	char err[512];
 	if (raw_collect(dir, set, err, sizeof err) < 0)
 		die(EXIT_RUN_FAILED, "reading the recordings: %s", err);
+}
+
+static void and_statuses(struct raw_set *set, const struct run *r, struct pp_profile *p)
+{
 	apply_statuses(set, r);
+	seccomp_gap(set, r->tree_cpu_ns);
+	/* Each image's samples against its CPU time, now that a killed
+	 * one has the CPU time /proc gave and an image stopped by a filter
+	 * the CPU time after its stop (which raw_gaps leaves out: it is the
+	 * stop's): what is missing, by cause. */
+	for (size_t i = 0; i < set->n; i++)
+		raw_gaps(&set->procs[i], &set->info[i]);
 	p->nprocs = set->n;
 	p->procs = set->procs;
 	p->bucket_ns = set->bucket_ns;
@@ -1314,9 +1589,10 @@ static void write_data(const char *dir, const char *where, struct pp_profile *p,
 		    "file from them",
 		    dir, quoted);
 	}
+	/* first: whatever becomes of pcprof as it writes the summary */
+	remove_dir(dir);
 	if (!o->quiet)
 		summary(set, where, o->out, o, tree_cpu_ns);
-	remove_dir(dir);
 }
 
 /* pcprof run --from DIR: the recordings a failed run kept.  Without the
@@ -1332,9 +1608,10 @@ static _Noreturn void from_kept(const struct opts *o)
 		die(EXIT_RUN_FAILED, "--from %s: not a directory", o->from);
 	struct pp_profile p = { 0 };
 	struct run r = { 0 };
-	bool known = load_run_info(o->from, &p, &r);
 	struct raw_set set;
-	collect(o->from, &set, &r, &p);
+	read_recordings(o->from, &set);
+	bool known = load_run_info(o->from, &set, &p, &r);
+	and_statuses(&set, &r, &p);
 	if (!known && !set.n && !set.nunrecorded && !set.nbad)
 		die(EXIT_RUN_FAILED, "--from %s: no recordings of pcprof run there", o->from);
 	if (!known) {
@@ -1541,6 +1818,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct opts o;
 	int first;
+	ignore_sigpipe();
 	parse(argc, argv, &o, &first);
 	char **prog = argv + first;
 	check_output(o.out);
@@ -1571,7 +1849,8 @@ int cmd_run(int argc, char **argv)
 	save_run_info(dir, &p, &r);
 
 	struct raw_set set;
-	collect(dir, &set, &r, &p);
+	read_recordings(dir, &set);
+	and_statuses(&set, &r, &p);
 	write_data(dir, parent, &p, &set, &o, r.tree_cpu_ns);
 	bool marked = false;
 	for (size_t i = 0; i < set.nunrecorded; i++)

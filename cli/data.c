@@ -48,6 +48,7 @@
 #define SAMPLE_SIZE (SAMPLE_V1 + 4)
 #define SAMPLE_V3   (SAMPLE_SIZE + 4)
 #define FRAME_SIZE  (8 + 4 + 4)
+#define GAP_SIZE    (4 + 4 + 8)
 #define MIN_PROC    (REC_HEAD + 6 * 4 + 7 * 8 + 4 * 4 + 4 + 4 + 8)
 
 static uint32_t crc(const uint8_t *p, size_t n)
@@ -253,6 +254,21 @@ static int encode_proc(struct wbuf *w, const struct pp_process *pr, uint32_t ver
 	if (version >= 3) {
 		put64(w, pr->tl_lost);
 		put32(w, pr->tl_partial);
+		/* Appended to version 3's record (2026-11-29), in this order: a
+		 * reader from before skips them, and a record from before ends
+		 * before them. */
+		put32(w, pr->stop);
+		put64(w, pr->stop_ns);
+		uint32_t ngap = 0;
+		for (int g = 0; g < PP_GAP_N; g++)
+			ngap += pr->gap[g].ns != 0;
+		put32(w, ngap);
+		for (uint32_t g = 0; g < PP_GAP_N; g++)
+			if (pr->gap[g].ns) {
+				put32(w, g);
+				put32(w, pr->gap[g].threads);
+				put64(w, pr->gap[g].ns);
+			}
 	}
 	end_record(w, at);
 	return 0;
@@ -290,6 +306,10 @@ int pp_encode_version(const struct pp_profile *p, uint32_t version, uint8_t **bu
 	if (w.oom) {
 		free(w.p);
 		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	if (pp_check_counts(p, err, errlen) < 0) {
+		free(w.p);
 		return -1;
 	}
 
@@ -579,6 +599,31 @@ static void parse_proc(struct rbuf *r, struct pp_process *pr)
 		pr->tl_lost = get64(r, "process timeline");
 		pr->tl_partial = get32(r, "process timeline");
 	}
+	/* Appended to version 3 records (2026-11-29): the stop, then the CPU
+	 * time without samples by cause; files from before end here.  A
+	 * cause this pcprof does not know still counts, as unknown; the
+	 * sums saturate. */
+	if (v3 && !r->failed && r->off < r->len) {
+		pr->stop = get32(r, "process stop");
+		pr->stop_ns = get64(r, "process stop");
+		if (!r->failed && (pr->stop > PP_STOP_MAX || (!pr->stop && pr->stop_ns) ||
+				   pr->stop_ns > pr->cpu_ns))
+			fail(r, "corrupted: process %d: stop %u with %llu ns of %llu", pr->pid,
+			     pr->stop, (unsigned long long)pr->stop_ns,
+			     (unsigned long long)pr->cpu_ns);
+		size_t ngap =
+			r->failed || r->off == r->len ? 0 : get_count(r, false, GAP_SIZE, "gaps");
+		for (size_t i = 0; i < ngap && !r->failed; i++) {
+			uint32_t g = get32(r, "gap");
+			uint32_t threads = get32(r, "gap");
+			uint64_t ns = get64(r, "gap");
+			struct pp_gap_part *part = &pr->gap[g < PP_GAP_N ? g : PP_GAP_UNKNOWN];
+			part->ns = part->ns > UINT64_MAX - ns ? UINT64_MAX : part->ns + ns;
+			part->threads = part->threads > UINT32_MAX - threads
+						? UINT32_MAX
+						: part->threads + threads;
+		}
+	}
 	if (r->failed)
 		return;
 	char why[200];
@@ -702,6 +747,11 @@ static int check_header(const uint8_t *p, uint64_t size, unsigned flags, char *e
 	return 0;
 }
 
+int pp_check_header(const uint8_t *p, uint64_t size, char *err, size_t errlen)
+{
+	return check_header(p, size, 0, err, errlen);
+}
+
 int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out, char *err,
 	     size_t errlen)
 {
@@ -717,6 +767,9 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 
 	struct rbuf r = { p + PP_HEADER_SIZE, body, 0, err, errlen, false, rd32(p + 8) };
 	parse_body(&r, out);
+	char why[200];
+	if (!r.failed && pp_check_counts(out, why, sizeof why) < 0)
+		fail(&r, "corrupted: %s", why);
 	if (r.failed) {
 		pp_free(out);
 		return -1;
@@ -963,6 +1016,55 @@ int pp_check_stacks(const struct pp_process *pr, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* ---- counts ---------------------------------------------------------------- */
+
+/* *sum + v, unless that passes max (the sum is then left as it was). */
+static bool add_within(uint64_t *sum, uint64_t v, uint64_t max)
+{
+	if (v > max || *sum > max - v)
+		return false;
+	*sum += v;
+	return true;
+}
+
+int pp_sums_add(struct pp_sums *sum, const struct pp_process *pr, char *err, size_t errlen)
+{
+	struct pp_sums s = *sum;
+	const char *what = NULL;
+	for (size_t i = 0; i < pr->nsamples && !what; i++)
+		if (!add_within(&s.samples, pr->samples[i].count, PP_TICKS_MAX))
+			what = "sample counts";
+	for (size_t i = 0; i < pr->nthreads && !what; i++)
+		if (!add_within(&s.threads, pr->threads[i].ticks, PP_TICKS_MAX))
+			what = "thread ticks";
+	if (!what && !add_within(&s.ticks, pr->ticks, PP_TICKS_MAX))
+		what = "process ticks";
+	if (!what && !add_within(&s.signals, pr->signals, PP_TICKS_MAX))
+		what = "process signals";
+	if (!what && !add_within(&s.lost, pr->lost, PP_TICKS_MAX))
+		what = "lost ticks";
+	if (!what && !add_within(&s.tl_lost, pr->tl_lost, PP_TICKS_MAX))
+		what = "untimed ticks";
+	if (!what && !add_within(&s.cpu_ns, pr->cpu_ns, PP_NS_MAX))
+		what = "CPU times";
+	if (what) {
+		set_err(err, errlen, "process %d: the %s add up to more than %s", pr->pid, what,
+			strcmp(what, "CPU times") == 0 ? "2^62 ns" : "2^53");
+		return -1;
+	}
+	*sum = s;
+	return 0;
+}
+
+int pp_check_counts(const struct pp_profile *p, char *err, size_t errlen)
+{
+	struct pp_sums sum = { 0 };
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (pp_sums_add(&sum, &p->procs[i], err, errlen) < 0)
+			return -1;
 	return 0;
 }
 

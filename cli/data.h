@@ -32,6 +32,15 @@ int pp_parse(const void *buf, size_t len, unsigned flags, struct pp_profile *out
 	     size_t errlen);
 
 /*
+ * The checks of a data file of size bytes that need only its first
+ * min(size, PP_HEADER_SIZE) bytes p: what it is, its version, its header
+ * checksum, and that the header's body size is size's.  pp_read makes them
+ * before it reads more, and so does an archive's reader before it unpacks
+ * more of a recording.  0, or -1 with a one-line message in err.
+ */
+int pp_check_header(const uint8_t *p, uint64_t size, char *err, size_t errlen);
+
+/*
  * Encode p as a data file in a malloc'd buffer (*buf, *len; the caller
  * frees it).  Returns 0, or -1 with err set (out of memory, or a profile
  * that breaks the model's rules: an index out of range, a count too large).
@@ -50,6 +59,34 @@ int pp_encode_version(const struct pp_profile *p, uint32_t version, uint8_t **bu
  * module.  Returns 0, or -1 with err set.
  */
 int pp_check_stacks(const struct pp_process *pr, char *err, size_t errlen);
+
+/*
+ * Counts.  Every view sums sample counts (by function, thread, node of
+ * the call tree, time slot, ...), each sample at most once per sum, and the
+ * model sums the processes' ticks, signals, lost ticks and CPU times; a
+ * file whose counts add up beyond these bounds is refused by the reader
+ * and never written, so that no sum of one file's counts can wrap
+ * (2^53 ticks: 285 years of one CPU at 1 MHz; 2^62 ns: 146 years of CPU
+ * time).  Below 2^53 a count is also exact as a double.
+ */
+#define PP_TICKS_MAX (UINT64_C(1) << 53)
+#define PP_NS_MAX    (UINT64_C(1) << 62)
+
+/* The running sums of a profile's counts that the bounds apply to. */
+struct pp_sums {
+	uint64_t samples; /* every sample's count */
+	uint64_t threads; /* every thread's ticks */
+	uint64_t ticks, signals, lost, tl_lost;
+	uint64_t cpu_ns;
+};
+
+/* Add pr's counts to *sum; 0, or -1 with err set ("... add up to more
+ * than ...") if a sum would pass its bound (then *sum is unchanged). */
+int pp_sums_add(struct pp_sums *sum, const struct pp_process *pr, char *err, size_t errlen);
+
+/* pp_sums_add over every process of p from zero: what the reader and the
+ * writer check. */
+int pp_check_counts(const struct pp_profile *p, char *err, size_t errlen);
 
 /* Free one process's parts (pp_free does this for every process). */
 void pp_process_free(struct pp_process *pr);

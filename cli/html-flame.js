@@ -108,16 +108,20 @@
 		shown.set(g, n);
 	}
 
+	// No function here recurses down the tree: it is as deep as the
+	// deepest recorded stack, and 100,000 frames overflowed the script's
+	// stack.  Walks keep their path in an array instead.
 	function draw() {
 		const W = Math.max(host.clientWidth, 200);
 		rows = zoom.depth;
-		(function deepest(n) {
+		for (const todo = [zoom]; todo.length;) {
+			const n = todo.pop();
 			if (n.depth > rows)
 				rows = n.depth;
 			for (const k of n.kids)
 				if (W * k.total / zoom.total >= MINW)
-					deepest(k);
-		})(zoom);
+					todo.push(k);
+		}
 		shown.clear();
 		svg = document.createElementNS(SVG, 'svg');
 		svg.setAttribute('class', 'flamegraph');
@@ -127,16 +131,21 @@
 		svg.setAttribute('aria-label', icicle ? 'icicle graph' : 'flame graph');
 		for (let a = zoom.parent; a; a = a.parent)
 			frame(a, 0, W, ' above');
-		(function put(n, x, w) {
+		// in preorder, children left to right
+		for (const todo = [[zoom, 0, W]]; todo.length;) {
+			const [n, x, w] = todo.pop();
 			frame(n, x, w, '');
+			const put = [];
 			let cx = x;
 			for (const k of n.kids) {
 				const kw = w * k.total / n.total;
 				if (kw >= MINW)
-					put(k, cx, kw);
+					put.push([k, cx, kw]);
 				cx += kw;
 			}
-		})(zoom, 0, W);
+			while (put.length)
+				todo.push(put.pop());
+		}
 		host.replaceChildren(svg);
 		crumbs();
 	}
@@ -169,7 +178,8 @@
 	function mark(test, what) {
 		matched = new Set();
 		let share = 0;
-		(function walk(n, under) {
+		for (const todo = [[root, false]]; todo.length;) {
+			const [n, under] = todo.pop();
 			const hit = n !== root && test(n);
 			if (hit) {
 				matched.add(n);
@@ -177,8 +187,8 @@
 					share += n.total;
 			}
 			for (const k of n.kids)
-				walk(k, under || hit);
-		})(root, false);
+				todo.push([k, under || hit]);
+		}
 		el('fg-match').textContent = what + pct(share) + '% (' + matched.size + ' frames)';
 		draw();
 	}
@@ -211,7 +221,9 @@
 		const callers = new Map(), callees = new Map(), on = new Map();
 		let total = 0, self = 0, inside = 0;
 		const add = (m, k, v) => m.set(k, (m.get(k) || 0) + v);
-		(function walk(n) {
+		// the path from the root: [node, next child, its keys]
+		const path = [];
+		const enter = (n) => {
 			const keys = [];
 			if (n !== root) {
 				if (n.fn === fn) {
@@ -233,13 +245,21 @@
 				on.set(k, (on.get(k) || 0) + 1);
 			if (n.fn === fn)
 				inside++;
-			for (const k of n.kids)
-				walk(k);
+			path.push([n, 0, keys]);
+		};
+		for (enter(root); path.length;) {
+			const top = path[path.length - 1];
+			const n = top[0];
+			if (top[1] < n.kids.length) {
+				enter(n.kids[top[1]++]);
+				continue;
+			}
+			path.pop();
 			if (n.fn === fn)
 				inside--;
-			for (const k of keys)
+			for (const k of top[2])
 				on.set(k, on.get(k) - 1);
-		})(root);
+		}
 		if (self)
 			callees.set(-4, self);
 		box.replaceChildren();
@@ -379,15 +399,11 @@
 	function diffInit() {
 		if (!Array.isArray(D.delta))
 			return false;
-		let i = 0;
-		(function walk(n) {
-			for (const k of n.kids) {
-				k.delta = D.delta[2 * i];
-				k.se = D.delta[2 * i + 1];
-				i++;
-				walk(k);
-			}
-		})(root);
+		// the nodes in data order are the tree in preorder
+		byIndex.forEach((k, i) => {
+			k.delta = D.delta[2 * i];
+			k.se = D.delta[2 * i + 1];
+		});
 		const sel = el('fg-colour');
 		const o = document.createElement('option');
 		o.value = 'change';
@@ -488,12 +504,11 @@
 				for (let i = 0; i + 2 < c.length; i += 3)
 					if (c[i + 1] >= a && c[i + 1] < b && byIndex[c[i]])
 						byIndex[c[i]].self += c[i + 2];
-				(function sum(n) {
-					n.total = n === root ? 0 : n.self;
-					for (const k of n.kids)
-						n.total += sum(k);
-					return n.total;
-				})(root);
+				// the nodes in data order: each after its parent
+				byIndex.forEach((n) => { n.total = n.self; });
+				root.total = 0;
+				for (let i = byIndex.length; i-- > 0;)
+					byIndex[i].parent.total += byIndex[i].total;
 				D.total = root.total;
 				info.textContent = secs(a).toFixed(2) + '\u2013' + secs(b).toFixed(2) + ' s: ' +
 					root.total + ' samples' + (T.untimed ? ' (' + T.untimed +

@@ -526,6 +526,10 @@ static void add_process(struct builder *b, uint32_t pi)
 	f->signals += p->signals;
 	f->lost += p->lost;
 	f->cpu_ns += p->cpu_ns;
+	if (p->stop && p->stop <= PP_STOP_MAX) {
+		f->nstopped[p->stop]++;
+		f->stopped_ns[p->stop] += p->stop_ns;
+	}
 	if (model_unsampled_image(p)) {
 		f->nunsampled++;
 		f->unsampled_cpu_ns += p->cpu_ns;
@@ -633,15 +637,11 @@ static void add_process(struct builder *b, uint32_t pi)
  * keeps the path from the root and a count per row of its nodes on that
  * path, so "first on the path" is a count of 0.
  */
-struct walk {
-	uint32_t *pre; /* the nodes in preorder */
-	uint64_t *sub; /* the samples of each node's subtree */
-};
-
-static struct walk tree_walk(const struct model *f)
+struct model_walk model_walk(const struct model *f)
 {
 	size_t n = f->nnodes;
-	struct walk w = { xmalloc((n ? n : 1) * sizeof *w.pre), xcalloc(n ? n : 1, sizeof *w.sub) };
+	struct model_walk w = { xmalloc((n ? n : 1) * sizeof *w.pre),
+				xcalloc(n ? n : 1, sizeof *w.sub) };
 	for (size_t i = 0; i < f->nhits; i++) {
 		if (i + PREFETCH < f->nhits)
 			__builtin_prefetch(&w.sub[f->hits[i + PREFETCH].node]);
@@ -684,7 +684,15 @@ static struct walk tree_walk(const struct model *f)
 	return w;
 }
 
-static void add_totals(struct model *f, const struct walk *w, bool lines_too)
+void model_walk_free(struct model_walk *w)
+{
+	free(w->pre);
+	free(w->sub);
+	w->pre = NULL;
+	w->sub = NULL;
+}
+
+static void add_totals(struct model *f, const struct model_walk *w, bool lines_too)
 {
 	size_t n = f->nnodes, maxdepth = 0;
 	for (size_t v = 0; v < n; v++)
@@ -774,6 +782,73 @@ uint32_t *model_fn_stacks(const struct model *f)
 	}
 	free(h.s);
 	return canon;
+}
+
+static const struct model_ftree *sort_ftree;
+static const struct model *sort_ftree_model;
+
+/* By total (most first), then label. */
+static int by_total_label(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct model_ftree *t = sort_ftree;
+	if (t->total[x] != t->total[y])
+		return t->total[x] > t->total[y] ? -1 : 1;
+	const struct model *f = sort_ftree_model;
+	return strcmp(f->fns[node_fn(f, x)].label, f->fns[node_fn(f, y)].label);
+}
+
+void model_ftree(const struct model *f, struct model_ftree *t)
+{
+	size_t n = f->nnodes;
+	t->canon = model_fn_stacks(f);
+	t->total = xcalloc(n + 1, sizeof *t->total);
+	t->self = xcalloc(n + 1, sizeof *t->self);
+	for (size_t i = 0; i < f->nhits; i++)
+		t->self[t->canon[f->hits[i].node]] += f->hits[i].count;
+	/* a node's canonical parent comes before it: one backward pass */
+	for (size_t i = n; i-- > 0;) {
+		if (t->canon[i] != i)
+			continue;
+		t->total[i] += t->self[i];
+		uint32_t p = f->nodes[i].parent;
+		if (p != MODEL_NO_NODE)
+			t->total[t->canon[p]] += t->total[i];
+	}
+	/* children lists: a counting sort by canonical parent */
+	t->first = xcalloc(n + 2, sizeof *t->first);
+	t->kids = xmalloc((n ? n : 1) * sizeof *t->kids);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = f->nodes[i].parent;
+		if (t->canon[i] == i && t->total[i])
+			t->first[(p == MODEL_NO_NODE ? n : t->canon[p]) + 1]++;
+	}
+	for (size_t i = 0; i <= n; i++)
+		t->first[i + 1] += t->first[i];
+	uint32_t *next = xmalloc((n + 1) * sizeof *next);
+	memcpy(next, t->first, (n + 1) * sizeof *next);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = f->nodes[i].parent;
+		if (t->canon[i] == i && t->total[i])
+			t->kids[next[p == MODEL_NO_NODE ? n : t->canon[p]]++] = (uint32_t)i;
+	}
+	free(next);
+	sort_ftree = t;
+	sort_ftree_model = f;
+	for (size_t i = 0; i <= n; i++)
+		if (t->first[i + 1] - t->first[i] > 1)
+			qsort(t->kids + t->first[i], t->first[i + 1] - t->first[i], sizeof *t->kids,
+			      by_total_label);
+}
+
+void model_ftree_free(struct model_ftree *t)
+{
+	free(t->canon);
+	free(t->total);
+	free(t->self);
+	free(t->first);
+	free(t->kids);
+	memset(t, 0, sizeof *t);
 }
 
 void model_each_stack(const struct model *f,
@@ -882,7 +957,12 @@ static void build_threads(struct model *f)
 	for (size_t i = 0; i < f->nhits; i++)
 		order[next[first[f->hits[i].proc] + f->hits[i].thread]++] = (uint32_t)i;
 	uint64_t *fncount = xcalloc(f->nfns + 1, sizeof *fncount);
+	/* the functions a thread's hits touched, each once: marked by the
+	 * thread's slot + 1, not by a count of 0 (a count can be 0 again
+	 * after it has been added to only if sums wrap, which the reader's
+	 * bounds prevent, data.h; this does not rely on them) */
 	uint32_t *touched = xmalloc((f->nfns + 1) * sizeof *touched);
+	size_t *mark = xcalloc(f->nfns + 1, sizeof *mark);
 	f->threads = xcalloc(nslots ? nslots : 1, sizeof *f->threads);
 	for (uint32_t p = 0; p < f->nprocs; p++) {
 		const struct pp_process *pr = f->procs[p].p;
@@ -897,8 +977,10 @@ static void build_threads(struct model *f)
 			for (size_t k = start[s]; k < start[s + 1]; k++) {
 				const struct model_hit *h = &f->hits[order[k]];
 				uint32_t fn = f->pcs[h->pc].fn;
-				if (!fncount[fn] && h->count)
+				if (mark[fn] != s + 1) {
+					mark[fn] = s + 1;
 					touched[ntouched++] = fn;
+				}
 				fncount[fn] += h->count;
 				t->samples += h->count;
 			}
@@ -921,6 +1003,7 @@ static void build_threads(struct model *f)
 	free(order);
 	free(fncount);
 	free(touched);
+	free(mark);
 }
 
 struct model *model_build(const struct pp_profile *prof, const struct model_opts *opts, char *err,
@@ -953,12 +1036,11 @@ struct model *model_build(const struct pp_profile *prof, const struct model_opts
 	free(b.pcmap.s);
 	free(b.fnmap.s);
 	free(b.nodemap.s);
-	struct walk w = tree_walk(f);
+	struct model_walk w = model_walk(f);
 	add_totals(f, &w, false);
 	build_lines(f);
 	add_totals(f, &w, true);
-	free(w.pre);
-	free(w.sub);
+	model_walk_free(&w);
 	if (opts->threads)
 		build_threads(f);
 	return f;
@@ -1114,7 +1196,7 @@ static int line_order(const void *a, const void *b)
 	int c = row_cmp(&rx, &ry);
 	if (c || sort_by == MODEL_SORT_ADDRESS)
 		return c;
-	return x->line - y->line;
+	return (x->line > y->line) - (x->line < y->line); /* (a debug file's lines: any int) */
 }
 
 static int mod_order(const void *a, const void *b)
@@ -1176,11 +1258,14 @@ bool model_unsampled_image(const struct pp_process *p)
 	return !p->engine[0] && !p->hz;
 }
 
-/* Over the CPU time of the sampled images: an image no engine sampled
- * is said apart (the header's "unsampled" line), not as a lower rate. */
+/* Over the CPU time of the sampled images: an image no engine sampled,
+ * and what an image used after its recording stopped, are said apart
+ * (the header's "unsampled" and "stopped" lines), not as a lower rate. */
 double model_achieved_hz(const struct model *f)
 {
 	uint64_t cpu = f->cpu_ns - f->unsampled_cpu_ns;
+	for (int k = 1; k <= PP_STOP_MAX; k++)
+		cpu = cpu > f->stopped_ns[k] ? cpu - f->stopped_ns[k] : 0;
 	if (!cpu)
 		return 0;
 	uint64_t ticks = f->ticks ? f->ticks : f->total + f->lost;
@@ -1253,10 +1338,14 @@ char *model_distinct(const struct model *f, bool hz)
 
 size_t model_processes(const struct model *f)
 {
-	int32_t *pid = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *pid);
-	for (size_t i = 0; i < f->nprocs; i++)
-		pid[i] = f->procs[i].p->pid;
-	size_t n = distinct_i32(pid, f->nprocs);
-	free(pid);
+	struct image_key *k = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *k);
+	uint32_t *proc = xmalloc((f->nprocs ? f->nprocs : 1) * sizeof *proc);
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct pp_process *p = f->procs[i].p;
+		k[i] = (struct image_key){ p->pid, p->seq, p->end == PP_END_EXEC };
+	}
+	size_t n = number_processes(k, f->nprocs, proc);
+	free(k);
+	free(proc);
 	return n;
 }

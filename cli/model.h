@@ -170,8 +170,12 @@ struct model {
 	size_t nunsampled;
 	uint64_t unsampled_cpu_ns;
 	const char *unsampled_why; /* the first one's reason, or NULL */
-	struct symtab **st;        /* per selected process */
-	struct tl_kept time_kept;  /* what opts.time kept (model_open) */
+	/* images whose recording stopped, by reason (pp_process.stop), and
+	 * the CPU time not sampled since (cpu_ns holds it too) */
+	size_t nstopped[PP_STOP_MAX + 1];
+	uint64_t stopped_ns[PP_STOP_MAX + 1];
+	struct symtab **st;       /* per selected process */
+	struct tl_kept time_kept; /* what opts.time kept (model_open) */
 };
 
 /* Build the flat profile.  Returns NULL with err set if no process
@@ -225,6 +229,38 @@ size_t model_stack_fns(const struct model *f, uint32_t node, uint32_t **fn, size
 /* Per node, the first node whose stack has the same functions (stacks
  * that differ only in pcs within the functions): a new array of nnodes. */
 uint32_t *model_fn_stacks(const struct model *f);
+
+/*
+ * The call tree by function path: the nodes whose stacks have the same
+ * functions are one (model_fn_stacks), as `pcprof report --tree` and the
+ * HTML flame graph show it.  Built in one pass over the nodes, whatever
+ * the tree's shape (a walk of every stack from its root costs stacks x
+ * depth).  Indexes are model nodes: the canonical node of each path.
+ */
+struct model_ftree {
+	uint32_t *canon;        /* model_fn_stacks */
+	uint64_t *total, *self; /* per canonical node: samples under it, at it */
+	/* The children with samples of canonical node n, by total (most
+	 * first), then label: kids[first[n]..first[n + 1]); the roots at
+	 * n = nnodes. */
+	uint32_t *first, *kids;
+};
+void model_ftree(const struct model *f, struct model_ftree *t);
+void model_ftree_free(struct model_ftree *t);
+
+/*
+ * The call tree's nodes in preorder, each before its children, and the
+ * shown samples under each node (its subtree's): a walk that keeps the
+ * path from a root (a node's depth says where it joins the path) sees
+ * every stack's nodes in time linear in the nodes, where walking each
+ * stack from its leaf costs stacks x depth.
+ */
+struct model_walk {
+	uint32_t *pre; /* nnodes nodes */
+	uint64_t *sub; /* per node */
+};
+struct model_walk model_walk(const struct model *f);
+void model_walk_free(struct model_walk *w);
 
 /* Call fn once per distinct stack of the shown samples (by leaf node, in
  * node order) with its functions root first and its samples. */

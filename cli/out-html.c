@@ -434,10 +434,11 @@ static void table(FILE *s, const struct model *f, const uint32_t *fns, size_t n,
 
 struct ftree {
 	const struct model *f;
-	uint32_t *canon;        /* model_fn_stacks */
-	uint64_t *total, *self; /* per canonical node */
-	uint32_t *first, *kids; /* children of node n: kids[first[n]..first[n+1]) */
-	uint32_t *roots;
+	struct model_ftree tree; /* what the pointers below point into */
+	uint32_t *canon;         /* model_fn_stacks */
+	uint64_t *total, *self;  /* per canonical node */
+	uint32_t *first, *kids;  /* children of node n: kids[first[n]..first[n+1]) */
+	const uint32_t *roots;   /* the tree's kids of nnodes */
 	size_t nroots;
 	uint32_t *fnix;   /* fn -> index in "fns" + 1 */
 	uint32_t *fnlist; /* "fns" in order */
@@ -449,76 +450,25 @@ struct ftree {
 	size_t norder;
 };
 
-static const struct ftree *sort_ft;
-
-static int by_total_label(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct ftree *t = sort_ft;
-	if (t->total[x] != t->total[y])
-		return t->total[x] > t->total[y] ? -1 : 1;
-	const struct model *f = t->f;
-	return strcmp(f->fns[f->pcs[f->nodes[x].pc].fn].label,
-		      f->fns[f->pcs[f->nodes[y].pc].fn].label);
-}
-
 static void ftree_build(struct ftree *t, const struct model *f)
 {
-	size_t n = f->nnodes;
 	memset(t, 0, sizeof *t);
 	t->f = f;
-	t->canon = model_fn_stacks(f);
-	t->total = xcalloc(n + 1, sizeof *t->total);
-	t->self = xcalloc(n + 1, sizeof *t->self);
-	for (size_t i = 0; i < f->nhits; i++)
-		t->self[t->canon[f->hits[i].node]] += f->hits[i].count;
-	/* totals: children after parents, canonical parents before children */
-	for (size_t i = n; i-- > 0;) {
-		if (t->canon[i] != i)
-			continue;
-		t->total[i] += t->self[i];
-		uint32_t p = f->nodes[i].parent;
-		if (p != MODEL_NO_NODE)
-			t->total[t->canon[p]] += t->total[i];
-	}
-	/* children lists (counting sort by parent) */
-	t->first = xcalloc(n + 2, sizeof *t->first);
-	t->kids = xmalloc((n ? n : 1) * sizeof *t->kids);
-	t->roots = xmalloc((n ? n : 1) * sizeof *t->roots);
-	for (size_t i = 0; i < n; i++) {
-		if (t->canon[i] != i || !t->total[i])
-			continue;
-		uint32_t p = f->nodes[i].parent;
-		if (p == MODEL_NO_NODE)
-			t->roots[t->nroots++] = (uint32_t)i;
-		else
-			t->first[t->canon[p] + 2]++;
-	}
-	for (size_t i = 2; i < n + 2; i++)
-		t->first[i] += t->first[i - 1];
-	for (size_t i = 0; i < n; i++) {
-		uint32_t p = f->nodes[i].parent;
-		if (t->canon[i] == i && t->total[i] && p != MODEL_NO_NODE)
-			t->kids[t->first[t->canon[p] + 1]++] = (uint32_t)i;
-	}
-	sort_ft = t;
-	qsort(t->roots, t->nroots, sizeof *t->roots, by_total_label);
-	for (size_t i = 0; i < n; i++)
-		if (t->first[i + 1] > t->first[i])
-			qsort(t->kids + t->first[i], t->first[i + 1] - t->first[i], sizeof *t->kids,
-			      by_total_label);
+	model_ftree(f, &t->tree);
+	t->canon = t->tree.canon;
+	t->total = t->tree.total;
+	t->self = t->tree.self;
+	t->first = t->tree.first;
+	t->kids = t->tree.kids;
+	t->roots = t->kids + t->first[f->nnodes];
+	t->nroots = t->first[f->nnodes + 1] - t->first[f->nnodes];
 	t->fnix = xcalloc(f->nfns + 1, sizeof *t->fnix);
 	t->fnlist = xmalloc((f->nfns + 1) * sizeof *t->fnlist);
 }
 
 static void ftree_free(struct ftree *t)
 {
-	free(t->canon);
-	free(t->total);
-	free(t->self);
-	free(t->first);
-	free(t->kids);
-	free(t->roots);
+	model_ftree_free(&t->tree);
 	free(t->fnix);
 	free(t->fnlist);
 }
@@ -552,38 +502,67 @@ static uint32_t fn_index(struct ftree *t, uint32_t fn)
 	return t->fnix[fn] - 1;
 }
 
-/* Nodes list[0..n) (siblings, most first) and their subtrees, preorder. */
+/* One list of siblings being written (ftree_write): list[0..big) are
+ * written one by one, each followed by its subtree, and list[big..n),
+ * the tiny ones, as one [other] node of rest samples after them. */
+struct sibs {
+	const uint32_t *list;
+	size_t n, big, i;
+	uint64_t rest;
+};
+
+static struct sibs sibs(const struct ftree *t, const uint32_t *list, size_t n)
+{
+	struct sibs v = { list, n, 0, 0, 0 };
+	while (v.big < n && !tiny(t, t->total[list[v.big]]))
+		v.big++;
+	for (size_t i = v.big; i < n; i++)
+		v.rest += t->total[list[i]];
+	return v;
+}
+
+/* Nodes list[0..n) (siblings, most first) and their subtrees, preorder.
+ * Not recursive: the tree is as deep as the deepest recorded stack, which
+ * a data file does not bound (a crafted one of 100,000 frames overflowed
+ * the C stack), so the path from the root is a stack on the heap. */
 static void ftree_write(FILE *s, struct ftree *t, const uint32_t *list, size_t n, bool *comma)
 {
-	size_t big = 0;
-	uint64_t rest = 0;
-	while (big < n && !tiny(t, t->total[list[big]]))
-		big++;
-	for (size_t i = big; i < n; i++)
-		rest += t->total[list[i]];
-	for (size_t i = 0; i < big; i++) {
-		uint32_t k = list[i];
-		const uint32_t *kids = t->kids + t->first[k];
-		size_t nk = t->first[k + 1] - t->first[k], shown = 0;
-		while (shown < nk && !tiny(t, t->total[kids[shown]]))
-			shown++;
-		fprintf(s, "%s%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%zu", *comma ? "," : "",
-			fn_index(t, t->f->pcs[t->f->nodes[k].pc].fn), t->total[k], t->self[k],
-			shown + (shown < nk));
-		tl_note(t, k, false);
-		*comma = true;
-		if (t->order)
-			t->order[t->norder++] = k;
-		ftree_write(s, t, kids, nk, comma);
+	size_t top = 0, cap = 64;
+	struct sibs *path = xmalloc(cap * sizeof *path);
+	path[0] = sibs(t, list, n);
+	for (;;) {
+		struct sibs *v = &path[top];
+		if (v->i < v->big) {
+			uint32_t k = v->list[v->i++];
+			const uint32_t *kids = t->kids + t->first[k];
+			size_t nk = t->first[k + 1] - t->first[k], shown = 0;
+			while (shown < nk && !tiny(t, t->total[kids[shown]]))
+				shown++;
+			fprintf(s, "%s%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%zu", *comma ? "," : "",
+				fn_index(t, t->f->pcs[t->f->nodes[k].pc].fn), t->total[k],
+				t->self[k], shown + (shown < nk));
+			tl_note(t, k, false);
+			*comma = true;
+			if (t->order)
+				t->order[t->norder++] = k;
+			if (top + 1 == cap)
+				path = xrealloc(path, (cap *= 2) * sizeof *path);
+			path[++top] = sibs(t, kids, nk);
+			continue;
+		}
+		if (v->rest) {
+			/* the merged node's fn is the one past the functions: "[other]" */
+			fprintf(s, "%s-1,%" PRIu64 ",%" PRIu64 ",0", *comma ? "," : "", v->rest,
+				v->rest);
+			tl_note(t, v->list[v->big], true);
+			*comma = true;
+			if (t->order)
+				t->order[t->norder++] = UINT32_MAX;
+		}
+		if (top-- == 0)
+			break;
 	}
-	if (rest) {
-		/* the merged node's fn is the one past the functions: "[other]" */
-		fprintf(s, "%s-1,%" PRIu64 ",%" PRIu64 ",0", *comma ? "," : "", rest, rest);
-		tl_note(t, list[big], true);
-		*comma = true;
-		if (t->order)
-			t->order[t->norder++] = UINT32_MAX;
-	}
+	free(path);
 }
 
 /* ---- a diff's colours (pcprof diff --html, cmd-diff.c) ------------------------

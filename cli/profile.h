@@ -70,6 +70,39 @@ struct pp_sample {
 
 enum pp_end { PP_END_UNKNOWN = 0, PP_END_EXIT = 1, PP_END_EXEC = 2, PP_END_SIGNAL = 3 };
 
+/*
+ * CPU time of an image that no sample stands for, by cause: pcprof run
+ * compares each image's samples with its CPU time (the kernel's figure at
+ * its exit or exec) and names what it finds missing (cli/raw.c, raw_gaps;
+ * docs/formats.md).  The numbers are part of the data file; a cause a
+ * newer pcprof wrote that this one does not know is read as UNKNOWN.
+ */
+enum pp_gap {
+	PP_GAP_UNSAMPLED = 0, /* threads no engine could arm (a resource limit,
+				 the program closed their timer or event, took
+				 every free signal) */
+	PP_GAP_BLOCKED = 1,   /* threads that blocked the sampling signal in the
+				 kernel (a raw rt_sigprocmask) */
+	PP_GAP_IOURING = 2,   /* io_uring's workers: kernel threads of the
+				 process that never run user code */
+	PP_GAP_FOREIGN = 3,   /* threads the library did not see start (made
+				 without pthread_create) */
+	PP_GAP_BEFORE = 4,    /* threads' time while no engine ran on them */
+	PP_GAP_TEARDOWN = 5,  /* threads after their exit handlers (their
+				 teardown in libc and the kernel) */
+	PP_GAP_NOEXIT = 6,    /* threads that ended without exit handlers (a
+				 raw SYS_exit), after their last payment */
+	PP_GAP_NOENGINE = 7,  /* images in which no engine could start (a fork
+				 child under a resource limit) */
+	PP_GAP_UNKNOWN = 8,   /* beyond every cause the library could see */
+	PP_GAP_N = 9
+};
+
+struct pp_gap_part {
+	uint64_t ns;      /* CPU time */
+	uint32_t threads; /* threads it is known to be of (0: not known) */
+};
+
 struct pp_process {
 	int32_t pid, ppid;
 	uint32_t seq;  /* image number within pid (exec chain) */
@@ -97,6 +130,27 @@ struct pp_process {
 	 * on that happened (0: never): the timeline is partial from there. */
 	uint64_t tl_lost;
 	uint32_t tl_partial;
+	/* The recording stopped before the image ended (enum pp_stop), and
+	 * the CPU time not sampled from then on, part of cpu_ns.  After a
+	 * seccomp filter that counts the image's own CPU time, and for the
+	 * first such image of a run also that of the processes the filter
+	 * kept out of the recordings (its descendants, reaped without one:
+	 * cmd-run.c), which cpu_ns then holds too.  Version 3 records carry
+	 * it at their end (0 in older files). */
+	uint32_t stop;
+	uint64_t stop_ns;
+	/* CPU time without samples, by enum pp_gap (all 0 in older files,
+	 * and for an image whose recording could not say), stop_ns aside:
+	 * the two never count the same time. */
+	struct pp_gap_part gap[PP_GAP_N];
+};
+
+/* Why a recording stopped (the raw recordings' reasons, record-format.h). */
+enum pp_stop {
+	PP_STOP_NONE = 0,
+	PP_STOP_SECCOMP = 1, /* the program installed a seccomp filter */
+	PP_STOP_MANUAL = 2,  /* the program chose the manual engine */
+	PP_STOP_MAX = 2
 };
 
 struct pp_profile {

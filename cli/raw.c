@@ -261,15 +261,30 @@ static void free_stacks(struct stacks *st, struct pp_process *pr)
 
 /* ---- slots ---- */
 
-static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_process *pr,
+/* *sum += v within a data file's bound on counts (data.h), else false:
+ * the program a recording records can write anything into it. */
+static bool add_count(uint64_t *sum, uint64_t v)
+{
+	if (v > PP_TICKS_MAX || *sum > PP_TICKS_MAX - v)
+		return false;
+	*sum += v;
+	return true;
+}
+
+/* The slots of chunk[0..n) as samples; false if a count would pass the
+ * bound. */
+static bool add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_process *pr,
 		      struct threads *t, struct stacks *st, struct raw_info *info, size_t *cap)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct pcprof_raw_slot *s = &chunk[i];
 		if (s->count == 0 || s->key == 0)
 			continue;
+		if (s->count > PP_TICKS_MAX)
+			return false;
 		if (s->key == PCPROF_RAW_SLOT_BUSY) {
-			info->lost_busy += s->count;
+			if (!add_count(&info->lost_busy, s->count))
+				return false;
 			continue;
 		}
 		if (pr->nsamples == *cap) {
@@ -286,6 +301,7 @@ static void add_slots(const struct pcprof_raw_slot *chunk, size_t n, struct pp_p
 			.time = s->bucket == PCPROF_RAW_NO_BUCKET ? PP_NO_TIME : s->bucket + 1,
 		};
 	}
+	return true;
 }
 
 /* Version 2 and 3 slots (24 and 32 bytes) in place as version 4 ones
@@ -303,8 +319,9 @@ static void widen_old(struct pcprof_raw_slot *chunk, size_t n, size_t size)
 	}
 }
 
-/* Every slot of the open levels, a chunk at a time. */
-static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
+/* Every slot of the open levels, a chunk at a time; false if the counts
+ * pass the bound of a data file. */
+static bool convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_process *pr,
 			  struct threads *t, struct raw_info *info)
 {
 	uint64_t total = pcprof_raw_level_first(&h->slot, open_levels(&h->slot));
@@ -313,13 +330,14 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 	struct stacks st;
 	read_stacks(fd, h, &st);
 	size_t cap = 0;
-	for (uint64_t base = 0; base < total;) {
+	bool ok = true;
+	for (uint64_t base = 0; ok && base < total;) {
 		size_t n = total - base < SLOT_CHUNK ? (size_t)(total - base) : SLOT_CHUNK;
 		if (read_at(fd, chunk, n * size, h->slot.off + base * size) < 0)
 			break;
 		if (size != sizeof *chunk)
 			widen_old(chunk, n, size);
-		add_slots(chunk, n, pr, t, &st, info, &cap);
+		ok = add_slots(chunk, n, pr, t, &st, info, &cap);
 		base += n;
 	}
 	free(chunk);
@@ -332,7 +350,7 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 		struct pp_sample *s = &pr->samples[i], *last = out ? &pr->samples[out - 1] : NULL;
 		if (last && last->module == s->module && last->pc == s->pc &&
 		    last->thread == s->thread && last->frame == s->frame && last->time == s->time)
-			last->count += s->count;
+			ok &= add_count(&last->count, s->count);
 		else
 			pr->samples[out++] = *s;
 	}
@@ -340,6 +358,14 @@ static void convert_slots(int fd, const struct pcprof_raw_header *h, struct pp_p
 	/* pcprof holds every process until it writes the data file. */
 	if (out < cap)
 		pr->samples = xrealloc(pr->samples, (out ? out : 1) * sizeof *pr->samples);
+	return ok;
+}
+
+static void raw_info_free(struct raw_info *in)
+{
+	free(in->exec_path);
+	free(in->exec_cmdline);
+	free(in->spawn_path);
 }
 
 int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, char *err,
@@ -421,6 +447,22 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 								    : UINT64_C(1) << 34;
 	info->tl_origin_ns = h.tl_origin_ns;
 	info->tl_bucket_ns = h.tl_bucket_ns;
+	/* Version 6 (0 in older files: pcprof_raw_header_trim).  Written
+	 * last at exit, exec and _exit, with cpu_ns: a process killed
+	 * before then has none. */
+	info->spanned = (h.gap_flags & PCPROF_RAW_G_SPAN) != 0;
+	info->covered_ns = h.covered_ns;
+	info->before_ns = h.before_ns;
+	info->threads_ended = h.threads_ended;
+	info->iou_ns = h.iou_ns;
+	info->iou_threads = h.iou_threads;
+	info->foreign_ns = h.foreign_ns;
+	info->foreign_threads = h.foreign_threads;
+	info->blocked = h.blocked;
+	info->unslotted = h.unslotted;
+	info->blocked_threads = h.blocked_threads;
+	info->gap_flags = h.gap_flags;
+	info->own_pid = h.own_pid;
 	info->unfollowed =
 		h.exec_unfollowed <= PCPROF_UNF_MAX ? h.exec_unfollowed : PCPROF_UNF_NONE;
 	info->spawn_unfollowed = h.spawn_unfollowed;
@@ -434,15 +476,136 @@ int raw_read(const char *path, struct pp_process *pr, struct raw_info *info, cha
 	}
 	pr->tl_lost = h.tl_lost;
 	pr->tl_partial = h.tl_lost_from;
+	/* A recording that stopped (version 6): what the image used after it
+	 * is not sampled.  After a seccomp filter the library stored no CPU
+	 * time since, so this is 0 until pcprof run learns the rest
+	 * (cmd-run.c). */
+	if (h.stop_why && h.stop_why <= PCPROF_STOP_MAX) {
+		pr->stop = h.stop_why;
+		info->stop_cpu_ns = h.stop_cpu_ns > h.cpu_start_ns ? h.stop_cpu_ns : h.cpu_start_ns;
+		uint64_t at = info->stop_cpu_ns - h.cpu_start_ns;
+		pr->stop_ns = pr->cpu_ns > at ? pr->cpu_ns - at : 0;
+	}
 
 	struct threads t;
 	convert_modules(fd, &h, pr, info);
 	convert_threads(fd, &h, pr, &t);
-	convert_slots(fd, &h, pr, &t, info);
-	pr->lost += info->lost_busy;
+	bool ok = convert_slots(fd, &h, pr, &t, info) && add_count(&pr->lost, info->lost_busy);
 	free(t.map);
 	close(fd);
+	if (!ok) {
+		snprintf(err, errlen, "counts above 2^53 (written over?)");
+		raw_info_free(info);
+		memset(info, 0, sizeof *info);
+		pp_process_free(pr);
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * What an image's thread teardown may cost after its last payment, per
+ * thread that ended: glibc freeing the thread (an madvise of its stack),
+ * the exit system call, the engine's timer or event given back.  Measured
+ * without profiling: 13 us a thread of 100,000 (threads of 20 us created
+ * 64 at a time, tests/targets/gaps threads); the allowance is several
+ * times that, for a loaded machine and a sanitizer's runtime.
+ */
+#define TEARDOWN_NS_PER_THREAD 100000u
+
+/* What CPU time an image may show beyond its schedules without a cause:
+ * the exit handlers' order (ours pays, then the others run, then the
+ * CPU time is read), threads still running while the exit pays, the
+ * library's own start before its first schedule: 2 ms, and 2% of the
+ * image's CPU time. */
+#define GAP_NOISE_NS(cpu) (2000000u + (cpu) / 50)
+
+static void gap_add(struct pp_process *pr, enum pp_gap g, uint64_t ns, uint64_t threads)
+{
+	struct pp_gap_part *p = &pr->gap[g];
+	p->ns = p->ns > UINT64_MAX - ns ? UINT64_MAX : p->ns + ns;
+	p->threads =
+		threads > UINT32_MAX - p->threads ? UINT32_MAX : p->threads + (uint32_t)threads;
+}
+
+/* ns of a number of ticks at pr's rate (0 if it has none). */
+static uint64_t ticks_ns(const struct pp_process *pr, uint64_t ticks)
+{
+	if (!pr->hz)
+		return 0;
+	uint64_t per = 1000000000u / pr->hz;
+	return ticks > UINT64_MAX / per ? UINT64_MAX : ticks * per;
+}
+
+void raw_gaps(struct pp_process *pr, const struct raw_info *in)
+{
+	memset(pr->gap, 0, sizeof pr->gap);
+	/* Covered by a schedule, not sampled: counted, not measured. */
+	if (in->unsampled)
+		gap_add(pr, PP_GAP_UNSAMPLED, ticks_ns(pr, in->unsampled), in->threads_unsampled);
+	if (in->blocked)
+		gap_add(pr, PP_GAP_BLOCKED, ticks_ns(pr, in->blocked), in->blocked_threads);
+	/* An image where no engine could start (a fork child past a
+	 * resource limit: the library records "" as its engine and the
+	 * engines' reasons as its why): all of its CPU time. */
+	/* The CPU time after a recording stopped (a seccomp filter, the
+	 * program's own manual engine) is the stop's, said apart (stop_ns,
+	 * which seccomp_gap in cmd-run.c may have grown by the filtered
+	 * descendants' time): never a gap of its own. */
+	uint64_t cpu = pr->cpu_ns > pr->stop_ns ? pr->cpu_ns - pr->stop_ns : 0;
+	if (!pr->engine[0] && (in->flags & PCPROF_RAW_F_SAMPLER) && !in->unentered) {
+		gap_add(pr, PP_GAP_NOENGINE, cpu, 0);
+		return;
+	}
+	/* The schedules of a perf engine that sees user time only cover
+	 * user time: the rest is system time, which the summary names. */
+	if (!in->spanned || in->unentered || (in->flags & PCPROF_RAW_F_USER_TIME) ||
+	    !(in->flags & PCPROF_RAW_F_SAMPLER))
+		return;
+	/* Threads without a slot were sampled outside every schedule (an
+	 * inherited perf event, a process-wide timer): their samples stand
+	 * for their time. */
+	uint64_t seen = ticks_ns(pr, in->unslotted);
+	seen = seen > UINT64_MAX - in->covered_ns ? UINT64_MAX : seen + in->covered_ns;
+	uint64_t rest = cpu > seen ? cpu - seen : 0;
+	uint64_t noise = GAP_NOISE_NS(cpu);
+	if (rest <= noise)
+		return;
+	/* What the library measured, each at most what is left. */
+	uint64_t part = in->iou_ns < rest ? in->iou_ns : rest;
+	if (part)
+		gap_add(pr, PP_GAP_IOURING, part, in->iou_threads);
+	rest -= part;
+	part = in->foreign_ns < rest ? in->foreign_ns : rest;
+	if (part)
+		gap_add(pr, PP_GAP_FOREIGN, part, in->foreign_threads);
+	rest -= part;
+	part = in->before_ns < rest ? in->before_ns : rest;
+	if (part)
+		gap_add(pr, PP_GAP_BEFORE, part, 0);
+	rest -= part;
+	if (rest <= noise)
+		return;
+	/* What it saw but could not measure: workers or threads that ended
+	 * before the image did, threads after their exit handlers. */
+	if (in->gap_flags & PCPROF_RAW_G_IOURING) {
+		gap_add(pr, PP_GAP_IOURING, rest, 0);
+		return;
+	}
+	if (in->gap_flags & (PCPROF_RAW_G_UNKNOWN_THREADS | PCPROF_RAW_G_TIMERS)) {
+		gap_add(pr, PP_GAP_FOREIGN, rest, 0);
+		return;
+	}
+	uint64_t most = in->threads_ended > UINT64_MAX / TEARDOWN_NS_PER_THREAD
+				? UINT64_MAX
+				: in->threads_ended * TEARDOWN_NS_PER_THREAD;
+	part = most < rest ? most : rest;
+	if (part)
+		gap_add(pr, PP_GAP_TEARDOWN, part, in->threads_ended);
+	rest -= part;
+	if (rest > noise)
+		gap_add(pr, in->threads_unseen ? PP_GAP_NOEXIT : PP_GAP_UNKNOWN, rest,
+			in->threads_unseen);
 }
 
 /*
@@ -551,6 +714,11 @@ static int cmp_unrecorded(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
+
+_Static_assert((int)PP_STOP_SECCOMP == (int)PCPROF_STOP_SECCOMP &&
+		       (int)PP_STOP_MANUAL == (int)PCPROF_STOP_MANUAL &&
+		       (int)PP_STOP_MAX == (int)PCPROF_STOP_MAX,
+	       "the data file's stop reasons are the recordings'");
 
 static const struct pp_process *by_pid_procs; /* qsort has no context argument */
 
@@ -721,6 +889,7 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		return -1;
 	}
 	size_t cap = 0, ucap = 0;
+	struct pp_sums sums = { 0 };
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
@@ -752,7 +921,17 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 		}
 		char path[4096], msg[256];
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg) < 0) {
+		int r = raw_read(path, &set->procs[set->n], &set->info[set->n], msg, sizeof msg);
+		/* A recording is written by the program it records, which can
+		 * scribble on it: one whose counts would take the run's sums
+		 * past what a data file holds (data.h) is left out, not the
+		 * whole run. */
+		if (r == 0 && pp_sums_add(&sums, &set->procs[set->n], msg, sizeof msg) < 0) {
+			raw_info_free(&set->info[set->n]);
+			pp_process_free(&set->procs[set->n]);
+			r = -1;
+		}
+		if (r < 0) {
 			if (!set->nbad++)
 				snprintf(set->first_bad, sizeof set->first_bad, "%.200s: %s",
 					 e->d_name, msg);
@@ -785,11 +964,8 @@ int raw_collect(const char *dir, struct raw_set *set, char *err, size_t errlen)
 
 void raw_set_free(struct raw_set *set)
 {
-	for (size_t i = 0; set->info && i < set->n; i++) {
-		free(set->info[i].exec_path);
-		free(set->info[i].exec_cmdline);
-		free(set->info[i].spawn_path);
-	}
+	for (size_t i = 0; set->info && i < set->n; i++)
+		raw_info_free(&set->info[i]);
 	free(set->info);
 	free(set->unrecorded);
 	set->info = NULL;

@@ -31,12 +31,21 @@ struct raw_info {
 	uint64_t stack_cut;    /* ticks whose stack lost its innermost callers
 				  (the trie was full): [truncated] */
 	uint64_t exit_rss_kib; /* peak resident set at exit, KiB (0: unknown) */
+	/* Version 6: the process CPU time at which the recording stopped
+	 * (pr->stop says why; 0: it did not), as cpu_start_ns counts. */
+	uint64_t stop_cpu_ns;
 
 	/* Threads the library did not sample, wholly or in part, and threads
 	 * that ended without exit handlers (see record-format.h). */
 	uint64_t threads_unsampled;
 	uint64_t threads_unseen;
 	uint64_t tl_origin_ns, tl_bucket_ns; /* the timeline's clock (version 4) */
+	/* Version 6 (record-format.h): what the schedules covered of the
+	 * image's CPU time, and what the library saw beside them. */
+	bool spanned; /* the image wrote them (exit, exec, _exit) */
+	uint64_t covered_ns, before_ns, threads_ended, iou_ns, foreign_ns, blocked, unslotted;
+	uint32_t iou_threads, foreign_threads, blocked_threads, gap_flags;
+	int32_t own_pid; /* its pid in a pid namespace of its own, else 0 */
 
 	/* An image whose recording could not be made (not a recording:
 	 * raw_collect made its entry from its marker, struct raw_unrecorded):
@@ -59,6 +68,18 @@ struct raw_info {
 	char *spawn_path;
 };
 
+/*
+ * Fill pr->gap (profile.h) from what the recording says: the image's CPU
+ * time (pr->cpu_ns, less pr->stop_ns: what it used after its recording
+ * stopped is the stop's) less what the tick schedules covered, split by the
+ * causes the library measured or saw, the rest named only beyond the
+ * noise of the comparison; and what was covered but could not be sampled
+ * (threads no engine armed, threads that blocked the signal).  An image
+ * that did not write its figures (killed, a recording before version 6,
+ * perf sampling user time only) keeps only the second part.
+ */
+void raw_gaps(struct pp_process *pr, const struct raw_info *in);
+
 /* "statically linked", ...: why an exec'd image was not recorded. */
 const char *raw_unfollowed_text(uint32_t why);
 
@@ -66,7 +87,8 @@ const char *raw_unfollowed_text(uint32_t why);
  * Read one recording into *out (free with pp_process_free, data.h).  The
  * process may still be running: what it wrote so far is read.  Returns 0,
  * or -1 with a one-line message in err (not a recording, a recording the
- * process never started writing, an inconsistent header).
+ * process never started writing, an inconsistent header, counts beyond
+ * what a data file holds, data.h).
  */
 int raw_read(const char *path, struct pp_process *out, struct raw_info *info, char *err,
 	     size_t errlen);
@@ -95,7 +117,8 @@ struct raw_set {
 	size_t n;
 	struct pp_process *procs;
 	struct raw_info *info; /* parallel to procs */
-	size_t nbad;           /* recordings that could not be read */
+	size_t nbad;           /* recordings that could not be read, or whose counts
+				  would take the set's past a data file's bounds */
 	char first_bad[512];   /* the message for the first of them */
 	size_t nunrecorded;
 	struct raw_unrecorded *unrecorded; /* sorted by pid, seq */

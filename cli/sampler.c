@@ -77,6 +77,7 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -91,6 +92,7 @@
 #include "util.h"
 
 #define MAX_PAGES   16  /* data pages per buffer to start with (64 KiB) */
+#define SIDE_PAGES  16  /* and per side-band buffer (mappings, threads, counts) */
 #define STACK_PAGES 64  /* with stacks: a sample is up to 2 KiB, not 48 bytes */
 #define DWARF_PAGES 256 /* and with a stack copy, up to 10 KiB */
 #define MAX_ROUNDS  64  /* passes over /proc/PID/task while opening */
@@ -108,6 +110,7 @@ struct event {
 	int fd;
 	int32_t tid;
 	uint64_t id; /* PERF_EVENT_IOC_ID: what its samples carry */
+	bool side;   /* the side-band event (open_thread): it counts the CPU time */
 };
 
 struct buffer {
@@ -115,7 +118,8 @@ struct buffer {
 	int fd;        /* the event that owns the mapping; -1: none yet */
 	uint8_t *base; /* the control page, then the data pages */
 	size_t pages;
-	bool hup; /* its event's thread and all it created have ended */
+	bool hup;  /* its event's thread and all it created have ended */
+	bool side; /* the CPU's side-band buffer (open_thread), else its samples' */
 };
 
 struct key {
@@ -139,6 +143,7 @@ struct code {
 struct staged {
 	uint64_t time;
 	size_t seq, off, len;
+	bool side; /* from a side-band buffer */
 };
 
 struct thr {
@@ -175,14 +180,19 @@ struct target {
 	uint32_t dw_epoch;
 
 	uint64_t exited_ns; /* CPU time of its threads that ended (READ records) */
-	bool ended;         /* its EXIT record was read */
+	bool leader_gone;   /* its main thread's EXIT record was read */
+	bool ended;         /* and those of all its threads */
 };
 
 struct sampler {
 	pid_t pid;
 	unsigned hz;
 	bool follow; /* follow the processes it forks */
-	size_t pagesize, pages;
+	/* pcprof's own soft RLIMIT_NOFILE before more_files raised it (to be
+	 * set back once the events are closed); nofile_raised: it did */
+	struct rlimit nofile;
+	bool nofile_raised;
+	size_t pagesize, pages, side_pages;
 	struct event *ev; /* in the order opened, so by increasing id */
 	size_t nev, evcap;
 	struct buffer *buf;
@@ -308,13 +318,15 @@ static bool describe_vdso(struct pp_module *m)
  * namespace), then as named; -1 if none opens.  hi 0: no mapping known. */
 static int open_module(const struct target *s, const char *path, uint64_t lo, uint64_t hi)
 {
-	char where[PATH_MAX + 64];
-	snprintf(where, sizeof where, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)s->pid, lo,
-		 hi);
-	int fd = hi ? open(where, O_RDONLY | O_CLOEXEC) : -1;
+	char where[PATH_MAX + 64], dir[64];
+	/* (a thread's directory, when the main thread has ended, has no
+	 * map_files) */
+	bool thread = proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(where, sizeof where, "%s/map_files/%" PRIx64 "-%" PRIx64, dir, lo, hi);
+	int fd = hi && !thread ? open(where, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0)
 		return fd;
-	snprintf(where, sizeof where, "/proc/%d/root%s", (int)s->pid, path);
+	snprintf(where, sizeof where, "%s/root%s", dir, path);
 	fd = open(where, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
@@ -408,8 +420,9 @@ static void add_module(struct target *s, const char *path, uint64_t start, uint6
 /* Every executable file mapping now in the process. */
 static void read_maps(struct target *s)
 {
-	char path[64], line[PATH_MAX + 128];
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)s->pid);
+	char dir[64], path[80], line[PATH_MAX + 128];
+	proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/maps", dir);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return;
@@ -1015,7 +1028,8 @@ static void on_sample(struct sampler *s, const uint8_t *r, size_t len)
 	add_sample(tg, v.ip, m, t, frame, sample_time(s, v.time));
 }
 
-static void on_record(struct sampler *s, const uint8_t *r, size_t len)
+/* side: the record came from a side-band buffer (open_thread). */
+static void on_record(struct sampler *s, const uint8_t *r, size_t len, bool side)
 {
 	struct perf_event_header h;
 	memcpy(&h, r, sizeof h);
@@ -1032,10 +1046,15 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 		on_sample(s, r, len);
 		break;
 	case PERF_RECORD_LOST:
+		/* Records the kernel had no room for, of every kind its
+		 * buffer takes: samples, or side-band records. */
 		if (n >= 16) {
 			uint64_t lost;
 			memcpy(&lost, p + 8, sizeof lost);
-			s->info.lost += lost;
+			if (side)
+				s->info.lost_records += lost;
+			else
+				s->info.lost += lost;
 		}
 		break;
 	case PERF_RECORD_FORK: /* pid, ppid, tid, ptid */
@@ -1055,8 +1074,18 @@ static void on_record(struct sampler *s, const uint8_t *r, size_t len)
 			break;
 		uint32_t x = thread_of(t, (int32_t)v[2]); /* first: it may move t->thr */
 		t->thr[x].exited = true;
-		if (t != s->tg[0] && v[0] == v[2])
-			process_ended(t);
+		/* A followed process ends with its last thread: its main
+		 * thread may end first (pthread_exit) and the others run on.
+		 * Each of its threads was created while sampled, so each
+		 * has its EXIT record. */
+		if (t != s->tg[0]) {
+			t->leader_gone |= v[0] == v[2];
+			bool all = t->leader_gone && !t->ended;
+			for (size_t i = 0; all && i < t->proc.nthreads; i++)
+				all = t->thr[i].exited;
+			if (all)
+				process_ended(t);
+		}
 		break;
 	case PERF_RECORD_READ: /* pid, tid, value: a thread of an inherited event ended */
 		if (n >= 16) {
@@ -1144,7 +1173,8 @@ static void drain(struct sampler *s, const struct buffer *b)
 			s->stagedcap = s->stagedcap ? 2 * s->stagedcap : 1024;
 			s->staged = xrealloc(s->staged, s->stagedcap * sizeof *s->staged);
 		}
-		s->staged[s->nstaged] = (struct staged){ time, s->nstaged, s->nstage, h.size };
+		s->staged[s->nstaged] =
+			(struct staged){ time, s->nstaged, s->nstage, h.size, b->side };
 		s->nstaged++;
 		s->nstage += h.size;
 		tail += h.size;
@@ -1196,10 +1226,18 @@ static void open_failed(struct sampler *s, int e, int32_t tid, char *err, size_t
 {
 	if (e == EACCES || e == EPERM)
 		explain_denied(s, e, err, errlen);
-	else if (e == EMFILE || e == ENFILE)
+	else if (e == EMFILE) {
+		struct rlimit rl = { 0, 0 };
+		getrlimit(RLIMIT_NOFILE, &rl);
 		snprintf(err, errlen,
-			 "perf_event_open: %s: one descriptor per thread and CPU is needed "
-			 "(raise the limit with ulimit -n)",
+			 "perf_event_open: %s: two descriptors per thread and CPU are needed, "
+			 "%zu threads so far on %zu CPUs, and the limit of open files is %llu "
+			 "(pcprof raises its soft limit to the hard one; raise that: ulimit -Hn)",
+			 strerror(e), s->info.events + 1, s->nbuf / 2, (unsigned long long)rl.rlim_cur);
+	} else if (e == ENFILE)
+		snprintf(err, errlen,
+			 "perf_event_open: %s: two descriptors per thread and CPU are needed, beyond "
+			 "the system's limit (fs.file-max)",
 			 strerror(e));
 	else if (e == ENOENT || e == ENOSYS || e == EOPNOTSUPP)
 		snprintf(err, errlen,
@@ -1215,12 +1253,13 @@ static void open_failed(struct sampler *s, int e, int32_t tid, char *err, size_t
 static int map_buffer(struct sampler *s, struct buffer *b, int fd, char *err, size_t errlen)
 {
 	void *base;
+	size_t *pages = b->side ? &s->side_pages : &s->pages;
 	for (;;) {
-		base = mmap(NULL, (s->pages + 1) * s->pagesize, PROT_READ | PROT_WRITE, MAP_SHARED,
+		base = mmap(NULL, (*pages + 1) * s->pagesize, PROT_READ | PROT_WRITE, MAP_SHARED,
 			    fd, 0);
-		if (base != MAP_FAILED || s->pages == 1 || (errno != EPERM && errno != ENOMEM))
+		if (base != MAP_FAILED || *pages == 1 || (errno != EPERM && errno != ENOMEM))
 			break;
-		s->pages /= 2;
+		*pages /= 2;
 	}
 	if (base == MAP_FAILED) {
 		snprintf(err, errlen,
@@ -1231,13 +1270,48 @@ static int map_buffer(struct sampler *s, struct buffer *b, int fd, char *err, si
 	}
 	b->fd = fd;
 	b->base = base;
-	b->pages = s->pages;
+	b->pages = *pages;
 	return 0;
 }
 
-/* Events on thread tid, one per CPU, output to the CPU's buffer: per-CPU
- * events are the ones the kernel lets both inherit and be mapped.
- * Returns 1, 0 if the thread has ended, -1 with err set. */
+/*
+ * Every thread found needs two descriptors per CPU, its events' (the kernel
+ * lets per-CPU events, not per-thread ones, be both inherited and mapped):
+ * with one a thread, 600 threads on 2 CPUs passed the usual soft limit of
+ * 1024 (with two, 300 do), and the attach failed ("raise the limit with
+ * ulimit -n").  So at the first EMFILE pcprof raises its own soft
+ * RLIMIT_NOFILE to the hard one, once, and sets it back when the events
+ * are closed (close_all).  Nothing pcprof starts
+ * gets the raised limit: pcprof attach starts no process, and pcprof run
+ * --mode external has started its program (which keeps its own limit)
+ * before it opens the first event.  false: it could not be raised.
+ */
+static bool more_files(struct sampler *s)
+{
+	struct rlimit rl;
+	if (s->nofile_raised || getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return false;
+	s->nofile = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return false;
+	s->nofile_raised = true;
+	return true;
+}
+
+/*
+ * Events on thread tid, two per CPU, each output to a buffer of the CPU:
+ * per-CPU events are the ones the kernel lets both inherit and be mapped.
+ * The sampling event goes to the CPU's sample buffer; a counting event of
+ * the same clock, which also reports mappings, execs, thread and process
+ * births and ends, and each inherited copy's count as its thread ends,
+ * goes to its side-band buffer.  Apart, because a full buffer tells only
+ * how many records it dropped, not of what kind: one buffer for both
+ * counted a program's dropped mapping records as samples ("lost: 38262
+ * samples" for 0.41 s at 500 Hz: tests/targets/gaps maps 0.4), and they
+ * ate the room of the samples.  Returns 1, 0 if the thread has ended, -1
+ * with err set.
+ */
 static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 {
 	struct perf_event_attr a = {
@@ -1247,6 +1321,17 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		.sample_period = 1000000000u / s->hz,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID,
 		.inherit = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.sample_id_all = 1, /* times on every record: drain_all orders them */
+		.watermark = 1,     /* wakeup_watermark 0: half the buffer wakes us */
+	};
+	struct perf_event_attr side = {
+		.size = sizeof side,
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, /* counting: no sample_period */
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID,
+		.inherit = 1,
 		.inherit_stat = 1, /* an inherited event's count at its thread's end */
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
@@ -1255,8 +1340,8 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
-		.sample_id_all = 1, /* times on every record: drain_all orders them */
-		.watermark = 1,     /* wakeup_watermark 0: half the buffer wakes us */
+		.sample_id_all = 1, /* the same trailer as the samples' records */
+		.watermark = 1,
 	};
 	if (s->stacks) {
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
@@ -1272,7 +1357,10 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		struct buffer *b = &s->buf[i];
-		int fd = (int)perf_event_open(&a, tid, b->cpu);
+		struct perf_event_attr *attr = b->side ? &side : &a;
+		int fd = (int)perf_event_open(attr, tid, b->cpu);
+		if (fd < 0 && errno == EMFILE && more_files(s))
+			fd = (int)perf_event_open(attr, tid, b->cpu);
 		if (fd < 0 && s->dwarf && s->nev == 0 &&
 		    (errno == EINVAL || errno == E2BIG || errno == EOVERFLOW)) {
 			/* no user registers or no room for the stack copy: the
@@ -1311,7 +1399,7 @@ static int open_thread(struct sampler *s, int32_t tid, char *err, size_t errlen)
 			close(fd);
 			return -1;
 		}
-		s->ev[s->nev++] = (struct event){ fd, tid, id };
+		s->ev[s->nev++] = (struct event){ fd, tid, id, b->side };
 	}
 	uint32_t t = thread_of(s->tg[0], tid);
 	s->tg[0]->thr[t].covered = true;
@@ -1331,7 +1419,7 @@ static void find_cpus(struct sampler *s)
 		fclose(f);
 	}
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
-	s->buf = xcalloc(conf > 0 ? (size_t)conf + 4096 : 4096, sizeof *s->buf);
+	s->buf = xcalloc(2 * (conf > 0 ? (size_t)conf + 4096 : 4096), sizeof *s->buf);
 	for (char *p = line; *p && *p != '\n';) {
 		char *end;
 		long lo = strtol(p, &end, 10), hi = lo;
@@ -1345,6 +1433,11 @@ static void find_cpus(struct sampler *s)
 	}
 	for (long c = 0; !s->nbuf && c < (conf > 0 ? conf : 1); c++)
 		s->buf[s->nbuf++] = (struct buffer){ .cpu = (int)c, .fd = -1 };
+	/* Then each CPU's side-band buffer (open_thread): the sample
+	 * buffers come first, so that a thread's first event is a sampling
+	 * one (the fallbacks of open_thread look at it). */
+	for (size_t i = 0, n = s->nbuf; i < n; i++)
+		s->buf[s->nbuf++] = (struct buffer){ .cpu = s->buf[i].cpu, .fd = -1, .side = true };
 }
 
 static void drain_all(struct sampler *s);
@@ -1358,11 +1451,16 @@ static void close_all(struct sampler *s)
 	drain_all(s);
 	for (size_t i = 0; i < s->nev; i++) {
 		uint64_t count;
-		if (read(s->ev[i].fd, &count, sizeof count) == (ssize_t)sizeof count)
+		if (s->ev[i].side &&
+		    read(s->ev[i].fd, &count, sizeof count) == (ssize_t)sizeof count)
 			s->closed_ns += count;
 		close(s->ev[i].fd);
 	}
 	s->nev = 0;
+	if (s->nofile_raised) { /* (more_files) */
+		setrlimit(RLIMIT_NOFILE, &s->nofile);
+		s->nofile_raised = false;
+	}
 	for (size_t i = 0; i < s->nbuf; i++) {
 		if (s->buf[i].base)
 			munmap(s->buf[i].base, (s->buf[i].pages + 1) * s->pagesize);
@@ -1404,7 +1502,10 @@ static size_t list_tasks(pid_t pid, int32_t **out)
 }
 
 /* Process state from /proc/PID/stat ('Z' zombie, 'X' dead; 0 gone), and
- * the exit code a zombie left (-1 if not readable). */
+ * the exit code a zombie left (-1 if not readable).  The state of the
+ * process as a whole: when its main thread has ended (pthread_exit) and
+ * another lives on, that one's (util.h proc_live_thread), and no exit
+ * code. */
 static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 {
 	char buf[4096];
@@ -1426,6 +1527,11 @@ static char proc_state(pid_t pid, int *exit_code, int32_t *ppid)
 			break;
 		t++;
 	}
+	if ((state == 'Z' || state == 'X') && proc_live_thread((int)pid)) {
+		if (exit_code)
+			*exit_code = -1;
+		return 'R';
+	}
 	return state;
 }
 
@@ -1446,12 +1552,13 @@ static void read_identity(struct target *s, const char *comm)
 {
 	free(s->proc.exe);
 	free(s->proc.cmdline);
-	char path[64], buf[PATH_MAX];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)s->pid);
+	char dir[64], path[80], buf[PATH_MAX];
+	proc_dir((int)s->pid, dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/exe", dir);
 	ssize_t k = readlink(path, buf, sizeof buf - 1);
 	buf[k > 0 ? k : 0] = 0;
 	s->proc.exe = xstrdup(buf);
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)s->pid);
+	snprintf(path, sizeof path, "%s/cmdline", dir);
 	FILE *f = fopen(path, "re");
 	size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
 	if (f)
@@ -1527,7 +1634,7 @@ static void drain_all(struct sampler *s)
 	for (size_t i = 0; i < s->nstaged; i++) {
 		const struct staged *g = &s->staged[i];
 		memcpy(s->rec, s->stage + g->off, g->len);
-		on_record(s, s->rec, g->len);
+		on_record(s, s->rec, g->len, g->side);
 	}
 	if (!s->maps_read)
 		return;
@@ -1583,6 +1690,7 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 #endif
 	s->follow = follow;
 	s->pages = s->dwarf ? DWARF_PAGES : stacks ? STACK_PAGES : MAX_PAGES;
+	s->side_pages = SIDE_PAGES;
 	/* The kernel refuses a sample_max_stack above its own limit. */
 	int limit = read_int_file("/proc/sys/kernel/perf_event_max_stack", 127);
 	s->max_stack = limit < 1 ? 1 : limit > MAX_STACK ? MAX_STACK : (unsigned)limit;
@@ -1615,7 +1723,14 @@ struct sampler *sampler_open(pid_t pid, unsigned hz, bool stacks, bool follow, c
 		size_t n = list_tasks(pid, &tids), opened = 0;
 		listed += n;
 		drain_all(s);
+		/* A main thread that has ended (pthread_exit) stays listed, a
+		 * zombie, while the others run on: no thread of the profile. */
+		char buf[512];
+		const char *leader = proc_stat((int)pid, buf, sizeof buf);
+		bool leader_ended = leader && (leader[1] == 'Z' || leader[1] == 'X');
 		for (size_t i = 0; i < n; i++) {
+			if (tids[i] == pid && leader_ended)
+				continue;
 			uint32_t t = thread_of(root, tids[i]);
 			if (root->thr[t].covered)
 				continue;
@@ -1805,8 +1920,15 @@ void sampler_finish(struct sampler *s, struct pp_process **out, size_t *nout,
 		    struct sampler_info *info)
 {
 	uint64_t end = clock_ns(CLOCK_REALTIME);
-	/* A child still running: its CPU time so far, before the events go. */
+	/* A child still running: its CPU time so far, before the events go.
+	 * (One whose main thread has ended, and whose last thread's EXIT
+	 * record was lost, has ended if /proc says so.) */
 	for (size_t k = 1; k < s->ntg; k++) {
+		char st = s->tg[k]->leader_gone && !s->tg[k]->ended
+				  ? proc_state(s->tg[k]->pid, NULL, NULL)
+				  : 'R';
+		if (st == 0 || st == 'Z' || st == 'X')
+			process_ended(s->tg[k]);
 		s->tg[k]->proc.cpu_ns = s->tg[k]->ended ? 0 : proc_cpu_ns(s->tg[k]->pid);
 		if (!s->tg[k]->ended) {
 			s->info.running++;
@@ -1968,6 +2090,17 @@ void sampler_summary(const struct pp_process *pr, size_t n, const struct sampler
 	const char *sep = "";
 	if (in->lost) {
 		fprintf(stderr, "%llu samples (perf buffers full)", (unsigned long long)in->lost);
+		sep = ", ";
+	}
+	/* Each kind apart (open_thread): these are no samples, but what
+	 * placed them (a mapping: its samples' module; a thread's or a
+	 * process's end: its CPU time, its exit). */
+	if (in->lost_records) {
+		fprintf(stderr,
+			"%s%llu side-band record%s (perf buffers full: mappings, execs, thread "
+			"and process ends; modules or CPU times may be missing)",
+			sep, (unsigned long long)in->lost_records,
+			in->lost_records == 1 ? "" : "s");
 		sep = ", ";
 	}
 	if (gap[0]) {

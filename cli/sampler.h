@@ -28,6 +28,8 @@ struct sampler_info {
 	size_t events;          /* perf events opened directly (one per thread found) */
 	size_t pages;           /* ring-buffer data pages per event */
 	uint64_t lost;          /* samples the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t lost_records;  /* side-band records it dropped: mappings, execs,
+				   thread and process births and ends, counts */
 	uint64_t duplicates;    /* samples of a thread seen in a second buffer */
 	uint64_t child_samples; /* samples of processes not followed */
 	size_t children;        /* processes the target (or its followed children)

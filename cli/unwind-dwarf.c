@@ -124,12 +124,14 @@ static void rebuild(struct unwind_dwarf *u, const struct pp_process *proc)
 		return;
 	dwfl_report_begin(u->dwfl);
 	size_t reported = 0;
+	char dir[64];
+	proc_dir((int)u->pid, dir, sizeof dir);
 	for (size_t i = 0; i < proc->nmodules; i++) {
 		const struct pp_module *m = &proc->modules[i];
 		if (m->epoch_unloaded || m->path[0] != '/')
 			continue;
 		char path[PATH_MAX + 64];
-		snprintf(path, sizeof path, "/proc/%d/root%s", (int)u->pid, m->path);
+		snprintf(path, sizeof path, "%s/root%s", dir, m->path);
 		const char *name = strrchr(m->path, '/') + 1;
 		if (dwfl_report_elf(u->dwfl, name, path, -1, m->bias, false) ||
 		    dwfl_report_elf(u->dwfl, name, m->path, -1, m->bias, false))

@@ -5,6 +5,7 @@
  */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -12,7 +13,10 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "cmd.h"
 
 const char *progname = "pcprof";
 int exit_failure = 1;
@@ -144,6 +148,57 @@ size_t distinct_i32(int32_t *v, size_t n)
 	for (size_t i = 1; i < n; i++)
 		d += v[i] != v[i - 1];
 	return d;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t distinct_u64(uint64_t *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, u64_cmp);
+	size_t d = 1;
+	for (size_t i = 1; i < n; i++)
+		d += v[i] != v[i - 1];
+	return d;
+}
+
+static const struct image_key *keys_ctx; /* qsort has no context argument */
+
+static int key_order(const void *a, const void *b)
+{
+	const struct image_key *x = &keys_ctx[*(const size_t *)a],
+			       *y = &keys_ctx[*(const size_t *)b];
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) -
+	       (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* Sorted by (pid, seq), not compared pairwise: runs have 40,000
+ * processes. */
+size_t number_processes(const struct image_key *k, size_t n, uint32_t *proc)
+{
+	size_t *ix = xmalloc((n ? n : 1) * sizeof *ix), count = 0;
+	for (size_t i = 0; i < n; i++)
+		ix[i] = i;
+	keys_ctx = k;
+	qsort(ix, n, sizeof *ix, key_order);
+	for (size_t j = 0; j < n; j++) {
+		const struct image_key *x = &k[ix[j]], *prev = j ? &k[ix[j - 1]] : NULL;
+		bool same = prev && prev->pid == x->pid && prev->seq + 1 == x->seq && prev->execd;
+		if (!same)
+			count++;
+		proc[ix[j]] = (uint32_t)(count - 1);
+	}
+	free(ix);
+	return count;
 }
 
 void *xmalloc(size_t n)
@@ -310,6 +365,62 @@ const char *proc_stat(int pid, char *buf, size_t len)
 	buf[n] = 0;
 	const char *p = strrchr(buf, ')');
 	return p && p[1] ? p + 1 : NULL;
+}
+
+unsigned kernel_tick_hz(void)
+{
+	/* The coarse clocks advance once per tick: 4 ms with CONFIG_HZ=250.
+	 * sysconf(_SC_CLK_TCK) is USER_HZ, 100 whatever the tick. */
+	struct timespec res;
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0 || res.tv_sec != 0 || res.tv_nsec <= 0)
+		return 0;
+	return (unsigned)((1000000000L + res.tv_nsec / 2) / res.tv_nsec);
+}
+
+unsigned run_default_hz(unsigned tick_hz)
+{
+	return tick_hz && tick_hz < PCPROF_DEFAULT_HZ ? tick_hz : PCPROF_DEFAULT_HZ;
+}
+
+int proc_live_thread(int pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	int live = 0;
+	struct dirent *e;
+	while (!live && (e = readdir(d))) {
+		int tid = atoi(e->d_name);
+		if (tid <= 0 || tid == pid)
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		const char *p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X')
+			live = tid;
+	}
+	closedir(d);
+	return live;
+}
+
+bool proc_dir(int pid, char *buf, size_t len)
+{
+	char stat[512];
+	const char *p = proc_stat(pid, stat, sizeof stat);
+	int live = p && (p[1] == 'Z' || p[1] == 'X') ? proc_live_thread(pid) : 0;
+	if (live)
+		snprintf(buf, len, "/proc/%d/task/%d", pid, live);
+	else
+		snprintf(buf, len, "/proc/%d", pid);
+	return live != 0;
 }
 
 uint64_t proc_cpu_ns(int pid)

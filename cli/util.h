@@ -60,12 +60,54 @@ char *membuf_close(struct membuf *m);
  * its command's closing parenthesis (" S ppid ..."), or NULL if unreadable. */
 const char *proc_stat(int pid, char *buf, size_t len);
 
+/*
+ * A thread of process pid other than its main one that has not ended, or
+ * 0: a process whose main thread called pthread_exit lives on in its other
+ * threads, while /proc/PID/stat says 'Z' (the main thread's state) and
+ * the main thread's entries there (maps, exe, cmdline, root, map_files)
+ * are empty or gone.
+ */
+int proc_live_thread(int pid);
+
+/* Where /proc shows process pid's memory and files: "/proc/PID", or
+ * "/proc/PID/task/TID" of a thread that lives on when the main thread
+ * has ended (proc_live_thread; it has no map_files).  Returns false in
+ * the first case, true in the second. */
+bool proc_dir(int pid, char *buf, size_t len);
+
 /* The CPU time (user + system, its ended threads included) of process pid
  * from /proc/PID/stat, a zombie's too, in ns; 0 if unreadable. */
 uint64_t proc_cpu_ns(int pid);
 
+/* The kernel tick rate (CONFIG_HZ), from the resolution of
+ * CLOCK_MONOTONIC_COARSE as the library measures it (lib/session.c); 0 if
+ * that resolution is not a tick. */
+unsigned kernel_tick_hz(void);
+
+/* pcprof run's rate when neither --hz nor PROFIL_HZ gives one, on a kernel
+ * whose tick is tick_hz (0: unknown): PCPROF_DEFAULT_HZ, but never above the
+ * tick (cmd.h says why). */
+unsigned run_default_hz(unsigned tick_hz);
+
 /* How many different values v[0..n) holds (pids, thread ids); sorts v. */
 size_t distinct_i32(int32_t *v, size_t n);
+/* The same for 64-bit values ((process << 32) | thread id); sorts v. */
+size_t distinct_u64(uint64_t *v, size_t n);
+
+/*
+ * Which process each image is.  An image is the process of the image of
+ * its pid one number (seq) before it when that one ended by exec; any
+ * other starts a process of its own, because pids are used again (the pid
+ * space wraps: a run of 3,001 processes on a machine whose pids wrapped
+ * was counted as 2,939 by pid).  proc[i] gets image i's process number
+ * (0 to the count - 1); returns the count.
+ */
+struct image_key {
+	int32_t pid;
+	uint32_t seq;
+	bool execd; /* this image ended by exec */
+};
+size_t number_processes(const struct image_key *k, size_t n, uint32_t *proc);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -80,10 +80,12 @@ void view_processes(const struct model *f, const struct view_opts *o)
 		const struct model_proc *fp = &f->procs[ix[i]];
 		const struct pp_process *p = fp->p;
 		double cpu = (double)p->cpu_ns / 1e9;
+		/* the rate over what was sampled: not after a recording stopped */
+		double sampled = (double)(p->cpu_ns - p->stop_ns) / 1e9;
 		uint64_t ticks = p->ticks ? p->ticks : fp->samples;
 		printf("%7d  %7d  %5.1f  %9" PRIu64 "  %8.2f  %7.2f  %5.0f Hz  ", (int)p->pid,
 		       (int)p->ppid, view_pct(f, fp->samples), fp->samples, fp->seconds, cpu,
-		       cpu > 0 ? (double)ticks / cpu : 0.0);
+		       sampled > 0 ? (double)ticks / sampled : 0.0);
 		/* "-": no engine sampled the image (the library could not
 		 * enter it), and the columns stay where they are */
 		text_pad(stdout, p->engine[0] ? p->engine : "-", 12);
@@ -105,7 +107,9 @@ static int thread_cmp(const void *a, const void *b)
 		return x->samples > y->samples ? -1 : 1;
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
-	return (x->t ? x->t->tid : 0) - (y->t ? y->t->tid : 0);
+	/* (compared, not subtracted: a data file's tids are any int32) */
+	int32_t tx = x->t ? x->t->tid : 0, ty = y->t ? y->t->tid : 0;
+	return (tx > ty) - (tx < ty);
 }
 
 void view_threads(const struct model *f, const struct view_opts *o)

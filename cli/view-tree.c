@@ -12,99 +12,65 @@
 #include "util.h"
 #include "view.h"
 
-struct tnode {
-	uint32_t fn;
-	uint32_t first, next; /* first child, next sibling (index + 1; 0: none) */
-	uint64_t total, self;
+/*
+ * The tree in preorder.  Not recursive: a recorded stack may be as deep as
+ * the data file allows (a crafted one of 100,000 frames overflowed the C
+ * stack), so the path from the root is a stack of its own, on the heap.
+ * Lines are indented by two columns a level down to INDENT_MAX levels,
+ * and deeper ones no further but with their depth in brackets, so that
+ * the output stays linear in the nodes however deep the tree.
+ */
+#define INDENT_MAX 64
+
+struct level {
+	uint32_t at, end; /* the next child to print, and the end of the list */
 };
 
-struct tree {
-	struct tnode *v;
-	size_t n, cap;
-	uint32_t roots; /* first root (index + 1) */
-};
-
-/* The child for fn of parent (index + 1; 0: none, a root), added if new. */
-static uint32_t child(struct tree *t, uint32_t parent, uint32_t fn)
+/* The children of node k (nnodes: the roots), at most o->limit of them. */
+static struct level level(const struct model_ftree *t, size_t k, const struct view_opts *o)
 {
-	uint32_t head = parent ? t->v[parent - 1].first : t->roots;
-	for (uint32_t c = head; c; c = t->v[c - 1].next)
-		if (t->v[c - 1].fn == fn)
-			return c;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 256;
-		t->v = xrealloc(t->v, t->cap * sizeof *t->v);
-	}
-	t->v[t->n] = (struct tnode){ .fn = fn, .next = head };
-	uint32_t c = (uint32_t)++t->n;
-	if (parent)
-		t->v[parent - 1].first = c;
-	else
-		t->roots = c;
-	return c;
+	uint32_t end = t->first[k + 1];
+	if (o->limit && end - t->first[k] > o->limit)
+		end = t->first[k] + (uint32_t)o->limit;
+	return (struct level){ t->first[k], end };
 }
 
-static const struct model *sort_model;
-static const struct tree *sort_tree;
-
-static int by_total(const void *a, const void *b)
+static void print(const struct model *f, const struct model_ftree *t, const struct view_opts *o)
 {
-	const struct tnode *x = &sort_tree->v[*(const uint32_t *)a - 1];
-	const struct tnode *y = &sort_tree->v[*(const uint32_t *)b - 1];
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return strcmp(sort_model->fns[x->fn].label, sort_model->fns[y->fn].label);
-}
-
-static void print(const struct model *f, const struct tree *t, uint32_t head, int depth,
-		  const struct view_opts *o)
-{
-	size_t n = 0;
-	for (uint32_t c = head; c; c = t->v[c - 1].next)
-		n++;
-	uint32_t *ix = xmalloc((n ? n : 1) * sizeof *ix);
-	n = 0;
-	for (uint32_t c = head; c; c = t->v[c - 1].next)
-		ix[n++] = c;
-	sort_model = f;
-	sort_tree = t;
-	qsort(ix, n, sizeof *ix, by_total);
-	if (o->limit && n > o->limit)
-		n = o->limit;
-	for (size_t i = 0; i < n; i++) {
-		const struct tnode *tn = &t->v[ix[i] - 1];
-		const struct model_fn *fn = &f->fns[tn->fn];
-		printf("%6.2f  %6.2f  %9" PRIu64 "  %*s", view_pct(f, tn->total),
-		       view_pct(f, tn->self), tn->total, 2 * depth, "");
+	size_t n = f->nnodes, top = 0, cap = 64;
+	struct level *path = xmalloc(cap * sizeof *path);
+	path[0] = level(t, n, o);
+	for (;;) {
+		struct level *l = &path[top];
+		if (l->at == l->end) {
+			if (top-- == 0)
+				break;
+			continue;
+		}
+		uint32_t k = t->kids[l->at++];
+		const struct model_fn *fn = &f->fns[f->pcs[f->nodes[k].pc].fn];
+		printf("%6.2f  %6.2f  %9" PRIu64 "  %*s", view_pct(f, t->total[k]),
+		       view_pct(f, t->self[k]), t->total[k],
+		       2 * (int)(top < INDENT_MAX ? top : INDENT_MAX), "");
+		if (top > INDENT_MAX)
+			printf("[%zu] ", top);
 		view_fn_put(fn, 0);
 		fputs("  ", stdout);
 		text_put(stdout, model_mod_name(f, fn->mod));
 		putchar('\n');
-		print(f, t, tn->first, depth + 1, o);
+		if (top + 1 == cap)
+			path = xrealloc(path, (cap *= 2) * sizeof *path);
+		path[++top] = level(t, k, o);
 	}
-	free(ix);
-}
-
-/* One stack into the tree: each function of its path gets its samples. */
-static void add_stack(void *ctx, uint32_t node, const uint32_t *fns, size_t depth, uint64_t count)
-{
-	struct tree *t = ctx;
-	(void)node;
-	uint32_t at = 0;
-	for (size_t d = 0; d < depth; d++) {
-		at = child(t, at, fns[d]);
-		t->v[at - 1].total += count;
-	}
-	if (at)
-		t->v[at - 1].self += count;
+	free(path);
 }
 
 void view_tree(const struct model *f, const struct view_opts *o)
 {
-	struct tree t = { 0 };
-	model_each_stack(f, add_stack, &t);
+	struct model_ftree t;
+	model_ftree(f, &t);
 	printf("\nCall tree:\n\n");
 	printf("total%%   self%%    samples  function  module\n");
-	print(f, &t, t.roots, 0, o);
-	free(t.v);
+	print(f, &t, o);
+	model_ftree_free(&t);
 }

@@ -118,6 +118,8 @@ static int aix_entry(void *buf, unsigned int bufsiz, unsigned long offset, unsig
 {
 	bool array = bufsiz == 0xFFFFFFFFu;
 	bool enable;
+	if (profil__sealed())
+		return profil__sealed_answer(!array && (scale & 0xFFFF) < 2);
 	if (array) {
 		/* Look at the first entry only once we know we may. */
 		if (!buf || profil__check_readable(buf, sizeof(struct aix_prof)) < 0)
@@ -137,7 +139,8 @@ static int aix_entry(void *buf, unsigned int bufsiz, unsigned long offset, unsig
 	}
 
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock_thorough(&saved))
+		return profil__sealed_answer(!enable);
 	struct profil_cfg *cur = profil__current_locked();
 	int kind = cur ? cur->kind : PROFIL_OFF;
 	int r = 0;

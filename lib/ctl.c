@@ -9,11 +9,13 @@
 #include <sched.h>
 #include <stdatomic.h>
 
+#include "sig/seal.h"
 #include "sig/sigown.h"
+#include "sig/sink.h"
 
 _Atomic uint32_t profil__start_seq;
 
-static atomic_flag lock = ATOMIC_FLAG_INIT;
+static _Atomic pid_t holder; /* of the control lock; 0: free */
 static sigset_t *lock_saved;
 static const struct profil_engine *_Atomic engine;
 
@@ -31,29 +33,58 @@ void profil__block_async(sigset_t *saved)
 	profil__real_sigmask(SIG_BLOCK, &all, saved);
 }
 
-void profil__lock(sigset_t *saved)
+/* Before the mask and the lock, a look for a filter: one that refuses
+ * what comes next must find nothing held.  While nothing samples, a lock
+ * taken per thread (its start and end) leads to no call a filter is
+ * likely to refuse, and the look (a prctl, 0.6 us on the test machine)
+ * waits for the next start, which looks thoroughly.  Once taken, the lock
+ * is given up again if the library was sealed meanwhile (by the thread
+ * that held it, before the program's filter went in): every holder may
+ * make its system calls. */
+static bool lock(sigset_t *saved, bool wait, bool thorough)
 {
+	if (profil__sealed())
+		return false;
+	if ((thorough || atomic_load(&engine) || atomic_load(&profil__rec)) &&
+	    profil__filter_check(thorough))
+		return false;
 	profil__block_async(saved);
-	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
-		sched_yield();
+	if (!wait) {
+		pid_t none = 0;
+		if (!atomic_compare_exchange_strong(&holder, &none, profil__gettid())) {
+			profil__real_sigmask(SIG_SETMASK, saved, NULL);
+			return false;
+		}
+	} else if (!profil__spin_lock(&holder)) {
+		profil__seal(PROFIL_SEALED_DEAD);
+	}
 	lock_saved = saved;
+	if (profil__sealed()) {
+		profil__unlock(saved);
+		return false;
+	}
+	return true;
+}
+
+bool profil__lock(sigset_t *saved)
+{
+	return lock(saved, true, false);
+}
+
+bool profil__lock_thorough(sigset_t *saved)
+{
+	return lock(saved, true, true);
 }
 
 bool profil__trylock(sigset_t *saved)
 {
-	profil__block_async(saved);
-	if (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire)) {
-		profil__real_sigmask(SIG_SETMASK, saved, NULL);
-		return false;
-	}
-	lock_saved = saved;
-	return true;
+	return lock(saved, false, false);
 }
 
 void profil__unlock(const sigset_t *saved)
 {
 	lock_saved = NULL;
-	atomic_flag_clear_explicit(&lock, memory_order_release);
+	profil__spin_unlock(&holder);
 	profil__real_sigmask(SIG_SETMASK, saved, NULL);
 }
 
@@ -64,7 +95,7 @@ sigset_t *profil__lock_saved(void)
 
 void profil__lock_fork_child(void)
 {
-	atomic_flag_clear(&lock);
+	atomic_store(&holder, 0);
 }
 
 const struct profil_engine *profil__running_engine(void)

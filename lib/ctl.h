@@ -15,16 +15,28 @@
 
 #include "engine.h"
 #include "internal.h"
+#include "sig/seal.h"
 
-/* Take / release the control lock.  Blocks every asynchronous signal in the
+/*
+ * Take / release the control lock.  Blocks every asynchronous signal in the
  * calling thread first (restored by unlock), so a signal handler that calls
- * pcsample() can never deadlock against its own thread.  AS-safe. */
-PROFIL_HIDDEN void profil__lock(sigset_t *saved);
+ * pcsample() can never deadlock against its own thread.  Takes nothing and
+ * returns false when the library is sealed (internal.h), or becomes so:
+ * the calling thread is under a filter that is not the program's
+ * (profil__filter_check, before anything is held), its holder died in it
+ * (taken from it, and sealed), or another thread sealed it while this one
+ * waited.  The holder may make its system calls; a caller that gets false
+ * makes none and leaves.  AS-safe.
+ */
+PROFIL_HIDDEN bool profil__lock(sigset_t *saved) __attribute__((warn_unused_result));
+/* The same, looking harder for a filter (profil__filter_check): at the
+ * moments that are not per thread (start, fork, exec, exit). */
+PROFIL_HIDDEN bool profil__lock_thorough(sigset_t *saved) __attribute__((warn_unused_result));
 PROFIL_HIDDEN void profil__unlock(const sigset_t *saved);
 /* The lock if it is free now, else false (and the mask as it was): for
  * _exit, which a signal handler may call while its thread holds the lock.
  * AS-safe. */
-PROFIL_HIDDEN bool profil__trylock(sigset_t *saved);
+PROFIL_HIDDEN bool profil__trylock(sigset_t *saved) __attribute__((warn_unused_result));
 /* Block every asynchronous signal in the calling thread, saving the old
  * mask (synchronous ones stay deliverable).  AS-safe. */
 PROFIL_HIDDEN void profil__block_async(sigset_t *saved);

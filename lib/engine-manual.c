@@ -43,6 +43,7 @@ static bool classify(int sig, const siginfo_t *si, unsigned long *weight)
 const struct profil_engine profil__engine_manual = {
 	.name = "manual",
 	.subtick = true,
+	.by_name = true,
 	.probe = probe,
 	.signal = signal_of,
 	.start = start,

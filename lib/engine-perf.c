@@ -33,9 +33,10 @@
  * kernel is at least 6.1: older kernels force-kill a thread that has SIGTRAP
  * blocked instead of queueing the signal (TRAP_PERF_FLAG_ASYNC came later).
  * Otherwise fasync is used; PROFIL_PERF_MODE=sigtrap|fasync forces one.  A
- * debugger attached after profiling started will stop on our SIGTRAPs
- * (libprofil(7) BUGS: use "handle SIGTRAP nostop noprint" is not an option,
- * since breakpoints use SIGTRAP too; start with PROFIL_PERF_MODE=fasync).
+ * debugger attached after profiling started will stop on our SIGTRAPs, and
+ * "handle SIGTRAP nostop noprint" is not an option, since breakpoints use
+ * SIGTRAP too (libprofil(7) CAVEATS: start with PROFIL_PERF_MODE=fasync,
+ * whose real-time signal gdb can be told to pass, "handle SIG64 nostop").
  *
  * Kernel time: exclude_kernel is left clear when permitted, so CPU spent in
  * system calls is sampled and charged to the user pc where the kernel
@@ -46,7 +47,8 @@
  * kernel: overflows in the kernel are then dropped, so system time cannot
  * be placed at all, and the tick schedules run on user time only
  * (user_only; the "why" text says so): system time is not profiled rather
- * than charged to whatever user pc comes next.
+ * than charged to whatever user pc comes next.  fasync always excludes the
+ * kernel, so that its signal never interrupts a system call (try_mode).
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -279,19 +281,27 @@ static bool sigtrap_in_use(void)
 }
 
 /* Try to open a disabled event on ourselves in mode m, with the kernel
- * included if allowed.  Returns 0 and sets exclude_kernel, or -errno. */
+ * included if allowed.  Returns 0 and sets exclude_kernel, or -errno.
+ *
+ * fasync always excludes the kernel.  Its signal is sent from the timer
+ * interrupt at the overflow, so an overflow while the thread runs in a
+ * system call that is about to sleep (nanosleep, poll, a futex wait) makes
+ * the call fail with EINTR: 29 of 100000 nanosleep(1 us) calls at 1 kHz,
+ * as root.  With the kernel excluded, overflows in kernel mode are dropped
+ * and every signal interrupts user code.  sigtrap's signal is sent by task
+ * work on the way back to user mode, after the call, so it keeps the
+ * kernel's time. */
 static int try_mode(enum mode m)
 {
-	int fd = open_event(0, m, false, false);
-	if (fd == -EACCES || fd == -EPERM) {
+	bool excl = m == MODE_FASYNC;
+	int fd = open_event(0, m, excl, false);
+	if (!excl && (fd == -EACCES || fd == -EPERM)) {
+		excl = true;
 		fd = open_event(0, m, true, false);
-		if (fd >= 0)
-			exclude_kernel = true;
-	} else if (fd >= 0) {
-		exclude_kernel = false;
 	}
 	if (fd < 0)
 		return fd;
+	exclude_kernel = excl;
 	syscall(SYS_close, fd);
 	return 0;
 }
@@ -344,7 +354,9 @@ static int probe(const struct profil_run *run, char *why, size_t len)
 	}
 	profil__strlcat(variant_text, sizeof variant_text, reason);
 	if (exclude_kernel)
-		profil__strlcat(variant_text, sizeof variant_text, "; user time only (paranoid)");
+		profil__strlcat(variant_text, sizeof variant_text,
+				mode == MODE_FASYNC ? "; user time only"
+						    : "; user time only (paranoid)");
 	return 0;
 }
 
@@ -418,6 +430,18 @@ static int detach(struct profil_thread *t)
 	if (!root_lost)
 		each_open(check_root);
 	return root_lost ? -EBADF : 0;
+}
+
+static int enable_ours(int fd)
+{
+	if (ours(fd))
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	return 0;
+}
+
+void profil__perf_resume(void)
+{
+	each_open(enable_ours);
 }
 
 /* fasync: F_SETSIG on the thread's event; sigtrap raises SIGTRAP, which

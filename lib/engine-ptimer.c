@@ -97,6 +97,7 @@ static void fork_child(void)
 const struct profil_engine profil__engine_process_timer = {
 	.name = "process-timer",
 	.subtick = false,
+	.by_name = true,
 	.probe = probe,
 	.signal = signal_of,
 	.start = start,

@@ -29,6 +29,9 @@ struct profil_run {
 	int signo;          /* the profiling signal (PROFIL_SIGNAL, SIGPROF) */
 	bool distinct;      /* every tick must be a distinct sample (pcsample) */
 	char perf_mode[16]; /* PROFIL_PERF_MODE: "", "sigtrap" or "fasync" */
+	/* The engine asked for by name (session.c), NULL: chosen by rate;
+	 * the engines themselves ignore it. */
+	const struct profil_engine *forced;
 };
 
 /* CPU clock id of a thread by tid: the kernel's MAKE_THREAD_CPUCLOCK(tid,
@@ -42,6 +45,11 @@ struct profil_engine {
 	const char *name;
 	/* Can deliver more distinct samples per second than the kernel tick. */
 	bool subtick;
+	/* Never chosen automatically, only by name (PROFIL_ENGINE,
+	 * profil_set_engine): the manual engine takes no real ticks, and the
+	 * process timer's signal may land in a thread that sleeps (session.c,
+	 * order). */
+	bool by_name;
 
 	/* Usable here for run?  On failure writes a short reason into why.
 	 * Has no lasting effect. */
@@ -124,6 +132,12 @@ PROFIL_HIDDEN int profil__timer_resignal(int *id, clockid_t clock, pid_t tid, in
 PROFIL_HIDDEN int profil__timer_probe(clockid_t clock, pid_t tid, int sig, const char *what,
 				      char *why, size_t len);
 PROFIL_HIDDEN bool profil__timer_classify(int sig, const siginfo_t *si, unsigned long *weight);
+
+/* The program disabled the perf events its threads own
+ * (prctl(PR_TASK_PERF_EVENTS_DISABLE), seccomp.c): enable again every event
+ * of the perf engine still provably ours, and with each the copies its
+ * threads inherited.  Control lock held.  AS-safe. */
+PROFIL_HIDDEN void profil__perf_resume(void);
 
 /* Kernel tick rate (CONFIG_HZ), measured once; 0 if unknown.  Not AS-safe. */
 PROFIL_HIDDEN unsigned int profil__kernel_hz(void);

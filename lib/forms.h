@@ -8,6 +8,7 @@
 #ifndef PROFIL_FORMS_H
 #define PROFIL_FORMS_H
 
+#include <errno.h>
 #include <stdbool.h>
 
 #include "sig/sample.h"
@@ -32,5 +33,13 @@ PROFIL_HIDDEN int profil__aix_array_cfg(const void *array, bool aix_rules, struc
 /* Install the result of a builder (r, c): returns r on error, else the
  * install result; frees c if it was not installed. */
 PROFIL_HIDDEN int profil__install_built(int r, struct profil_cfg *c);
+
+/* Once the library is sealed (a seccomp filter, internal.h), a call
+ * returns this before anything else: 0 for one that turns profiling off
+ * (it is off), else -EAGAIN (no timer may be made).  AS-safe. */
+static inline int profil__sealed_answer(bool off)
+{
+	return off ? 0 : -EAGAIN;
+}
 
 #endif

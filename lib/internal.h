@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -129,16 +130,99 @@ PROFIL_HIDDEN int profil__each_dirent(const char *path, int (*fn)(const char *na
  * field like "SigQ:\t3/7813"), or -errno: -ENOENT without such a field,
  * -EINVAL if it holds no number.  AS-safe. */
 PROFIL_HIDDEN long profil__status_number(const char *key);
+/* The value of "key:" in the status file at path (/proc/self/task/TID/
+ * status), blanks before it skipped, into out (at most len - 1 bytes, and
+ * at most the first 255 bytes of its line); returns its length, -ENOENT
+ * without such a line, or -errno.  A line at a time, small buffers.
+ * AS-safe. */
+PROFIL_HIDDEN long profil__status_text(const char *path, const char *key, char *out, size_t len);
+
+/* ---- locks whose holder may die in them ---- */
+
+/*
+ * A spin lock that knows its holder (a thread id; 0: free).  A seccomp
+ * filter's SECCOMP_RET_KILL_THREAD ends one thread in the middle of a
+ * system call, whatever it holds: a waiter that has spun a while asks
+ * whether the holder still lives (profil__thread_gone), and takes the lock
+ * from a dead one.  The caller blocks signals first.  Returns false when
+ * it took the lock so: what the holder was changing may be half done.
+ * AS-safe.
+ */
+PROFIL_HIDDEN bool profil__spin_lock(_Atomic pid_t *holder);
+static inline void profil__spin_unlock(_Atomic pid_t *holder)
+{
+	atomic_store_explicit(holder, 0, memory_order_release);
+}
+/* In a fork child, before any lock: the calling thread's id as the locks
+ * keep it (read once per thread) is its parent's.  AS-safe. */
+PROFIL_HIDDEN void profil__self_tid_forget(void);
+/* Has thread tid of this process ended (gone, or a zombie: a main thread
+ * that ended while others run)?  AS-safe. */
+PROFIL_HIDDEN bool profil__thread_gone(pid_t tid);
+
+/* ---- a seccomp filter: from then on, no system call of our own ---- */
+
+/*
+ * Why the library stopped for good in this process (docs/design.md,
+ * "Seccomp filters"); PROFIL_SEALED_NO while it runs.  Once sealed, no
+ * control path makes a system call of its own (every one returns first),
+ * and the handler drops the signals of ours still armed: a filter the
+ * program installed may answer any of them with SECCOMP_RET_KILL_* or
+ * SECCOMP_RET_TRAP.  A fork child and an exec'd image inherit the filter
+ * (the first this state too; the second finds it, session.c).
+ */
+enum {
+	PROFIL_SEALED_NO = 0,
+	PROFIL_SEALED_CALL,      /* the program installs a filter: prctl, syscall (seccomp.c) */
+	PROFIL_SEALED_FOUND,     /* a filter found in force that no call of libc installed */
+	PROFIL_SEALED_INHERITED, /* this image began under a filter the program installed */
+	PROFIL_SEALED_DEAD,      /* a thread died holding a lock of the library */
+};
+PROFIL_HIDDEN extern _Atomic int profil__sealed_why;
+/* Sealed?  AS-safe. */
+static inline bool profil__sealed(void)
+{
+	return atomic_load_explicit(&profil__sealed_why, memory_order_acquire) != PROFIL_SEALED_NO;
+}
+/* What profil_stats() and the recording say of it ("" if not sealed).
+ * AS-safe. */
+PROFIL_HIDDEN const char *profil__sealed_text(void);
+
+/* ---- pid namespaces ----
+ *
+ * A process in a pid namespace of its own (unshare(CLONE_NEWPID), then
+ * fork) has ids of its own: getpid() may be 1, and timer_create, tgkill
+ * and perf_event_open take its own thread ids.  /proc, unless the
+ * namespace mounted one of its own, still shows the ids of the namespace
+ * that mounted it (pcprof's, as a rule): /proc/self/task lists those, and
+ * /proc/self/task/TID is named by them.  These translate. */
+
+/* The calling process's id as /proc shows it (readlink /proc/self):
+ * getpid() unless /proc belongs to another pid namespace; getpid() too if
+ * /proc cannot be read.  Cached per process.  AS-safe. */
+PROFIL_HIDDEN pid_t profil__proc_pid(void);
+/* A thread id from /proc's view (a /proc/self/task entry) to the process's
+ * own (what gettid returns), from the last field of its NSpid line; 0 if
+ * it cannot be read.  AS-safe. */
+PROFIL_HIDDEN pid_t profil__tid_from_proc(pid_t proc_tid);
+/* The calling thread's id as /proc shows it (readlink /proc/thread-self),
+ * for paths under /proc/self/task; gettid() when the views agree.
+ * AS-safe. */
+PROFIL_HIDDEN pid_t profil__proc_tid_self(void);
+/* Another thread's id as /proc shows it (a search of /proc/self/task when
+ * the views differ); 0 if not found.  AS-safe. */
+PROFIL_HIDDEN pid_t profil__proc_tid(pid_t tid);
 
 /* ---- environment, read once by the library constructor ---- */
 
 struct profil_env {
-	unsigned long hz;   /* PROFIL_HZ, 0 if unset */
-	int overflow;       /* PROFIL_OVERFLOW, -1 if unset */
-	int signo;          /* PROFIL_SIGNAL, 0 if unset */
-	char engine[24];    /* PROFIL_ENGINE, "" if unset */
-	char perf_mode[16]; /* PROFIL_PERF_MODE, "" if unset */
-	char bad[160];      /* names of variables that had invalid values */
+	unsigned long hz;    /* PROFIL_HZ, 0 if unset */
+	int overflow;        /* PROFIL_OVERFLOW, -1 if unset */
+	int signo;           /* PROFIL_SIGNAL, 0 if unset */
+	char engine[24];     /* PROFIL_ENGINE, "" if unset */
+	char rec_engine[24]; /* PCPROF_ENGINE (pcprof run's --engine), "" if unset */
+	char perf_mode[16];  /* PROFIL_PERF_MODE, "" if unset */
+	char bad[160];       /* names of variables that had invalid values */
 };
 PROFIL_HIDDEN extern struct profil_env profil__env;
 

@@ -9,6 +9,7 @@
  * call in between (as illumos does, where profil() clears it).
  */
 #include "config.h"
+#include "forms.h"
 #include "session.h"
 
 static long start(uintptr_t samples[], long nsamples)
@@ -16,6 +17,14 @@ static long start(uintptr_t samples[], long nsamples)
 	if (nsamples < 0 || (unsigned long)nsamples > SIZE_MAX / sizeof(uintptr_t))
 		return -EINVAL;
 
+	if (profil__sealed()) {
+		int r = profil__sealed_answer(nsamples == 0);
+		if (r < 0)
+			return r;
+		uint64_t prev = profil__pcs_last_count;
+		profil__pcs_last_count = 0;
+		return (long)prev;
+	}
 	struct profil_cfg *c = NULL;
 	if (nsamples > 0) {
 		if (!(c = profil__cfg_new(PROFIL_PCSAMPLE, 0, profil__policy(), profil__base_hz())))
@@ -24,7 +33,10 @@ static long start(uintptr_t samples[], long nsamples)
 		c->cap = (uint64_t)nsamples;
 	}
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock_thorough(&saved)) {
+		profil__cfg_free(c);
+		return profil__sealed_answer(c == NULL);
+	}
 	int r = profil__install_locked(c, PROFIL_CALL_PCSAMPLE);
 	uint64_t prev = profil__pcs_last_count;
 	if (r == 0)

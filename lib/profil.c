@@ -26,6 +26,13 @@ static int dispatch(void *buf, size_t bufsiz, size_t offset, unsigned long scale
 {
 	struct profil_cfg *c;
 	int r;
+	/* Off: a Tru64 call with no range, a classic one with no buffer or a
+	 * scale below 2 (an AIX array is not read). */
+	if (profil__sealed())
+		return profil__sealed_answer(offset == SIZE_MAX ? bufsiz == 0
+					     : bufsiz == SIZE_MAX || bufsiz == 0xFFFFFFFFu
+						     ? false
+						     : !buf || scale < 2);
 	if (offset == SIZE_MAX)
 		r = profil__tru64_cfg(buf, bufsiz, scale, &c);
 	else if (bufsiz == SIZE_MAX || bufsiz == 0xFFFFFFFFu)

@@ -62,6 +62,13 @@ bool profil__raw_env(struct raw_env *env)
 	}
 	env->stacks = (s = getenv("PCPROF_STACKS")) && strcmp(s, "1") == 0;
 	env->timeline = !((s = getenv("PCPROF_TIMELINE")) && strcmp(s, "0") == 0);
+	env->filters = RAW_FILTERS_UNSET;
+	if ((s = getenv("PCPROF_SECCOMP"))) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end != s && !*end && v >= -1 && v < 100000)
+			env->filters = (int)v; /* -1: PROFIL_FILTERS_SOME */
+	}
 	return true;
 }
 
@@ -80,11 +87,12 @@ uint64_t profil__raw_token(pid_t pid)
 }
 
 /*
- * Files are named relative to their directory, opened once per call: the
- * directory's path may be PATH_MAX long, and a buffer that holds it and a
- * name was most of the audit module's 8.5 KiB frame in la_version, which
- * ran off a 16 KiB stack (ulimit -s 16) in half the runs (issue 19).  A
- * name is short: NAME_BUF holds "<pid>.<seq>.<errno>.<token>.lost".
+ * Files are named relative to their directory, or by a short whole path
+ * (open_in below): the directory's path may be PATH_MAX long, and a
+ * buffer that holds it and a name was most of the audit module's 8.5 KiB
+ * frame in la_version, which ran off a 16 KiB stack (ulimit -s 16) in half
+ * the runs (issue 19).  A name is short: NAME_BUF holds
+ * "<pid>.<seq>.<errno>.<token>.lost".
  */
 #define NAME_BUF 64
 
@@ -97,6 +105,65 @@ static int open_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A directory's file by its whole path when that is short, which pcprof's
+ * own directories are ($TMPDIR/pcprof.XXXXXX): one descriptor, the
+ * file's.  Relative to the directory each time costs two at once, and a
+ * program at its descriptor limit with one to spare, or its fork child
+ * (tests/targets/gaps forkstarved), lost its recording and its marker to
+ * EMFILE.  A longer directory is opened for the call, as above.  The
+ * buffer, PATH_SHORT bytes, stays in these frames (noinline), not their
+ * callers'.
+ */
+#define PATH_SHORT 256
+
+static bool short_path(char *buf, const char *dir, const char *name)
+{
+	size_t d = strlen(dir), n = strlen(name);
+	if (d + 1 + n >= PATH_SHORT)
+		return false;
+	memcpy(buf, dir, d);
+	buf[d] = '/';
+	memcpy(buf + d + 1, name, n + 1);
+	return true;
+}
+
+/* openat(dir/name); -errno on failure. */
+static __attribute__((noinline)) int open_in(const char *dir, const char *name, int flags)
+{
+	char path[PATH_SHORT];
+	int fd;
+	if (short_path(path, dir, name)) {
+		fd = openat(AT_FDCWD, path, flags, 0600);
+	} else {
+		int dfd = open_dir(dir);
+		if (dfd < 0)
+			return dfd;
+		fd = openat(dfd, name, flags, 0600);
+		int e = errno;
+		close(dfd);
+		errno = e;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* dir/from renamed dir/to (to NULL: no new name), or else removed. */
+static __attribute__((noinline)) void rename_in(const char *dir, const char *from, const char *to)
+{
+	char a[PATH_SHORT], b[PATH_SHORT];
+	if (short_path(a, dir, from) && (!to || short_path(b, dir, to))) {
+		if (!to || renameat(AT_FDCWD, a, AT_FDCWD, b) < 0)
+			unlinkat(AT_FDCWD, a, 0);
+		return;
+	}
+	int dfd = open_dir(dir);
+	if (dfd < 0)
+		return;
+	if (!to || renameat(dfd, from, dfd, to) < 0)
+		unlinkat(dfd, from, 0);
+	close(dfd);
 }
 
 /* An unsigned number in `base` at s (no sign, no space), up to *end. */
@@ -364,15 +431,15 @@ static int map_file(int fd, struct raw_map *m, uint32_t modules, const uint32_t 
 
 /* An image that cannot record leaves its reason where pcprof looks, in a
  * file that takes no space (which a full file system still allows). */
-static void leave_marker(int fd, int dfd, const char *name, pid_t pid, int seq, uint64_t token,
-			 int err)
+static void leave_marker(int fd, const char *dir, const char *name, pid_t pid, int seq,
+			 uint64_t token, int err)
 {
 	char lost[NAME_BUF];
 	snprintf(lost, sizeof lost, "%d.%d.%d.%016llx.lost", (int)pid, seq, err,
 		 (unsigned long long)token);
-	if (ftruncate(fd, 0) < 0 || renameat(dfd, name, dfd, lost) < 0)
-		unlinkat(dfd, name, 0);
-	close(fd);
+	bool emptied = ftruncate(fd, 0) == 0;
+	close(fd); /* first: a longer directory's rename opens it */
+	rename_in(dir, name, emptied ? lost : NULL);
 }
 
 int profil__raw_mark_lost(const struct raw_env *env, pid_t pid, int err)
@@ -385,14 +452,9 @@ int profil__raw_mark_lost(const struct raw_env *env, pid_t pid, int err)
 	char name[NAME_BUF];
 	snprintf(name, sizeof name, "%d.%d.%d.%016llx.lost", (int)pid, seq, err,
 		 (unsigned long long)profil__raw_token(pid));
-	int dfd = open_dir(env->dir);
-	if (dfd < 0)
-		return dfd;
-	int fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int e = errno;
-	close(dfd);
+	int fd = open_in(env->dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return -e;
+		return fd;
 	int r = fchmod(fd, 0600) < 0 ? -errno : seq; /* as every file of the directory */
 	close(fd);
 	return r;
@@ -414,23 +476,15 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 	char name[NAME_BUF];
 	struct raw_latest last;
 	profil__raw_latest(env->dir, pid, &last);
-	int dfd = open_dir(env->dir);
-	if (dfd < 0)
-		return dfd;
 	int fd = -1, seq = last.seq + 1;
 	for (int tries = 0; tries < 64 && fd < 0; tries++, seq++) {
 		file_name(name, sizeof name, pid, seq);
-		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST) {
-			int e = -errno;
-			close(dfd);
-			return e;
-		}
+		fd = open_in(env->dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && fd != -EEXIST)
+			return fd;
 	}
-	if (fd < 0) {
-		close(dfd);
+	if (fd < 0)
 		return -EEXIST;
-	}
 	seq--;
 
 	if (modules < FIRST_MODULES)
@@ -448,13 +502,11 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 	if (!r)
 		r = map_file(fd, m, modules, first);
 	if (r < 0) {
-		leave_marker(fd, dfd, name, pid, seq, token, -r);
-		close(dfd);
+		leave_marker(fd, env->dir, name, pid, seq, token, -r);
 		m->h = NULL;
 		return r;
 	}
 	close(fd);
-	close(dfd);
 
 	struct pcprof_raw_header *h = m->h;
 	memcpy(h->magic, PCPROF_RAW_MAGIC, sizeof h->magic);
@@ -463,7 +515,7 @@ int profil__raw_create(const struct raw_env *env, pid_t pid, uint32_t modules,
 	h->file_size = m->size;
 	h->token = token;
 	h->pid = pid;
-	h->ppid = getppid();
+	h->ppid = profil__raw_ppid();
 	h->seq = (uint32_t)seq;
 	h->start_ns = profil__clock_ns(CLOCK_REALTIME);
 	/* The library moves the origin back to its parent's or previous
@@ -490,14 +542,10 @@ static int open_trusted(const char *dir, pid_t pid, int seq, int mode, uint64_t 
 {
 	char name[NAME_BUF];
 	file_name(name, sizeof name, pid, seq);
-	int dfd = open_dir(dir);
-	if (dfd < 0)
-		return dfd;
-	int fd = openat(dfd, name, mode | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	int r = fd < 0 ? -errno : 0;
-	close(dfd);
-	if (r)
-		return r;
+	int fd = open_in(dir, name, mode | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	int r = 0;
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		r = -errno;
@@ -648,6 +696,44 @@ void profil__raw_exe_path(char *buf, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* A decimal number at s, up to a '\0', '/' or ' '; 0 if there is none. */
+static pid_t leading_pid(const char *s)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+	while (*p >= '0' && *p <= '9' && v < 0x7fffffff)
+		v = v * 10 + (unsigned long long)(*p++ - '0');
+	return p > s && (*p == '\0' || *p == '/' || *p == ' ') && v <= 0x7fffffff ? (pid_t)v : 0;
+}
+
+pid_t profil__raw_pid(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	pid_t p = leading_pid(buf);
+	return p ? p : getpid();
+}
+
+pid_t profil__raw_ppid(void)
+{
+	if (profil__raw_pid() == getpid())
+		return getppid();
+	/* "pid (comm) state ppid ...", the comm possibly holding ") " */
+	char buf[512];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	const char *p = NULL; /* past the last ") " (the module has no strstr) */
+	for (const char *q = buf; *q; q++)
+		if (q[0] == ')' && q[1] == ' ')
+			p = q + 2;
+	pid_t pp = p && *p && p[1] == ' ' ? leading_pid(p + 2) : 0;
+	return pp ? pp : getppid();
 }
 
 /* ---- ELF ---- */

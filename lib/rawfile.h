@@ -62,7 +62,12 @@ struct raw_env {
 	uint64_t slots; /* most pc table slots; as many stack nodes */
 	bool stacks;    /* PCPROF_STACKS=1: record call stacks */
 	bool timeline;  /* not PCPROF_TIMELINE=0: stamp samples with time buckets */
+	/* PCPROF_SECCOMP: the seccomp filters pcprof run itself runs under
+	 * (filters.h: a count, or PROFIL_FILTERS_SOME), which are not the
+	 * program's; RAW_FILTERS_UNSET if not given. */
+	int filters;
 };
+#define RAW_FILTERS_UNSET (-1000)
 bool profil__raw_env(struct raw_env *env);
 
 /* Should this process image record?  (follow rules; seq is the image's.) */
@@ -141,6 +146,15 @@ int profil__raw_add_module(struct raw_map *m, const char *path, uint64_t bias,
 
 /* Mark entry idx unloaded and start a new epoch. */
 void profil__raw_unload_module(struct raw_map *m, uint32_t idx);
+
+/* The pid that names this process's recordings, and pcprof knows it by:
+ * as /proc shows it (readlink /proc/self), which, in a process that runs
+ * in a pid namespace of its own without a /proc of its own, is the id of
+ * the namespace that mounted /proc (pcprof's) rather than getpid()'s (1
+ * for the first process of the namespace); getpid() where /proc cannot
+ * be read.  profil__raw_ppid: its parent's, in the same view. */
+pid_t profil__raw_pid(void);
+pid_t profil__raw_ppid(void);
 
 /* Path of the running executable (readlink /proc/self/exe), for the main
  * program, which the loader names "". */

@@ -56,11 +56,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PCPROF_RAW_MAGIC          "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
-#define PCPROF_RAW_VERSION        5 /* 3: stacks; 4: time buckets; 5: unfollowed execs; 2-4 still read */
+#define PCPROF_RAW_MAGIC "PCPROFRAW\0\0\0\0\0\0" /* 16 bytes */
+#define PCPROF_RAW_VERSION                                                                         \
+	6 /* 3: stacks; 4: time buckets; 5: unfollowed execs;                                      \
+	      6: stops, what the schedules covered; 2-5 still read */
 #define PCPROF_RAW_V2_HEADER_SIZE 1904
 #define PCPROF_RAW_V3_HEADER_SIZE 2104
 #define PCPROF_RAW_V4_HEADER_SIZE 2136
+#define PCPROF_RAW_V5_HEADER_SIZE 2928
 
 #define PCPROF_RAW_MAX_MODULES 4096
 #define PCPROF_RAW_MAX_SEGS    8
@@ -95,6 +98,22 @@ enum pcprof_raw_unfollowed {
 	PCPROF_UNF_USER = 7,    /* its user cannot write the recording directory */
 	PCPROF_UNF_CLASS = 8,   /* another ELF class or machine than the library's */
 	PCPROF_UNF_MAX = 8
+};
+
+/* Why the library stopped recording an image before it ended
+ * (header.stop_why, version 6). */
+enum pcprof_raw_stop {
+	PCPROF_STOP_NONE = 0,
+	/* The program installed a seccomp filter, or the image began under
+	 * one it had installed: from then on the library makes no system
+	 * call of its own (libprofil(7), SECCOMP FILTERS). */
+	PCPROF_STOP_SECCOMP = 1,
+	/* The program asked for the manual engine (PROFIL_ENGINE=manual in
+	 * its environment, or profil_set_engine) for its own profiling,
+	 * which pcprof run had not asked for: only __profil_inject feeds it,
+	 * and the recording takes nothing from then on. */
+	PCPROF_STOP_MANUAL = 2,
+	PCPROF_STOP_MAX = 2
 };
 
 /*
@@ -227,10 +246,52 @@ struct pcprof_raw_header {
 	uint32_t spawn_why;
 	uint32_t pad6;
 	char spawn_path[256];
+	/* ---- version 6: a recording that stopped before its image ended ---- */
+	/* (atomic) enum pcprof_raw_stop, and the process CPU time then (as
+	 * cpu_ns: cpu_start_ns is the image's start).  Nothing is recorded
+	 * after it; cpu_ns is still stored at the end, except after a seccomp
+	 * filter, where the library makes no system call (cpu_ns then stays
+	 * at stop_cpu_ns, and whoever reaped the process knows its total). */
+	uint32_t stop_why;
+	uint32_t pad7;
+	uint64_t stop_cpu_ns;
+	/* ---- version 6, too: the image's CPU time that no sample stands for ----
+	 * Written at exit, exec and _exit (record.c; 0 in an image that ended
+	 * otherwise).  The image's CPU time (cpu_ns - cpu_start_ns) less
+	 * covered_ns is what no tick schedule reached (threads.c): the parts
+	 * below name some of it, pcprof run names the rest. */
+	uint64_t covered_ns;                   /* CPU time the threads' schedules covered, from
+						  each origin to the last payment */
+	uint64_t before_ns;                    /* threads' CPU time while no engine ran on them
+						  (before the library started, between engines) */
+	uint64_t threads_ended;                /* threads that ended through their exit
+						  handlers: their teardown (libc, the kernel)
+						  comes after their last payment */
+	uint64_t iou_ns;                       /* io_uring's workers alive at the end (iou-wrk-,
+						  iou-sqp-): kernel threads of the process that
+						  never run user code, so no signal samples them */
+	uint64_t foreign_ns;                   /* threads alive at the end that no schedule knew
+						  (made without pthread_create after the engine
+						  started) */
+	uint64_t blocked;                      /* (atomic) ticks threads were due while they
+						  blocked the sampling signal in the kernel (a
+						  raw rt_sigprocmask, past the library's view of
+						  masks): not in ticks, as unsampled */
+	uint64_t unslotted;                    /* ticks signalled to threads without a slot (made
+						  without pthread_create, covered by an inherited
+						  perf event or a process-wide timer): in ticks,
+						  outside every schedule */
+	uint32_t iou_threads, foreign_threads; /* how many of each */
+	uint32_t blocked_threads;              /* (atomic) */
+	uint32_t gap_flags;                    /* (atomic) PCPROF_RAW_G_* */
+	int32_t own_pid; /* getpid(), where it differs from pid: the image runs
+			    in a pid namespace of its own, its thread ids are
+			    that namespace's (pid is /proc's view, rawfile.h) */
+	uint32_t pad8;
 };
 
 /* docs/formats.md lists every field's offset: keep them in step. */
-_Static_assert(sizeof(struct pcprof_raw_header) == 2928, "header size as in docs/formats.md");
+_Static_assert(sizeof(struct pcprof_raw_header) == 3024, "header size as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, owed) == 1872, "offsets as in docs/formats.md");
 _Static_assert(offsetof(struct pcprof_raw_header, stack_cut) == PCPROF_RAW_V2_HEADER_SIZE,
 	       "version 3 appends to version 2's header");
@@ -238,6 +299,10 @@ _Static_assert(offsetof(struct pcprof_raw_header, tl_origin_ns) == PCPROF_RAW_V3
 	       "version 4 appends to version 3's header");
 _Static_assert(offsetof(struct pcprof_raw_header, exec_unfollowed) == PCPROF_RAW_V4_HEADER_SIZE,
 	       "version 5 appends to version 4's header");
+_Static_assert(offsetof(struct pcprof_raw_header, stop_why) == PCPROF_RAW_V5_HEADER_SIZE,
+	       "version 6 appends to version 5's header");
+_Static_assert(offsetof(struct pcprof_raw_header, covered_ns) == PCPROF_RAW_V5_HEADER_SIZE + 16,
+	       "version 6's gap figures follow its stop");
 
 /* One loaded object.  Appended (never removed) when loaded; a module that is
  * unloaded gets epoch_unloaded set and the header's epoch is incremented, so
@@ -335,6 +400,23 @@ struct pcprof_raw_node {
  * followed): if it has no recording, it ran unrecorded. */
 #define PCPROF_RAW_F_FOLLOWED 16u
 
+/* header.gap_flags (version 6): what the library saw of causes of CPU
+ * time without samples, beyond what the counts above measure. */
+/* A thread without a slot (made without pthread_create) took a profiling
+ * signal (unslotted): such threads ran, and what they used beyond their
+ * samples is known only as CPU time. */
+#define PCPROF_RAW_G_UNKNOWN_THREADS 1u
+/* io_uring workers ran in this image (some may have ended before the
+ * exit: their CPU time is then in no count). */
+#define PCPROF_RAW_G_IOURING 2u
+/* SIGEV_THREAD timers beyond the library's table were left to glibc:
+ * their callbacks ran unsampled (lib/sigev.c). */
+#define PCPROF_RAW_G_TIMERS 4u
+/* The version 6 figures were written (at exit, exec or _exit) by an image
+ * whose engine keeps tick schedules: covered_ns and the rest can be
+ * compared with its CPU time. */
+#define PCPROF_RAW_G_SPAN 8u
+
 /*
  * Reading modules: a sample (pc, epoch) belongs to the module whose epoch
  * range contains epoch and whose segments (vaddr + bias .. + memsz) contain
@@ -369,26 +451,27 @@ static inline const char *pcprof_raw_levels_error(const struct pcprof_raw_levels
 	return NULL;
 }
 
-/* The header size of a file of this version (2 to 5). */
+/* The header size of a file of this version (2 to 6). */
 static inline size_t pcprof_raw_header_size(uint32_t version)
 {
 	return version == 2   ? PCPROF_RAW_V2_HEADER_SIZE
 	       : version == 3 ? PCPROF_RAW_V3_HEADER_SIZE
 	       : version == 4 ? PCPROF_RAW_V4_HEADER_SIZE
+	       : version == 5 ? PCPROF_RAW_V5_HEADER_SIZE
 			      : sizeof(struct pcprof_raw_header);
 }
 
 /* A header read with sizeof(struct pcprof_raw_header) bytes from a version
- * 2, 3 or 4 file holds the start of its tables past its own end: clear that
+ * 2 to 5 file holds the start of its tables past its own end: clear that
  * part (those versions had none of it). */
 static inline void pcprof_raw_header_trim(struct pcprof_raw_header *h)
 {
-	if (h->version >= 2 && h->version <= 4)
+	if (h->version >= 2 && h->version <= 5)
 		memset((char *)h + pcprof_raw_header_size(h->version), 0,
 		       sizeof *h - pcprof_raw_header_size(h->version));
 }
 
-/* The size of a slot in a file of this version (2 to 5). */
+/* The size of a slot in a file of this version (2 to 6). */
 static inline size_t pcprof_raw_slot_size(uint32_t version)
 {
 	return version == 2   ? PCPROF_RAW_V2_SLOT_SIZE

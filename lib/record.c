@@ -197,7 +197,10 @@ static void lost_end(void)
 
 void profil__record_lost_end(void)
 {
-	if (!lost.pid || lost.pid != (pid_t)syscall(SYS_getpid))
+	/* Under a seccomp filter the library makes no system call (seal.h). */
+	/* lost.pid is /proc's view (rawfile.h, profil__raw_pid), as the
+	 * marker's name: in a pid namespace of its own getpid() is another. */
+	if (profil__sealed() || !lost.pid || lost.pid != profil__raw_pid())
 		return;
 	if (atomic_flag_test_and_set(&lost.ending))
 		return; /* another thread is ending the image this moment */
@@ -214,7 +217,7 @@ void profil__record_lost_end(void)
  * a marker with the reason: this image runs unrecorded. */
 static bool attach_or_create(void)
 {
-	pid_t pid = getpid();
+	pid_t pid = profil__raw_pid(); /* pcprof's view of it (rawfile.h) */
 	uint64_t token = profil__raw_token(pid);
 	struct raw_latest last;
 	profil__raw_latest(env.dir, pid, &last);
@@ -291,6 +294,14 @@ static uint64_t image_origin(struct pcprof_raw_header *h)
 	return origin;
 }
 
+/* An image in a pid namespace of its own is named by /proc's pid
+ * (rawfile.h); its own, which its thread ids go with, is kept beside. */
+static void note_own_pid(struct pcprof_raw_header *h)
+{
+	pid_t own = getpid();
+	h->own_pid = own != h->pid ? own : 0;
+}
+
 bool profil__record_init(unsigned int hz)
 {
 	if (!profil__raw_env(&env))
@@ -303,6 +314,7 @@ bool profil__record_init(unsigned int hz)
 	struct pcprof_raw_header *h = map.h;
 	h->flags |= PCPROF_RAW_F_SAMPLER;
 	h->hz = hz;
+	note_own_pid(h);
 	profil__threads_image_start(image_origin(h));
 	read_cmdline(h->cmdline, sizeof h->cmdline);
 	snapshot_modules();
@@ -334,11 +346,37 @@ static void store_rss(struct pcprof_raw_header *h)
 	h->exit_rss_kib = pages * (psz ? psz : 4096) / 1024;
 }
 
+/* What the schedules covered of the image's CPU time and what ran beside
+ * them (record-format.h, version 6), after the owed ticks were paid.
+ * AS-safe (_exit). */
+static void store_span(struct pcprof_raw_header *h)
+{
+	const struct profil_engine *e = profil__running_engine();
+	if (!e || !e->attach)
+		return; /* no schedules (none runs, or the manual engine) */
+	struct profil_span s;
+	profil__threads_span(&s);
+	h->covered_ns = s.covered;
+	h->before_ns = s.before;
+	h->threads_ended = s.ended;
+	h->iou_ns = s.iou_ns;
+	h->iou_threads = s.iou;
+	h->foreign_ns = s.foreign_ns;
+	h->foreign_threads = s.foreign;
+	h->unslotted = s.unslotted;
+	if (s.iou)
+		atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_IOURING);
+	if (s.unslotted || s.foreign)
+		atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_UNKNOWN_THREADS);
+	atomic_fetch_or(A32(&h->gap_flags), PCPROF_RAW_G_SPAN);
+}
+
 static void finish(uint32_t end)
 {
 	struct pcprof_raw_header *h = map.h;
 	if (end == PCPROF_END_EXIT)
 		store_rss(h);
+	store_span(h);
 	atomic_store(A64(&h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	atomic_store(A64(&h->end_ns), profil__clock_ns(CLOCK_REALTIME));
 	atomic_store(A32(&h->end), end);
@@ -350,12 +388,19 @@ static void finish(uint32_t end)
 static void record_exit(void)
 {
 	lost_end();
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	sigset_t saved;
-	profil__lock(&saved);
-	profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
-	profil__unlock(&saved);
+	if (profil__lock_thorough(&saved)) {
+		profil__threads_pay_owed(NULL); /* what the kernel did not signal yet */
+		profil__unlock(&saved);
+	}
+	if (profil__sealed()) {
+		/* No system call: the CPU time stays the filter's (whoever
+		 * reaps the process knows the rest). */
+		atomic_store(A32(&map.h->end), PCPROF_END_EXIT);
+		return;
+	}
 	profil__sink_rename_all(&rec); /* threads that named themselves after their first sample */
 	snapshot_modules();
 	finish(PCPROF_END_EXIT);
@@ -367,7 +412,7 @@ static void record_exit(void)
 void profil__record_exec(uint64_t thread_cpu)
 {
 	lost_end();
-	if (atomic_load(&profil__rec)) {
+	if (map.h) {
 		profil__sink_rename_all(&rec);
 		snapshot_modules();
 		map.h->exec_cpu_ns = thread_cpu;
@@ -383,7 +428,7 @@ void profil__record_exec(uint64_t thread_cpu)
 void profil__record_quick_exit(void)
 {
 	lost_end();
-	if (!atomic_load(&profil__rec) || map.h->pid != (int32_t)syscall(SYS_getpid))
+	if (profil__sealed() || !map.h || map.h->pid != (int32_t)profil__raw_pid())
 		return;
 	/* The ticks the kernel did not signal yet, as at exit (each worker
 	 * of a pool otherwise loses its last partial period: 437 samples for
@@ -394,13 +439,16 @@ void profil__record_quick_exit(void)
 		profil__threads_pay_owed(NULL);
 		profil__unlock(&saved);
 	}
+	if (profil__sealed())
+		return;
 	store_rss(map.h);
+	store_span(map.h);
 	atomic_store(A64(&map.h->cpu_ns), profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }
 
 void profil__record_exec_failed(void)
 {
-	if (atomic_load(&profil__rec)) {
+	if (map.h) {
 		atomic_store(A64(&map.h->end_ns), 0);
 		atomic_store(A32(&map.h->end), PCPROF_END_RUNNING);
 		profil__record_exec_target(PCPROF_UNF_NONE, "", NULL);
@@ -410,14 +458,14 @@ void profil__record_exec_failed(void)
 
 const char *profil__record_follow_dir(void)
 {
-	return atomic_load(&profil__rec) && env.follow ? env.dir : NULL;
+	return map.h && env.follow && !profil__sealed() ? env.dir : NULL;
 }
 
 /* Written before pcprof can read it (the exec is still to come), so plain
  * stores do; argv as in read_cmdline. */
 void profil__record_exec_target(uint32_t why, const char *path, char *const argv[])
 {
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	struct pcprof_raw_header *h = map.h;
 	h->exec_unfollowed = why;
@@ -438,7 +486,7 @@ void profil__record_exec_target(uint32_t why, const char *path, char *const argv
  */
 int profil__record_spawn_target(uint32_t why, const char *path)
 {
-	if (!atomic_load(&profil__rec) || why == PCPROF_UNF_NONE)
+	if (!map.h || why == PCPROF_UNF_NONE)
 		return 0;
 	struct pcprof_raw_header *h = map.h;
 	atomic_fetch_add(A32(&h->spawn_unfollowed), 1);
@@ -454,7 +502,7 @@ int profil__record_spawn_target(uint32_t why, const char *path)
 
 void profil__record_spawn_failed(int counted)
 {
-	if (!counted || !atomic_load(&profil__rec))
+	if (!counted || !map.h)
 		return;
 	struct pcprof_raw_header *h = map.h;
 	atomic_fetch_sub(A32(&h->spawn_unfollowed), 1);
@@ -475,13 +523,13 @@ void profil__record_fork_child(void)
 		/* The parent could not record: nor can the child, but it is
 		 * counted, with the parent's reason. */
 		int err = lost.err, seq;
-		pid_t pid = getpid();
+		pid_t pid = profil__raw_pid(); /* as the recordings' names */
 		lost.pid = 0;
 		if (env.follow && (seq = profil__raw_mark_lost(&env, pid, err)) >= 0)
 			lost_set(pid, seq, err, profil__raw_token(pid));
 		return;
 	}
-	if (!atomic_load(&profil__rec))
+	if (!map.h)
 		return;
 	atomic_store(&profil__rec, NULL);
 	/* The parent's mappings, which the child inherited, are unmapped
@@ -499,12 +547,13 @@ void profil__record_fork_child(void)
 	 * since this image mapped them. */
 	if (profil__raw_map_modules(&parent, n) < 0)
 		n = parent.mod_mapped;
-	if (env.follow && profil__raw_create(&env, getpid(), n, &rec, &map) == 0) {
+	if (env.follow && profil__raw_create(&env, profil__raw_pid(), n, &rec, &map) == 0) {
 		struct pcprof_raw_header *c = map.h;
 		memcpy(c->engine, p->engine, sizeof c->engine);
 		memcpy(c->why, p->why, sizeof c->why);
 		memcpy(c->cmdline, p->cmdline, sizeof c->cmdline);
 		c->hz = p->hz;
+		note_own_pid(c);
 		c->cpu_start_ns = 0; /* a new process: its CPU clock started at the fork */
 		c->tl_origin_ns = p->tl_origin_ns;
 		/* The child's own layout says whether it has a node table. */
@@ -514,9 +563,40 @@ void profil__record_fork_child(void)
 		       n * sizeof(struct pcprof_raw_module));
 		atomic_store(A32(&c->mod_count), n);
 		use_map();
-		atomic_store(&profil__rec, &rec);
+		/* A child of an image whose recording stopped (the program's
+		 * manual engine) goes on as its parent: not recorded from its
+		 * start, which its file says. */
+		uint32_t stop = atomic_load(A32(&p->stop_why));
+		if (stop)
+			c->stop_why = stop;
+		else
+			atomic_store(&profil__rec, &rec);
 	} else if (env.follow) {
-		lost_found(getpid(), profil__raw_token(getpid()));
+		lost_found(profil__raw_pid(), profil__raw_token(profil__raw_pid()));
 	}
 	profil__raw_unmap(&parent);
+}
+
+void profil__record_fork_child_sealed(void)
+{
+	atomic_store(&profil__rec, NULL);
+	map.h = NULL; /* the parent's: never written from here */
+}
+
+void profil__record_stop(uint32_t why)
+{
+	if (!atomic_load(&profil__rec))
+		return;
+	uint64_t cpu = profil__clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	atomic_store(A64(&map.h->cpu_ns), cpu);
+	profil__sink_stop(why, cpu);
+}
+
+void profil__record_unstop(void)
+{
+	if (!map.h || atomic_load(&profil__rec) || !atomic_load(A32(&map.h->stop_why)))
+		return;
+	atomic_store(A32(&map.h->stop_why), PCPROF_STOP_NONE);
+	atomic_store(A64(&map.h->stop_cpu_ns), 0);
+	atomic_store(&profil__rec, &rec);
 }

@@ -23,6 +23,15 @@
 PROFIL_HIDDEN bool profil__record_init(unsigned int hz);
 PROFIL_HIDDEN void profil__record_note_engine(const char *engine, const char *why, bool user_time);
 PROFIL_HIDDEN void profil__record_fork_child(void);
+/* In the child after fork when the library is sealed (internal.h): memory
+ * only, the parent's recording is forgotten, never written.  AS-safe. */
+PROFIL_HIDDEN void profil__record_fork_child_sealed(void);
+/* Control lock held: the recording stops for `why` (enum pcprof_raw_stop)
+ * at the process CPU time now, which it keeps (sig/sink.h); nothing more is
+ * recorded, the exit still ends the file.  unstop takes it back (a seccomp
+ * filter that was not installed after all). */
+PROFIL_HIDDEN void profil__record_stop(uint32_t why);
+PROFIL_HIDDEN void profil__record_unstop(void);
 PROFIL_HIDDEN void profil__record_exec(uint64_t thread_cpu);
 PROFIL_HIDDEN void profil__record_exec_failed(void);
 /* _exit or _Exit (exec.c): the image ends without its exit handlers.  Its

@@ -42,10 +42,12 @@
 
 #include "../include/profil_ext.h"
 #include "config.h"
+#include "rawfile.h"
 #include "record.h"
 #include "session.h"
 #include "threads.h"
 #include "sig/accept.h"
+#include "sig/filters.h"
 #include "sig/sigown.h"
 
 /* Preference order.  Which of the first two leads depends on the rate (see
@@ -97,19 +99,29 @@ struct profil_env profil__env;
 uint64_t profil__pcs_last_count;
 
 static struct {
-	struct profil_cfg *cfg;             /* installed, owned */
-	const struct profil_engine *last;   /* last that ran */
-	const struct profil_engine *forced; /* by name, or NULL */
-	struct profil_run run;              /* of the running engine */
-	int sig;                            /* handled for the engine */
-	int last_sig;                       /* the last run's */
-	bool guard;                         /* SIGSEGV/SIGBUS hook in */
+	struct profil_cfg *cfg;           /* installed, owned */
+	const struct profil_engine *last; /* last that ran */
+	/* By name, or NULL: PROFIL_ENGINE or profil_set_engine, for the
+	 * program's own profiling; and for a recording, what pcprof run was
+	 * asked for (PCPROF_ENGINE), which a PROFIL_ENGINE the program set
+	 * for its children does not change. */
+	const struct profil_engine *forced, *rec_forced;
+	struct profil_run run; /* of the running engine */
+	int sig;               /* handled for the engine */
+	int last_sig;          /* the last run's */
+	bool guard;            /* SIGSEGV/SIGBUS hook in */
 	_Atomic int policy;
 	_Atomic unsigned int base_hz;
 	char why[256];
 	char moved[96];                /* the last move of the sampling signal */
 	struct profil_cfg *exec_saved; /* stopped for an exec */
 	sigset_t fork_mask;
+	/* The program's calls that install a seccomp filter under way
+	 * (seccomp.c), whether one of them did, and what profiling was on
+	 * before the first, for when none did. */
+	_Atomic int installing;
+	_Atomic bool filter_in;
+	struct profil_cfg *seal_saved;
 } S = {
 	/* Usable before our constructor runs (another library's constructor
 	 * may call profil first): USER_HZ, saturate. */
@@ -178,11 +190,13 @@ static void why_add(const char *name, const char *text)
 }
 
 /* Per-thread CPU timers cannot fire more often than the kernel tick, so a
- * rate above it (or pcsample, which needs a distinct pc per tick) puts perf
- * first; otherwise the cheaper, permission-free thread timer leads. */
-static bool want_subtick(const struct profil_run *run)
+ * rate above it puts perf first; otherwise the cheaper, permission-free
+ * thread timer leads.  Perf's price is not only per sample: every context
+ * switch of a sampled thread stops and restarts its event's timer, which
+ * at rates above the tick is nearly always the CPU's next one, so the
+ * hardware timer is reprogrammed twice per switch (docs/engines.md). */
+static bool want_subtick(const struct profil_run *run, unsigned int khz)
 {
-	unsigned int khz = profil__kernel_hz();
 	return khz && run->hz > khz;
 }
 
@@ -203,23 +217,39 @@ static void signal_name(char *buf, size_t len, int sig)
 	}
 }
 
-static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
+/*
+ * The engines tried for run, in order, when the kernel tick is khz Hz: list
+ * order, except that above the tick the engines that can deliver the rate
+ * come first (two passes keep list order within each group).  Engines
+ * marked by_name are left out.  The process timer is one: its signal is
+ * process-directed, and the kernel gives it to any thread that does not
+ * block it when the thread that ran blocks it (glibc's SIGEV_THREAD threads
+ * block every signal; before Linux 6.4, to any thread at all), so it
+ * interrupts threads asleep in nanosleep, poll or a futex wait, whose calls
+ * then fail with EINTR: a SIGEV_THREAD timer program's usleep returned
+ * early 133 times in 200 (issue 19).  The per-thread engines signal a
+ * thread only for its own CPU time, on its way back to user mode.
+ */
+size_t profil__engine_order(const struct profil_run *run, unsigned int khz,
+			    const struct profil_engine **out)
 {
 	size_t n = 0;
-	if (S.forced) {
-		out[n++] = S.forced;
-		return n;
-	}
-	/* List order; when the rate is above the tick, the engines that can
-	 * deliver it move to the front (two passes keep list order within
-	 * each group). */
-	bool sub = want_subtick(run);
+	bool sub = want_subtick(run, khz);
 	for (int pass = sub ? 0 : 1; pass < 2; pass++)
 		for (size_t i = 0; i < NENGINES; i++)
-			if (engines[i] != &profil__engine_manual &&
+			if (!engines[i]->by_name &&
 			    (pass == 1 ? !(sub && engines[i]->subtick) : engines[i]->subtick))
 				out[n++] = engines[i];
 	return n;
+}
+
+static size_t order_for(const struct profil_run *run, const struct profil_engine **out)
+{
+	if (run->forced) {
+		out[0] = run->forced;
+		return 1;
+	}
+	return profil__engine_order(run, profil__kernel_hz(), out);
 }
 
 static void reset_counters(void)
@@ -243,6 +273,10 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	if (sig)
 		profil__sig_reserve(sig, profil__lock_saved());
 	profil__threads_block_creation();
+	if (profil__sealed()) { /* found waiting: a creator died in its clone */
+		profil__threads_unblock_creation();
+		return -EAGAIN;
+	}
 	uint32_t seq = atomic_fetch_add(&profil__start_seq, 1) + 1;
 	profil__threads_set_period(1000000000u / run->hz);
 	profil__threads_user_time(e->user_only && e->user_only());
@@ -266,10 +300,46 @@ static int try_engine(const struct profil_engine *e, const struct profil_run *ru
 	return 0;
 }
 
+static bool limit_refusal(int r)
+{
+	return r == -EMFILE || r == -ENFILE || r == -EAGAIN || r == -ENOMEM;
+}
+
+static void why_chosen(const struct profil_engine *e, const struct profil_run *run, bool partial)
+{
+	char text[200] = "chosen";
+	if (run->forced) {
+		profil__strlcat(text, sizeof text, " by name");
+	} else {
+		unsigned int khz = profil__kernel_hz();
+		profil__strlcat(text, sizeof text, ", ");
+		profil__strlcat_u(text, sizeof text, run->hz);
+		profil__strlcat(text, sizeof text,
+				want_subtick(run, khz) ? " Hz is above the "
+						       : " Hz is within the ");
+		profil__strlcat_u(text, sizeof text, khz);
+		profil__strlcat(text, sizeof text, " Hz kernel tick");
+		if (partial)
+			profil__strlcat(text, sizeof text, ", though not for every thread");
+	}
+	if (e->variant) {
+		profil__strlcat(text, sizeof text, " (");
+		profil__strlcat(text, sizeof text, e->variant());
+		profil__strlcat(text, sizeof text, ")");
+	}
+	if (S.sig) {
+		profil__strlcat(text, sizeof text, ", signal ");
+		signal_name(text, sizeof text, S.sig);
+	}
+	why_add(e->name, text);
+	S.last = e;
+}
+
 static int start_engine(const struct profil_run *run)
 {
 	const struct profil_engine *order[NENGINES];
 	size_t n = order_for(run, order);
+	bool short_of[NENGINES] = { false };
 	int err = -ENOSYS;
 
 	S.why[0] = '\0';
@@ -278,45 +348,34 @@ static int start_engine(const struct profil_run *run)
 		const struct profil_engine *e = order[i];
 		char reason[128] = "";
 		int r = e->probe(run, reason, sizeof reason);
-		/* Threads beyond a resource limit's reserve are left unsampled
-		 * only by the last engine that can be tried. */
-		if (r == 0 && (r = try_engine(e, run, i + 1 < n)) < 0 && !reason[0]) {
-			profil__strlcat(reason, sizeof reason, "start failed: ");
-			profil__strlcat(reason, sizeof reason, profil__errname(-r));
+		/* First every engine must cover every thread; an engine named
+		 * alone leaves those beyond a resource limit's reserve
+		 * unsampled (and counted). */
+		if (r == 0 && (r = try_engine(e, run, n > 1)) < 0) {
+			short_of[i] = limit_refusal(r);
+			if (!reason[0]) {
+				profil__strlcat(reason, sizeof reason, "start failed: ");
+				profil__strlcat(reason, sizeof reason, profil__errname(-r));
+			}
 		}
 		if (r == 0) {
-			char text[200] = "chosen";
-			if (S.forced) {
-				profil__strlcat(text, sizeof text, " by name");
-			} else {
-				profil__strlcat(text, sizeof text, ", ");
-				profil__strlcat_u(text, sizeof text, run->hz);
-				profil__strlcat(text, sizeof text,
-						want_subtick(run) ? " Hz is above the "
-								  : " Hz is within the ");
-				profil__strlcat_u(text, sizeof text, profil__kernel_hz());
-				profil__strlcat(text, sizeof text, " Hz kernel tick");
-			}
-			if (e->variant) {
-				profil__strlcat(text, sizeof text, " (");
-				profil__strlcat(text, sizeof text, e->variant());
-				profil__strlcat(text, sizeof text, ")");
-			}
-			if (S.sig) {
-				profil__strlcat(text, sizeof text, ", signal ");
-				signal_name(text, sizeof text, S.sig);
-			}
-			why_add(e->name, text);
+			why_chosen(e, run, false);
 			for (size_t j = i + 1; j < n; j++)
 				why_add(order[j]->name, "not tried");
-			S.last = e;
 			return 0;
 		}
 		why_add(e->name, reason);
 		err = r;
 		if (!fallback_error(r))
-			break;
+			return err;
 	}
+	/* None covers every thread within the limits: the first that was
+	 * refused only for lack of resources samples the threads it can. */
+	for (size_t i = 0; i < n; i++)
+		if (short_of[i] && try_engine(order[i], run, false) == 0) {
+			why_chosen(order[i], run, true);
+			return 0;
+		}
 	return err;
 }
 
@@ -327,6 +386,10 @@ static void stop_engine(void)
 		return;
 	profil__threads_block_creation();
 	profil__set_running_engine(NULL);
+	if (profil__sealed()) { /* as in try_engine: nothing more */
+		profil__threads_unblock_creation();
+		return;
+	}
 	if (e->attach)
 		profil__threads_detach_all(e);
 	e->stop();
@@ -374,7 +437,8 @@ void profil__sig_give_back(int sig)
 	if (profil__env.signo)
 		return; /* PROFIL_SIGNAL: the user's choice stays */
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock(&saved))
+		return; /* sealed: the signal stays held, the program's action kept */
 	if (!(profil__sig_movable() & PROFIL_SIGBIT(sig))) {
 		profil__unlock(&saved); /* another thread moved it already */
 		return;
@@ -388,6 +452,11 @@ void profil__sig_give_back(int sig)
 		to = 0;
 	if (handled) {
 		profil__threads_block_creation();
+		if (profil__sealed()) {
+			profil__threads_unblock_creation();
+			profil__unlock(&saved);
+			return;
+		}
 		if (e->resignal && e->resignal(NULL, to) < 0 && to) {
 			profil__sig_release(to, false);
 			to = 0;
@@ -432,12 +501,23 @@ static void quiesce(void)
 
 static bool same_run(const struct profil_run *a, const struct profil_run *b)
 {
-	return a->hz == b->hz && a->distinct == b->distinct && a->signo == b->signo;
+	return a->hz == b->hz && a->distinct == b->distinct && a->signo == b->signo &&
+	       a->forced == b->forced;
+}
+
+/* The program's own choice for its own profiling; a recording alone runs
+ * on what pcprof run asked for. */
+static const struct profil_engine *forced_for(const struct profil_cfg *cfg)
+{
+	if (!atomic_load(&profil__rec) || (cfg && S.forced))
+		return S.forced;
+	return S.rec_forced;
 }
 
 static void make_run(const struct profil_cfg *cfg, struct profil_run *run)
 {
 	memset(run, 0, sizeof *run);
+	run->forced = forced_for(cfg);
 	run->hz = cfg ? cfg->hz : profil__record_hz();
 	if (!run->hz)
 		run->hz = profil__base_hz();
@@ -471,6 +551,12 @@ static int install_locked(struct profil_cfg *cfg, int call)
 				profil__threads_pay_owed(NULL); /* still the old run's */
 				stop_engine();
 			}
+			/* The program's manual engine samples nothing: a
+			 * recording pcprof run did not ask that of stops here,
+			 * saying so, and takes none of the injected ticks. */
+			if (run.forced == &profil__engine_manual && atomic_load(&profil__rec) &&
+			    S.rec_forced != &profil__engine_manual)
+				profil__record_stop(PCPROF_STOP_MANUAL);
 			if ((r = start_engine(&run)) < 0) {
 				if (running)
 					start_engine(&prev);
@@ -530,7 +616,8 @@ int profil__install_locked(struct profil_cfg *cfg, int call)
 int profil__install(struct profil_cfg *cfg, int call)
 {
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock_thorough(&saved))
+		return cfg ? -EAGAIN : 0; /* sealed: off it is */
 	int r = profil__install_locked(cfg, call);
 	profil__unlock(&saved);
 	return r;
@@ -547,7 +634,8 @@ struct profil_cfg *profil__current_locked(void)
 static int record_changed(void)
 {
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock_thorough(&saved))
+		return -EAGAIN;
 	settle();
 	int r = 0;
 	bool need = S.cfg || atomic_load(&profil__rec);
@@ -562,7 +650,9 @@ static int record_changed(void)
 void profil__exec_prepare(void)
 {
 	sigset_t saved;
-	profil__lock(&saved);
+	S.exec_saved = NULL;
+	if (!profil__lock_thorough(&saved))
+		return; /* sealed: nothing runs, nothing to stop */
 	settle();
 	struct profil_cfg *cfg = S.cfg;
 	atomic_store(&profil__cur, NULL);
@@ -582,7 +672,8 @@ void profil__exec_prepare(void)
 void profil__exec_failed(void)
 {
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock(&saved))
+		return; /* sealed since (a configuration kept aside stays so) */
 	struct profil_cfg *cfg = S.exec_saved;
 	S.exec_saved = NULL;
 	profil__record_exec_failed();
@@ -593,16 +684,84 @@ void profil__exec_failed(void)
 	profil__unlock(&saved);
 }
 
+/* ---- seccomp filters (seccomp.c) ---- */
+
+/*
+ * The program is about to install a seccomp filter: the last moment the
+ * library may make its calls.  Profiling stops as at an exec (the owed
+ * ticks paid, the engine and the guard gone, the program's dispositions
+ * back), the recording says where, at this CPU time, and the library is
+ * sealed before the lock is given back: a thread waiting for it finds it
+ * sealed and does nothing.  Called once per such call of the program,
+ * each matched by profil__seal_end.
+ */
+void profil__seal_begin(void)
+{
+	atomic_fetch_add(&S.installing, 1);
+	sigset_t saved;
+	if (!profil__lock(&saved))
+		return; /* sealed already */
+	settle();
+	struct profil_cfg *cfg = S.cfg;
+	atomic_store(&profil__cur, NULL);
+	S.cfg = NULL;
+	quiesce();
+	if (profil__running_engine())
+		profil__threads_pay_owed(cfg);
+	stop_engine();
+	set_guard(false);
+	profil__record_stop(PCPROF_STOP_SECCOMP);
+	S.seal_saved = cfg;
+	profil__seal(PROFIL_SEALED_CALL);
+	profil__unlock(&saved);
+}
+
+/* The call returned; installed: a filter is in force.  When the last call
+ * under way is over and none installed one (a bad program, no
+ * no_new_privs, libseccomp probing flags with a NULL filter, a thread
+ * that could not be synchronised), profiling goes on as it was. */
+void profil__seal_end(bool installed)
+{
+	if (installed)
+		atomic_store(&S.filter_in, true);
+	if (atomic_fetch_sub(&S.installing, 1) != 1 || atomic_load(&S.filter_in) ||
+	    atomic_load(&profil__sealed_why) != PROFIL_SEALED_CALL)
+		return;
+	int why = PROFIL_SEALED_CALL;
+	if (!atomic_compare_exchange_strong(&profil__sealed_why, &why, PROFIL_SEALED_NO))
+		return;
+	sigset_t saved;
+	if (!profil__lock(&saved))
+		return;
+	struct profil_cfg *cfg = S.seal_saved;
+	S.seal_saved = NULL;
+	profil__record_unstop();
+	if (install_locked(cfg, PROFIL_CALL_SETTLE) < 0)
+		profil__cfg_free(cfg);
+	profil__unlock(&saved);
+}
+
 /* ---- fork ---- */
+
+/* Sealed, fork takes nothing: the child, under the same filter, neither
+ * samples nor records, and must not write the parent's recording.  Whether
+ * prepare took the lock is the forking thread's to know (another thread
+ * may be forking too, and be refused). */
+static __thread bool fork_locked __attribute__((tls_model("initial-exec")));
 
 static void fork_prepare(void)
 {
-	profil__lock(&S.fork_mask);
-	profil__sig_fork_prepare();
+	fork_locked = profil__lock_thorough(&S.fork_mask);
+	if (fork_locked) {
+		profil__threads_fork_prepare();
+		profil__sig_fork_prepare();
+	}
 }
 
 static void fork_parent(void)
 {
+	if (!fork_locked)
+		return;
 	profil__sig_fork_parent();
 	profil__unlock(&S.fork_mask);
 }
@@ -613,6 +772,11 @@ static void fork_parent(void)
  * timers; perf fds it inherited belong to the parent's events. */
 static void fork_child(void)
 {
+	profil__self_tid_forget();
+	if (!fork_locked) {
+		profil__record_fork_child_sealed();
+		return;
+	}
 	profil__sig_fork_child();
 	profil__random_seed(); /* the child's phases must not repeat the parent's */
 	profil__lock_fork_child();
@@ -633,9 +797,12 @@ static void fork_child(void)
 			set_guard(false);
 		} else if (try_engine(e, &run, false) < 0 && start_engine(&run) < 0) {
 			/* The parent's engine first; if it cannot run here, the
-			 * usual order; if nothing can, the state is off. */
+			 * usual order; if nothing can, the state is off, and the
+			 * recording (the parent's engine and reasons, copied)
+			 * says none runs, and why. */
 			atomic_store(&profil__cur, NULL);
 			S.cfg = NULL;
+			profil__record_note_engine("", S.why, false);
 		}
 	}
 	profil__unlock(&S.fork_mask);
@@ -657,9 +824,10 @@ PROFIL_API int profil_set_engine(const char *name)
 	if (name && strcmp(name, "auto") != 0 && !(e = engine_by_name(name)))
 		return profil__ret(-EINVAL);
 	sigset_t saved;
-	profil__lock(&saved);
-	S.forced = e;
-	profil__unlock(&saved);
+	bool locked = profil__lock(&saved);
+	S.forced = e; /* sealed: a choice for nothing */
+	if (locked)
+		profil__unlock(&saved);
 	return 0;
 }
 
@@ -674,7 +842,9 @@ PROFIL_API const char *profil_engine_name(void)
 PROFIL_API int profil_state(void)
 {
 	struct profil_cfg *c = atomic_load(&profil__cur);
-	if (!c || atomic_load(&c->stopped))
+	/* Sealed, a configuration may still be published (a filter found in
+	 * force: nothing was torn down), but nothing counts into it. */
+	if (!c || atomic_load(&c->stopped) || profil__sealed())
 		return PROFIL_OFF;
 	return c->kind;
 }
@@ -708,8 +878,9 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 	if (!st)
 		return profil__ret(-EFAULT);
 	memset(st, 0, sizeof *st);
+	/* Sealed, nothing changes any more: read without the lock. */
 	sigset_t saved;
-	profil__lock(&saved);
+	bool locked = profil__lock(&saved);
 	const struct profil_engine *e = profil__running_engine();
 	st->hz = e ? S.run.hz : 0;
 	st->base_hz = profil__base_hz();
@@ -736,12 +907,19 @@ PROFIL_API int profil_stats(struct profil_stats *st)
 		profil__strlcat(st->why, sizeof st->why, "; ignored invalid ");
 		profil__strlcat(st->why, sizeof st->why, profil__env.bad);
 	}
-	profil__unlock(&saved);
+	if (profil__sealed()) {
+		profil__strlcat(st->why, sizeof st->why, "; stopped for good: ");
+		profil__strlcat(st->why, sizeof st->why, profil__sealed_text());
+	}
+	if (locked)
+		profil__unlock(&saved);
 	return 0;
 }
 
 static int inject(uintptr_t pc, const uintptr_t *stack, int depth, unsigned long ticks)
 {
+	if (profil__sealed())
+		return -1; /* no system call of ours: nothing counts any more */
 	/* Block signals so that a handler calling pcsample() cannot wait for
 	 * this very thread to leave the accounting path. */
 	sigset_t saved;
@@ -778,7 +956,8 @@ PROFIL_API int __profil_inject_time(long long ns)
 static void pay_at_exit(void)
 {
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock_thorough(&saved))
+		return;
 	if (profil__running_engine())
 		profil__threads_pay_owed(NULL);
 	profil__unlock(&saved);
@@ -853,6 +1032,10 @@ static void read_env(void)
 		else
 			env_bad("PROFIL_ENGINE");
 	}
+	/* What pcprof run was asked for: the engine of a recording, whatever
+	 * the program then sets in PROFIL_ENGINE for its children. */
+	if ((s = getenv("PCPROF_ENGINE")) && (strcmp(s, "auto") == 0 || engine_by_name(s)))
+		profil__strlcat(profil__env.rec_engine, sizeof profil__env.rec_engine, s);
 	if ((s = getenv("PROFIL_SIGNAL"))) {
 		if (!(profil__env.signo = parse_signal(s)))
 			env_bad("PROFIL_SIGNAL");
@@ -863,6 +1046,27 @@ static void read_env(void)
 		else
 			env_bad("PROFIL_PERF_MODE");
 	}
+}
+
+/*
+ * Which seccomp filters are not the program's (sig/seal.h): under pcprof run,
+ * those pcprof itself runs under (PCPROF_SECCOMP); else those in force
+ * now.  An image that begins under more than pcprof's was exec'd in a
+ * sandbox the program made, which the filter outlives: it stays out from
+ * the start (docs/design.md, "Seccomp filters").
+ */
+static void filters_init(void)
+{
+	/* Static: 4 KiB of path is more than a constructor may take of a
+	 * small stack (tests/abi/t-frames.sh); constructors run once. */
+	static struct raw_env env;
+	int base = profil__filters(true);
+	if (profil__raw_env(&env) && env.filters != RAW_FILTERS_UNSET) {
+		if (profil__filters_beyond(env.filters, true))
+			profil__seal(PROFIL_SEALED_INHERITED);
+		base = env.filters;
+	}
+	profil__filter_base(base);
 }
 
 __attribute__((constructor(101))) static void session_init(void)
@@ -876,6 +1080,11 @@ __attribute__((constructor(101))) static void session_init(void)
 		     profil__env.overflow >= 0 ? profil__env.overflow : PROFIL_OVF_SATURATE);
 	if (profil__env.engine[0] && strcmp(profil__env.engine, "auto") != 0)
 		S.forced = engine_by_name(profil__env.engine);
+	S.rec_forced =
+		profil__env.rec_engine[0] ? engine_by_name(profil__env.rec_engine) : S.forced;
+	filters_init();
+	if (profil__sealed())
+		return; /* in the program's sandbox: no system call of ours */
 	profil__random_seed();
 	profil__threads_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -883,6 +1092,16 @@ __attribute__((constructor(101))) static void session_init(void)
 		record_changed();
 		struct profil_stats st;
 		bool ok = profil_stats(&st) == 0;
+		/* The program's own choice, which the recording does not take. */
+		if (ok && S.forced != S.rec_forced && S.forced) {
+			char note[64] = "; PROFIL_ENGINE=";
+			profil__strlcat(note, sizeof note, S.forced->name);
+			profil__strlcat(note, sizeof note, " for the program's own calls");
+			size_t room = sizeof st.why - strlen(note) - 1;
+			if (strlen(st.why) > room)
+				st.why[room] = '\0';
+			profil__strlcat(st.why, sizeof st.why, note);
+		}
 		profil__record_note_engine(ok ? st.engine : NULL, ok ? st.why : NULL,
 					   profil__user_time_only());
 	}

@@ -37,12 +37,25 @@ PROFIL_HIDDEN struct profil_cfg *profil__current_locked(void);
 PROFIL_HIDDEN int profil__policy(void);
 PROFIL_HIDDEN unsigned int profil__base_hz(void);
 
+/* The engines the library tries, in order, for run when the kernel tick is
+ * khz Hz (0: unknown) and no engine is named: into out (room for every
+ * engine), returns how many.  Pure; for session.c and the tests. */
+PROFIL_HIDDEN size_t profil__engine_order(const struct profil_run *run, unsigned int khz,
+					  const struct profil_engine **out);
+
 /* pcsample's count of the previous session (see pcsample.c). */
 PROFIL_HIDDEN extern uint64_t profil__pcs_last_count;
 
 /* The program claimed sig (siginterpose.c): if the library samples with
  * it or keeps it as the spare, give it back (session.c). */
 PROFIL_HIDDEN void profil__sig_give_back(int sig);
+
+/* seccomp.c: the program is about to install a seccomp filter (begin:
+ * profiling stops, the library is sealed), and its call returned (end:
+ * installed or not; when none of the calls under way installed one, it
+ * goes on as before).  Not AS-safe. */
+PROFIL_HIDDEN void profil__seal_begin(void);
+PROFIL_HIDDEN void profil__seal_end(bool installed);
 
 /* exec.c: stop before an exec, resume if it failed.  Not AS-safe. */
 PROFIL_HIDDEN void profil__exec_prepare(void);

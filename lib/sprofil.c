@@ -54,6 +54,8 @@ static int build(struct region_desc *prof, int cnt, struct timeval *tvp, unsigne
 		return -EINVAL;
 	if (cnt > MAX_REGIONS)
 		return -E2BIG;
+	if (profil__sealed())
+		return profil__sealed_answer(cnt == 0);
 	if (cnt > 0 && (!prof || profil__check_readable(prof, (size_t)cnt * sizeof *prof) < 0))
 		return -EFAULT;
 	if (tvp && profil__check_writable(tvp, sizeof *tvp) < 0)

@@ -93,6 +93,14 @@ static struct {
 	unsigned limits;            /* LIMIT_*: which limits refused */
 } loss;
 
+/* What the schedules covered of the image's CPU time, for the recording
+ * (threads.h, profil__threads_span): folded in as each schedule ends. */
+static struct {
+	uint64_t covered; /* schedules that ended: origin to last payment */
+	uint64_t before;  /* threads' CPU time while no schedule ran on them */
+	uint64_t ended;   /* threads that ended through thread_end */
+} span;
+
 static unsigned used_slots;  /* slots with a thread */
 static unsigned since_sweep; /* slot allocations since the last sweep */
 
@@ -123,8 +131,16 @@ static void count_loss(int r)
 	profil__record_thread_loss(false);
 }
 
+/* t's schedule ends: what it covered is counted. */
+static void fold(struct profil_thread *t)
+{
+	if (atomic_load(&t->scheduled) && t->paid_ns > t->origin_ns)
+		span.covered += t->paid_ns - t->origin_ns;
+}
+
 static void release(struct profil_thread *t, const struct profil_engine *e)
 {
+	fold(t);
 	if (t->attached && e && e->detach) {
 		int r = e->detach(t);
 		if (r < 0)
@@ -190,6 +206,8 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil
 	 * thread we did not create began is unknown. */
 	t->entry_pc = tid == getpid() ? (uintptr_t)getauxval(AT_ENTRY) : 0;
 	t->start_origin = PROFIL_ORIGIN_NOW;
+	t->paid_ns = 0;
+	t->blocked = false;
 	atomic_store(&t->scheduled, false);
 	t->unsampled = false;
 	used_slots++;
@@ -208,7 +226,10 @@ static struct profil_thread *alloc_slot(pid_t tid, int kind, const struct profil
 static uint64_t proc_user_ns(pid_t tid)
 {
 	char path[48] = "/proc/self/task/";
-	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
+	pid_t ptid = profil__proc_tid(tid); /* /proc's view of it (internal.h) */
+	if (!ptid)
+		return 0;
+	profil__strlcat_u(path, sizeof path, (unsigned long)ptid);
 	profil__strlcat(path, sizeof path, "/stat");
 	char buf[512];
 	if (profil__read_small(path, buf, sizeof buf) <= 0)
@@ -233,24 +254,72 @@ static uint64_t cpu_of(pid_t tid)
 	return tid == profil__gettid() ? profil__tslot_cpu_self() : proc_user_ns(tid);
 }
 
+/* Ticks owed at once from which a thread's mask is looked at: a signal
+ * leaves up to a scheduler tick's worth waiting (sig/tslot.c), and a
+ * thread that ends with a few more costs one read of /proc. */
+#define BLOCKED_MIN 4
+
+/* Does thread tid block a sampling signal in the kernel?  The library
+ * never really blocks one for the program's mask calls (sig/sigown.h), so
+ * only a raw rt_sigprocmask (or code that makes its own, as glibc's timer
+ * threads do) has: its signals stay pending, and its ticks would be paid
+ * at a pc where it no longer runs.  The caller's mask is the one from
+ * before the control lock. */
+static bool signal_blocked(pid_t tid)
+{
+	uint64_t res = profil__sig_reserved(), blk = 0;
+	if (!res)
+		return false;
+	if (tid == profil__gettid()) {
+		sigset_t *s = profil__lock_saved();
+		return s && (profil__kmask(s) & res);
+	}
+	/* The line alone, not the file: this runs on the program's stack
+	 * (tests/abi/t-frames.sh). */
+	char path[48] = "/proc/self/task/", buf[64];
+	pid_t ptid = profil__proc_tid(tid);
+	profil__strlcat_u(path, sizeof path, (unsigned long)ptid);
+	profil__strlcat(path, sizeof path, "/status");
+	if (!ptid || profil__status_text(path, "SigBlk", buf, sizeof buf) <= 0)
+		return false;
+	for (const char *p = buf;; p++) {
+		unsigned d = *p >= '0' && *p <= '9'   ? (unsigned)(*p - '0')
+			     : *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10)
+						      : 16;
+		if (d == 16)
+			break;
+		blk = blk << 4 | d;
+	}
+	return (blk & res) != 0;
+}
+
 /* Account what t is due now and nobody took: at the pc of its last signal,
  * or where it began if it never had one; into cfg (a configuration being
  * retired) or, if NULL, the current one.  A thread the engine could not
- * attach has no pc at all: its ticks are counted as lost. */
+ * attach has no pc at all: its ticks are counted as lost; so are those of
+ * a thread that blocks the sampling signal (signal_blocked), which no
+ * signal could bring: that pc is not where they were spent. */
 static void pay(struct profil_thread *t, struct profil_cfg *cfg)
 {
 	if (!atomic_load(&t->scheduled))
 		return;
-	uint64_t d = profil__tslot_claim(t, cpu_of(t->tid));
+	uint64_t now = cpu_of(t->tid);
+	if (now > t->paid_ns)
+		t->paid_ns = now;
+	uint64_t d = profil__tslot_claim(t, now);
 	if (!d)
 		return;
 	uintptr_t pc = atomic_load(&t->last_pc);
 	if (!pc)
 		pc = t->entry_pc;
-	if (t->unsampled || !pc)
+	if (t->unsampled || !pc) {
 		profil__sample_unsampled((unsigned long)d);
-	else
+	} else if (d >= BLOCKED_MIN && signal_blocked(t->tid)) {
+		profil__sample_blocked((unsigned long)d, !t->blocked);
+		t->blocked = true;
+	} else {
 		profil__sample_owed(cfg, t->tid, pc, NULL, 0, (unsigned long)d);
+	}
 }
 
 /* How attach() treats a refusal for lack of resources (limit_error). */
@@ -278,12 +347,18 @@ static int attach(const struct profil_engine *e, struct profil_thread *t, bool i
 	if (profil__tslot_user_time && origin != 0)
 		origin = PROFIL_ORIGIN_NOW;
 	t->origin_ns = origin < now ? origin : now;
+	/* What the thread used while no schedule ran on it (before the
+	 * engine found it, since the last one stopped). */
+	if (t->origin_ns > t->paid_ns)
+		span.before += t->origin_ns - t->paid_ns;
+	t->paid_ns = t->origin_ns;
 	t->period_ns = period_ns;
 	t->first_ns = 1 + profil__random_below(period_ns);
 	t->arm_ns = t->origin_ns + t->first_ns + profil__tslot_due_by(t, now) * period_ns - now;
 	/* Signals this thread took before it had a slot are its own ticks. */
 	bool mine = t->tid == profil__gettid();
 	unsigned long before = mine ? atomic_exchange(&profil__tslot_early, 0) : 0;
+	atomic_fetch_sub(&profil__tslot_unslotted, before); /* the schedule's now */
 	atomic_store(&t->taken, before);
 	atomic_store(&t->last_pc, 0);
 	int r = e->attach(t, inherited);
@@ -292,8 +367,10 @@ static int attach(const struct profil_engine *e, struct profil_thread *t, bool i
 		r = e->attach(t, inherited);
 	}
 	if (limit_error(r) && (how & ATTACH_WHOLE)) {
-		if (mine)
+		if (mine) {
 			atomic_fetch_add(&profil__tslot_early, before);
+			atomic_fetch_add(&profil__tslot_unslotted, before);
+		}
 		return r;
 	}
 	t->start_origin = PROFIL_ORIGIN_NOW;
@@ -325,12 +402,17 @@ void profil__threads_image_start(uint64_t main_origin)
 	if (tid != getpid())
 		return; /* not the main thread (a late dlopen): its past is unknown */
 	sigset_t saved;
-	profil__lock(&saved);
+	if (!profil__lock(&saved))
+		return;
 	struct profil_thread *t = profil__tslot_find(tid);
 	if (!t)
 		t = alloc_slot(tid, THREAD_FOREIGN, profil__running_engine());
-	if (t)
+	if (t) {
 		t->start_origin = main_origin;
+		/* What came before is earlier images' (or, from an unknown
+		 * origin, not this image's to count). */
+		t->paid_ns = main_origin != PROFIL_ORIGIN_NOW ? main_origin : cpu_of(tid);
+	}
 	profil__unlock(&saved);
 }
 
@@ -349,8 +431,14 @@ void profil__threads_user_time(bool on)
 void profil__threads_block_creation(void)
 {
 	atomic_store(&changing, 1);
-	while (atomic_load(&creating))
+	/* A creating thread that a seccomp filter killed in its clone never
+	 * leaves: whoever installed that filter sealed the library, or will
+	 * be found to have. */
+	for (unsigned n = 1; atomic_load(&creating); n++) {
+		if (n % 4096 == 0 && profil__filter_check(false))
+			return;
 		sched_yield();
+	}
 }
 
 void profil__threads_unblock_creation(void)
@@ -359,7 +447,7 @@ void profil__threads_unblock_creation(void)
 }
 
 struct task_walk {
-	int (*fn)(pid_t tid, void *ctx);
+	int (*fn)(pid_t tid, pid_t proc_tid, void *ctx);
 	void *ctx;
 	bool listed; /* the directory could be read */
 };
@@ -371,20 +459,38 @@ static int task_entry(const char *name, void *p)
 	w->listed = true;
 	if (profil__parse_uint(name, 0x7fffffff, &tid) < 0 || !tid)
 		return 0;
-	return w->fn((pid_t)tid, w->ctx);
+	/* /proc may list another pid namespace's ids: the engines take the
+	 * process's own (a timer on a thread id of another namespace is
+	 * EINVAL). */
+	pid_t own = profil__tid_from_proc((pid_t)tid);
+	return own ? w->fn(own, (pid_t)tid, w->ctx) : 0;
 }
 
-/* Apply fn to every tid in /proc/self/task.  Returns 0, -ENOSYS if the
- * list cannot be read, or the first error fn returns. */
-static int for_each_task(int (*fn)(pid_t tid, void *ctx), void *ctx)
+/* Apply fn to every thread in /proc/self/task, with its own id and the
+ * one /proc names it by (internal.h, pid namespaces).  Returns 0, -ENOSYS
+ * if the list cannot be read, or the first error fn returns. */
+static int for_each_task(int (*fn)(pid_t tid, pid_t proc_tid, void *ctx), void *ctx)
 {
 	struct task_walk w = { fn, ctx, false };
 	int r = profil__each_dirent("/proc/self/task", task_entry, &w);
 	return r < 0 && !w.listed ? -ENOSYS : r;
 }
 
-static int fixup_task(pid_t tid, void *p)
+/* Is the thread /proc names proc_tid one of io_uring's workers
+ * ("iou-wrk-N", "iou-sqp-N")?  They belong to the process, run only in
+ * the kernel and never take a signal: no engine can sample them. */
+static bool io_worker(pid_t proc_tid)
 {
+	char path[48] = "/proc/self/task/", comm[32];
+	profil__strlcat_u(path, sizeof path, (unsigned long)proc_tid);
+	profil__strlcat(path, sizeof path, "/comm");
+	return profil__read_small(path, comm, sizeof comm) > 0 && strncmp(comm, "iou-", 4) == 0 &&
+	       (strncmp(comm + 4, "wrk-", 4) == 0 || strncmp(comm + 4, "sqp-", 4) == 0);
+}
+
+static int fixup_task(pid_t tid, pid_t proc_tid, void *p)
+{
+	(void)proc_tid;
 	int sig = *(int *)p;
 	if (tid == profil__gettid())
 		return 0;
@@ -412,10 +518,16 @@ struct attach_ctx {
 	bool whole; /* every thread must be covered: a limit fails the start */
 };
 
-static int attach_task(pid_t tid, void *p)
+static int attach_task(pid_t tid, pid_t proc_tid, void *p)
 {
 	struct attach_ctx *ctx = p;
 	struct profil_thread *t = profil__tslot_find(tid);
+	if (!t && proc_tid && io_worker(proc_tid)) {
+		/* Nothing to arm: its time is measured at the end
+		 * (profil__threads_span). */
+		profil__record_gap_flag(PCPROF_RAW_G_IOURING);
+		return 0;
+	}
 	if (!t && !(t = alloc_slot(tid, THREAD_FOREIGN, ctx->e)))
 		return -ENOMEM;
 	t->seen_seq = ctx->seq;
@@ -440,12 +552,12 @@ int profil__threads_attach_all(const struct profil_engine *e, uint32_t seq, bool
 	int r = for_each_task(attach_task, &ctx);
 	if (r == -ENOSYS) {
 		/* No /proc: cover at least the caller and tracked threads. */
-		r = attach_task(profil__gettid(), &ctx);
+		r = attach_task(profil__gettid(), 0, &ctx);
 		for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c && r == 0;
 		     c = c->next)
 			for (int i = 0; i < PROFIL_TSLOT_CHUNK && r == 0; i++)
 				if (c->slot[i].kind == THREAD_TRACKED && !c->slot[i].attached)
-					r = attach_task(c->slot[i].tid, &ctx);
+					r = attach_task(c->slot[i].tid, 0, &ctx);
 		return r;
 	}
 	if (r < 0)
@@ -511,8 +623,54 @@ void profil__threads_detach_all(const struct profil_engine *e)
 					count_loss(r);
 			}
 			t->attached = false;
+			fold(t);
 			atomic_store(&t->scheduled, false);
 		}
+}
+
+static int census_task(pid_t tid, pid_t proc_tid, void *p)
+{
+	struct profil_span *s = p;
+	if (profil__tslot_find(tid))
+		return 0;
+	uint64_t cpu = profil__clock_ns(profil_thread_clock(tid));
+	if (io_worker(proc_tid)) {
+		s->iou++;
+		s->iou_ns += cpu;
+	} else {
+		s->foreign++;
+		s->foreign_ns += cpu;
+	}
+	return 0;
+}
+
+static int count_entry(const char *name, void *p)
+{
+	(void)name;
+	++*(size_t *)p;
+	return 0;
+}
+
+void profil__threads_span(struct profil_span *s)
+{
+	memset(s, 0, sizeof *s);
+	s->covered = span.covered;
+	s->before = span.before;
+	s->ended = span.ended;
+	s->unslotted = atomic_load(&profil__tslot_unslotted);
+	size_t slots = 0, tasks = 0;
+	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
+		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
+			const struct profil_thread *t = &c->slot[i];
+			slots += t->tid != 0;
+			if (t->tid && atomic_load(&t->scheduled) && t->paid_ns > t->origin_ns)
+				s->covered += t->paid_ns - t->origin_ns;
+		}
+	/* Each thread is looked up among the slots only when there are more
+	 * threads than slots: a lookup walks them all, and a program of
+	 * 16,000 threads would pay that 16,000 times at its exit. */
+	if (profil__each_dirent("/proc/self/task", count_entry, &tasks) == 0 && tasks > slots)
+		for_each_task(census_task, s);
 }
 
 unsigned long long profil__threads_unsampled(void)
@@ -564,6 +722,14 @@ void profil__threads_loss_text(char *buf, size_t len)
 	}
 }
 
+/* The thread that forks, in the parent: in the child it has another id. */
+static pid_t forking_tid;
+
+void profil__threads_fork_prepare(void)
+{
+	forking_tid = profil__gettid();
+}
+
 /* In the child after fork (control lock re-initialised, one thread). */
 static _Atomic uint64_t start_used; /* start_pool's slots in use (below) */
 
@@ -573,6 +739,14 @@ void profil__threads_fork_child(void)
 	struct profil_thread *me = key_ok ? pthread_getspecific(exit_key) : NULL;
 	if (!me)
 		me = profil__tslot_self;
+	/* A thread we did not create (the main one) that took no signal yet
+	 * has neither: its slot is the forking thread's.  Without it the
+	 * child's thread got a slot of its own when the engine started, its
+	 * CPU time counted from then (what the fork handlers used before,
+	 * 3 ms each for pool workers under load, went unsampled), its ticks
+	 * before its first signal charged to the program's entry point. */
+	if (!me && forking_tid)
+		me = profil__tslot_find(forking_tid);
 	for (struct profil_tslot_chunk *c = atomic_load(&profil__tslot_chunks); c; c = c->next)
 		for (int i = 0; i < PROFIL_TSLOT_CHUNK; i++) {
 			struct profil_thread *t = &c->slot[i];
@@ -586,10 +760,14 @@ void profil__threads_fork_child(void)
 		/* A new process: its CPU clock started at the fork, and all of
 		 * it is profiled; until its first signal it was in fork. */
 		me->start_origin = 0;
+		me->paid_ns = 0;
+		me->blocked = false;
 		me->entry_pc = (uintptr_t)fork;
 	}
+	memset(&span, 0, sizeof span); /* the parent's */
 	profil__tslot_self = me;
 	atomic_store(&profil__tslot_early, 0);
+	atomic_store(&profil__tslot_unslotted, 0);
 	since_sweep = 0;
 	profil__reserve_fork_child();
 	atomic_store(&creating, 0);
@@ -720,16 +898,19 @@ static void stack_bounds_created(const struct start_arg *a)
 	set_stack_bounds(lo, hi);
 }
 
-/* Runs in every thread we created, before the caller's start routine. */
-static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t entry)
+/* Runs in every thread we created, before the caller's start routine, and
+ * in a thread adopted later (profil__thread_adopt: created_seq is then the
+ * start in force, and a start that found it is that one or a later one). */
+static void thread_begin(uint32_t created_seq, bool created_running, uintptr_t entry, bool adopted)
 {
 	sigset_t saved;
+	if (!profil__lock(&saved))
+		return; /* sealed: no slot, nothing armed, no system call */
 	pid_t tid = profil__gettid();
-
-	profil__lock(&saved);
 	struct profil_thread *t = profil__tslot_find(tid);
 	const struct profil_engine *e = profil__running_engine();
-	if (t && t->kind == THREAD_FOREIGN && t->seen_seq > created_seq) {
+	if (t && t->kind == THREAD_FOREIGN &&
+	    (t->seen_seq > created_seq || (adopted && t->seen_seq == created_seq))) {
 		/* A start after our creation already found and armed us. */
 		t->kind = THREAD_TRACKED;
 		t->entry_pc = entry;
@@ -763,8 +944,9 @@ static void thread_end(void *p)
 {
 	struct profil_thread *t = p;
 	sigset_t saved;
-	profil__lock(&saved);
-	profil__tslot_self = NULL;          /* a late signal must not credit a slot being freed */
+	profil__tslot_self = NULL; /* a late signal must not credit a slot being freed */
+	if (!profil__lock(&saved))
+		return;                     /* sealed: its slot stays, nothing is disarmed */
 	profil__record_thread_end();        /* the name it has now, not at its first sample */
 	if (t->tid == profil__gettid()) {   /* not swept and reused meanwhile */
 		profil__tslot_ended = true; /* nor count a tick its last payment already did */
@@ -772,6 +954,7 @@ static void thread_end(void *p)
 		if (e && e->attach)
 			pay(t, NULL);
 		release(t, e);
+		span.ended++;
 	}
 	profil__unlock(&saved);
 }
@@ -781,9 +964,20 @@ static void *start_thread(void *p)
 	struct start_arg a = *(struct start_arg *)p;
 	start_arg_put(p);
 	stack_bounds_created(&a);
-	thread_begin(a.seq, a.running, (uintptr_t)a.fn);
+	thread_begin(a.seq, a.running, (uintptr_t)a.fn, false);
 	profil__sig_program_mask(SIG_SETMASK, &a.mask, NULL);
 	return a.fn(a.arg);
+}
+
+void profil__thread_adopt(uintptr_t entry)
+{
+	if (profil__tslot_self)
+		return; /* registered already */
+	/* Where its stack is, glibc's thread does not tell without
+	 * allocating: no bounded walks (sig/tslot.h), full ones still. */
+	set_stack_bounds(0, 0);
+	uint32_t seq = atomic_load(&profil__start_seq);
+	thread_begin(seq, profil__running_engine() != NULL, entry, true);
 }
 
 /* The body of pthread_create; pthread-create.c holds the entry points
@@ -791,8 +985,14 @@ static void *start_thread(void *p)
 int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread_attr_t *attr,
 			  void *(*fn)(void *), void *arg)
 {
+	/* Sealed: libc's call alone, the new thread untouched.  (A filter
+	 * installed without libc is looked for by the new thread, which has
+	 * it too, before it arms anything: thread_begin.) */
+	if (profil__sealed())
+		return real(thr, attr, fn, arg);
 	/* Normal context the library sees while the program runs: unwind
-	 * tables for code dlopen()ed since they were built (unwind-build.h). */
+	 * the module set for code dlopen()ed since it was made (unwind-build.h;
+	 * it looks for a filter before it rebuilds). */
 	profil__unwind_refresh_if_stale();
 	struct start_arg *a = start_arg_get();
 	if (!a)

@@ -31,6 +31,9 @@ PROFIL_HIDDEN void profil__threads_detach_all(const struct profil_engine *e);
 PROFIL_HIDDEN void profil__threads_resignal(const struct profil_engine *e, int sig);
 /* Send every other thread a fix-up signal sig (sigown.h). */
 PROFIL_HIDDEN void profil__threads_fixup(int sig);
+/* Around fork: prepare in the forking thread (control lock held), child
+ * in the child. */
+PROFIL_HIDDEN void profil__threads_fork_prepare(void);
 PROFIL_HIDDEN void profil__threads_fork_child(void);
 PROFIL_HIDDEN void profil__threads_block_creation(void);
 PROFIL_HIDDEN void profil__threads_unblock_creation(void);
@@ -50,6 +53,24 @@ PROFIL_HIDDEN void profil__threads_user_time(bool on);
 /* Pay every armed thread the ticks it is owed, into cfg (a configuration
  * being retired) or, if NULL, the current one; the recorder gets them too. */
 PROFIL_HIDDEN void profil__threads_pay_owed(struct profil_cfg *cfg);
+/* How much of the image's CPU time the tick schedules covered, and what
+ * else ran (record.c, for the recording's version 6 fields): */
+struct profil_span {
+	uint64_t covered;   /* every schedule from its origin to its thread's last
+			       payment (pay the live ones first) */
+	uint64_t before;    /* threads' CPU time while no schedule ran on them */
+	uint64_t ended;     /* threads that ended through their exit handlers */
+	uint64_t unslotted; /* ticks of threads without a slot (sig/tslot.h) */
+	/* Threads alive now that no schedule knows, and their CPU time:
+	 * io_uring's workers, and the others (made without pthread_create
+	 * after the engine started). */
+	uint64_t iou_ns, foreign_ns;
+	uint32_t iou, foreign;
+};
+/* Fill *s.  AS-safe (raw system calls, no allocation); with the control
+ * lock held or not (a thread that changes meanwhile may be missed). */
+PROFIL_HIDDEN void profil__threads_span(struct profil_span *s);
+
 /* A recorded image begins (record.c, before its engine starts): the main
  * thread's ticks count from CPU time main_origin (PROFIL_ORIGIN_NOW: from
  * when it is armed), and those before its first signal go to the
@@ -63,6 +84,15 @@ PROFIL_HIDDEN void profil__threads_image_start(uint64_t main_origin);
 typedef int profil__create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 PROFIL_HIDDEN int profil__thread_create(profil__create_fn *real, pthread_t *thr,
 					const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* Register the calling thread, which libc started without our
+ * pthread_create (glibc's SIGEV_THREAD timer threads, sigev.c), as that
+ * would have: a slot, the running engine armed for it (perf's sigtrap
+ * variant: the event it inherited from the thread that cloned it), its
+ * ticks owed at entry until its first signal, and paid and freed when it
+ * ends (its exit handlers).  Once per thread.  Control lock not held.
+ * Not AS-safe. */
+PROFIL_HIDDEN void profil__thread_adopt(uintptr_t entry);
+
 /* Whether the program's pthread_create comes to profil__thread_create: not
  * in a program linked with libprofil.a without the wrap flags of
  * libprofil.pc.  AS-safe. */

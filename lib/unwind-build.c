@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "rawfile.h"
+#include "sig/seal.h"
 #include "sig/sink.h"
 #include "sig/unwind-tables.h"
 
@@ -439,6 +440,11 @@ static int count_modules(struct dl_phdr_info *info, size_t size, void *arg)
 
 int profil__unwind_refresh(void)
 {
+	/* Sealed, or the calling thread under a seccomp filter the program
+	 * installed: the files, maps and memory a refresh needs are system
+	 * calls of ours (sig/seal.h).  Before the lock. */
+	if (profil__filter_check(false))
+		return -EAGAIN;
 	pthread_mutex_lock(&refresh_lock);
 	atomic_store(&profil__unwind_stale, false);
 	uint32_t cap = 0;

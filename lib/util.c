@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,87 @@ void *profil__alloc(size_t size)
 
 void profil__free(void *p, size_t size)
 {
-	if (p)
+	/* Sealed (a seccomp filter): kept, rather than a system call of ours. */
+	if (p && !profil__sealed())
 		munmap(p, size ? size : 1);
 }
 
 pid_t profil__gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
+}
+
+bool profil__thread_gone(pid_t tid)
+{
+	int saved = errno;
+	bool gone = syscall(SYS_tgkill, syscall(SYS_getpid), tid, 0) < 0 && errno == ESRCH;
+	if (!gone) {
+		/* A main thread that ended while others run stays a zombie, to
+		 * which a signal can still be sent: its state tells. */
+		char path[48] = "/proc/self/task/", buf[256];
+		/* By /proc's id for it: in a pid namespace of its own, the
+		 * holder's is the namespace's (internal.h). */
+		pid_t ptid = profil__proc_tid(tid);
+		profil__strlcat_u(path, sizeof path, (unsigned long)ptid);
+		profil__strlcat(path, sizeof path, "/stat");
+		if (ptid && profil__read_small(path, buf, sizeof buf) > 0) {
+			const char *p = strrchr(buf, ')');
+			gone = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+		}
+	}
+	errno = saved;
+	return gone;
+}
+
+/* The calling thread's id, read once (a lock taken per thread creation
+ * and exit would pay a system call each time).  A fork child's thread has
+ * a new one: session.c forgets it first thing there. */
+static __thread pid_t self_tid __attribute__((tls_model("initial-exec")));
+
+void profil__self_tid_forget(void)
+{
+	self_tid = 0;
+}
+
+bool profil__spin_lock(_Atomic pid_t *holder)
+{
+	pid_t me = self_tid;
+	if (!me)
+		self_tid = me = profil__gettid();
+	/* A holder that is alive may hold for long (an engine start over
+	 * many threads): the checks thin out, from every 64 tries to every
+	 * 4096. */
+	for (unsigned n = 1, next = 64;; n++) {
+		pid_t cur = 0;
+		if (atomic_compare_exchange_weak_explicit(holder, &cur, me, memory_order_acquire,
+							  memory_order_relaxed))
+			return true;
+		if (cur && n == next) {
+			next += next < 4096 ? next : 4096;
+			if (profil__thread_gone(cur) &&
+			    atomic_compare_exchange_strong_explicit(
+				    holder, &cur, me, memory_order_acquire, memory_order_relaxed))
+				return false;
+		}
+		sched_yield();
+	}
+}
+
+_Atomic int profil__sealed_why;
+
+const char *profil__sealed_text(void)
+{
+	switch (atomic_load(&profil__sealed_why)) {
+	case PROFIL_SEALED_CALL:
+		return "the program installed a seccomp filter";
+	case PROFIL_SEALED_FOUND:
+		return "a seccomp filter was found in force (installed without libc)";
+	case PROFIL_SEALED_INHERITED:
+		return "the image began under a seccomp filter the program installed";
+	case PROFIL_SEALED_DEAD:
+		return "a thread died holding a lock of the library (a seccomp filter killed it)";
+	}
+	return "";
 }
 
 int profil__parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -356,4 +431,140 @@ long profil__status_number(const char *key)
 	struct status_key k = { key, strlen(key), -ENOENT };
 	int r = each_line("/proc/self/status", status_line, &k);
 	return r < 0 ? r : k.value;
+}
+
+struct status_text {
+	const char *key;
+	size_t keylen;
+	char *out;
+	size_t len;
+	long got;
+};
+
+/* A line "Name:\tvalue" of a status file: 1 once it is the key's, its
+ * value copied. */
+static int status_text_line(const char *p, void *ctx)
+{
+	struct status_text *k = ctx;
+	if (strncmp(p, k->key, k->keylen) != 0 || p[k->keylen] != ':')
+		return 0;
+	for (p += k->keylen + 1; *p == ' ' || *p == '\t'; p++)
+		;
+	k->out[0] = '\0';
+	profil__strlcat(k->out, k->len, p);
+	k->got = (long)strlen(k->out);
+	return 1;
+}
+
+long profil__status_text(const char *path, const char *key, char *out, size_t len)
+{
+	struct status_text k = { key, strlen(key), out, len, -ENOENT };
+	if (len)
+		out[0] = '\0';
+	int r = each_line(path, status_text_line, &k);
+	return r < 0 ? r : k.got;
+}
+
+/* ---- pid namespaces (internal.h) ---- */
+
+/* The number a /proc link names: "1234" for /proc/self, "1234/task/1240"
+ * for /proc/thread-self (last: the number after the last '/').  0 if the
+ * link cannot be read. */
+static pid_t proc_link(const char *path, bool last)
+{
+	char buf[64];
+	long n = syscall(SYS_readlinkat, AT_FDCWD, path, buf, sizeof buf - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *s = buf;
+	if (last) {
+		const char *slash = strrchr(buf, '/');
+		s = slash ? slash + 1 : buf;
+	}
+	unsigned long v;
+	return profil__parse_uint(s, 0x7fffffff, &v) == 0 ? (pid_t)v : 0;
+}
+
+/* (getpid() << 32 | /proc's pid) of the last look: a fork child has
+ * another pid, and may be in another namespace than its parent. */
+static _Atomic uint64_t proc_pid_cache;
+
+pid_t profil__proc_pid(void)
+{
+	pid_t me = (pid_t)syscall(SYS_getpid);
+	uint64_t c = atomic_load_explicit(&proc_pid_cache, memory_order_relaxed);
+	if (c && (pid_t)(c >> 32) == me)
+		return (pid_t)(uint32_t)c;
+	pid_t p = proc_link("/proc/self", false);
+	if (!p)
+		p = me;
+	atomic_store_explicit(&proc_pid_cache, (uint64_t)(uint32_t)me << 32 | (uint32_t)p,
+			      memory_order_relaxed);
+	return p;
+}
+
+static bool proc_differs(void)
+{
+	return profil__proc_pid() != (pid_t)syscall(SYS_getpid);
+}
+
+/* The last number of the "NSpid:" line of /proc/self/task/TID/status:
+ * the thread's id in its own namespace.  Read a line at a time into small
+ * buffers (each_line: these run on the program's stacks, tests/abi/
+ * t-frames.sh); a line of up to 255 bytes holds 28 nested namespaces of
+ * 7-digit ids. */
+static pid_t own_ns_tid(pid_t proc_tid)
+{
+	char path[48] = "/proc/self/task/", buf[LINE_HEAD];
+	profil__strlcat_u(path, sizeof path, (unsigned long)proc_tid);
+	profil__strlcat(path, sizeof path, "/status");
+	if (profil__status_text(path, "NSpid", buf, sizeof buf) <= 0)
+		return 0;
+	const char *p = buf, *end = p + strlen(p);
+	while (end > p && (end[-1] < '0' || end[-1] > '9'))
+		end--; /* trailing blanks */
+	const char *start = end;
+	while (start > p && start[-1] >= '0' && start[-1] <= '9')
+		start--;
+	unsigned long v = 0;
+	for (; start < end && v < 0x7fffffff; start++)
+		v = v * 10 + (unsigned long)(*start - '0');
+	return (pid_t)v;
+}
+
+pid_t profil__tid_from_proc(pid_t proc_tid)
+{
+	return proc_differs() ? own_ns_tid(proc_tid) : proc_tid;
+}
+
+pid_t profil__proc_tid_self(void)
+{
+	pid_t t = proc_differs() ? proc_link("/proc/thread-self", true) : 0;
+	return t ? t : profil__gettid();
+}
+
+struct find_tid {
+	pid_t want, found;
+};
+
+static int find_tid_entry(const char *name, void *p)
+{
+	struct find_tid *f = p;
+	unsigned long v;
+	if (profil__parse_uint(name, 0x7fffffff, &v) < 0 || own_ns_tid((pid_t)v) != f->want)
+		return 0;
+	f->found = (pid_t)v;
+	return 1;
+}
+
+pid_t profil__proc_tid(pid_t tid)
+{
+	if (!proc_differs())
+		return tid;
+	if (tid == profil__gettid())
+		return profil__proc_tid_self();
+	struct find_tid f = { tid, 0 };
+	profil__each_dirent("/proc/self/task", find_tid_entry, &f);
+	return f.found;
 }

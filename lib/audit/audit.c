@@ -29,6 +29,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "../sig/filters.h"
 #include "../rawfile.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -44,21 +45,39 @@ static bool started; /* la_preinit seen: the start-up set is complete */
  * closes are not unloads the samples need to know about. */
 #define STARTUP_BIT ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 2))
 
+/* Is the image under a seccomp filter the program installed (more than
+ * pcprof run's own, PCPROF_SECCOMP)?  Then the module makes no system call
+ * more: the filter may refuse any fatally (lib/sig/filters.h). */
+static bool sandboxed(void)
+{
+	return env.filters != RAW_FILTERS_UNSET && profil__filters_beyond(env.filters, true);
+}
+
 /* After fork the child runs on with our state: find the child's own file
  * (made by the library's fork handler), or stop if there is none. */
 static bool current(void)
 {
 	if (!enabled)
 		return false;
+	/* The library stopped the recording for a seccomp filter: nothing
+	 * from here, not even getpid (memory only). */
+	if (map.h && atomic_load((_Atomic uint32_t *)&map.h->stop_why) == PCPROF_STOP_SECCOMP)
+		return false;
 	pid_t pid = getpid();
 	if (pid == map_pid)
 		return map.h != NULL;
+	if (sandboxed()) {
+		enabled = false; /* a child under the program's filter */
+		return false;
+	}
 	profil__raw_unmap(&map);
 	map_pid = pid;
+	pid_t named = profil__raw_pid(); /* the files' pid (rawfile.h) */
 	struct raw_latest last;
-	profil__raw_latest(env.dir, pid, &last);
+	profil__raw_latest(env.dir, named, &last);
 	return last.seq >= 0 && !last.lost &&
-	       profil__raw_attach(env.dir, pid, last.seq, profil__raw_token(pid), NULL, &map) == 0;
+	       profil__raw_attach(env.dir, named, last.seq, profil__raw_token(named), NULL, &map) ==
+		       0;
 }
 
 /* A file that cannot be made, or whose space cannot be reserved, leaves the
@@ -68,14 +87,14 @@ EXPORT unsigned int la_version(unsigned int version)
 {
 	if (version < 1)
 		return 0;
-	if (profil__raw_env(&env)) {
-		pid_t pid = getpid();
+	if (profil__raw_env(&env) && !sandboxed()) {
+		pid_t pid = profil__raw_pid(); /* the files' pid (rawfile.h) */
 		struct raw_latest last;
 		profil__raw_latest(env.dir, pid, &last);
 		if (profil__raw_wanted(&env, pid, (uint32_t)(last.seq + 1)) &&
 		    profil__raw_create(&env, pid, 0, NULL, &map) == 0) {
 			map.h->flags |= PCPROF_RAW_F_AUDIT;
-			map_pid = pid;
+			map_pid = getpid();
 			enabled = true;
 		}
 	}

@@ -41,30 +41,9 @@
 
 /* ---- system calls ---- */
 
-#if defined(__x86_64__)
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-	long r;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-#elif defined(__aarch64__)
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b,
-			 x2 __asm__("x2") = c, x3 __asm__("x3") = d, x4 __asm__("x4") = e,
-			 x5 __asm__("x5") = f;
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
-#else
+#include "../arch/sys6.h"
+
+#ifndef PROFIL_HAVE_SYS6
 #error "the audit module's system calls are written for x86_64 and aarch64 (Makefile)"
 #endif
 
@@ -76,7 +55,7 @@ int *__errno_location(void)
 }
 
 #define SYS(n, a, b, c, d, e, f)                                                                   \
-	sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+	profil_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 
 /* The kernel's -errno convention to the C library's -1 and errno. */
 static long ret(long r)
@@ -203,6 +182,15 @@ long syscall(long n, ...)
 int madvise(void *addr, size_t len, int advice)
 {
 	return (int)ret(SYS(SYS_madvise, addr, len, advice, 0, 0, 0));
+}
+
+int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long);
+	va_end(ap);
+	return (int)ret(SYS(SYS_prctl, option, a, b, c, d, 0));
 }
 
 pid_t getpid(void)

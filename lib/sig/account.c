@@ -255,3 +255,11 @@ void profil__sample_unsampled(unsigned long w)
 	if (rec)
 		profil__record_unsampled(rec, w);
 }
+
+void profil__sample_blocked(unsigned long w, bool first)
+{
+	count(&profil__ctr.unsampled, w);
+	struct profil_rec *rec = atomic_load(&profil__rec);
+	if (rec)
+		profil__record_blocked(rec, w, first);
+}

@@ -27,6 +27,7 @@
 
 #include "../arch/guard.h"
 #include "accept.h"
+#include "seal.h"
 #include "sigown.h"
 #include "sink.h"
 #include "tslot.h"
@@ -252,6 +253,13 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (profil__accept(sig, si, &weight)) {
+		/* Sealed (a seccomp filter, internal.h): a timer or event
+		 * still armed from before it is dropped, since counting it
+		 * takes system calls (the thread's CPU clock, its name). */
+		if (profil__sealed()) {
+			errno = saved_errno;
+			return;
+		}
 		uintptr_t pc = profil_uc_pc(uc);
 		/* The signal says "now" for the receiving thread, which is due
 		 * what its own schedule (sig/tslot.c) has reached: usually the
@@ -268,8 +276,12 @@ void profil__on_signal(int sig, siginfo_t *si, void *uc)
 		 * while anything samples); without it the sample is flat.  The
 		 * ticks this signal pays, owed ones included, are its stack's. */
 		atomic_fetch_add(&walking, 1);
+		/* Asking the kernel whether the guard is ours is an
+		 * rt_sigaction, which a seccomp filter installed without libc
+		 * may answer with death (seal.h): one prctl says first. */
 		bool walk = due && profil__record_stacks() && !atomic_load(&closing) &&
-			    profil__sig_guarding(SIGSEGV) && profil__sig_guarding(SIGBUS);
+			    !profil__filter_check(false) && profil__sig_guarding(SIGSEGV) &&
+			    profil__sig_guarding(SIGBUS);
 		if (walk)
 			account_walked(uc, pc, sig_w, due - sig_w);
 		else

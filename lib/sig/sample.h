@@ -164,6 +164,12 @@ PROFIL_HIDDEN void profil__sample_owed(struct profil_cfg *retired, pid_t tid, ui
  * so (profil_stats().unsampled, pcprof run's summary).  AS-safe. */
 PROFIL_HIDDEN void profil__sample_unsampled(unsigned long w);
 
+/* Count `w` ticks a thread was due while it blocked the sampling signal
+ * in the kernel (a raw rt_sigprocmask: threads.c), with `first` the first
+ * time for that thread: not sampled, like sample_unsampled's, and kept
+ * apart in the recording.  AS-safe. */
+PROFIL_HIDDEN void profil__sample_blocked(unsigned long w, bool first);
+
 /* The configuration the handler reads; NULL when off.  Written only by
  * session.c with the control lock held. */
 PROFIL_HIDDEN extern struct profil_cfg *_Atomic profil__cur;

@@ -51,7 +51,9 @@ _Static_assert(sizeof(struct sigaction) % sizeof(uint64_t) == 0, "sigaction in w
 static uint64_t action[NSIGS][WORDS];
 static _Atomic unsigned gen[NSIGS];
 static _Atomic bool held[NSIGS];
-static atomic_flag lock = ATOMIC_FLAG_INIT;
+/* Its holder (internal.h, profil__spin_lock): a thread that the program's
+ * own filter kills in its rt_sigaction must not leave it held. */
+static _Atomic pid_t lock;
 static uint64_t fork_saved;
 
 /* glibc's sigreturn trampoline, as the kernel holds it for our handler:
@@ -110,17 +112,18 @@ int profil__real_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 /* ---- the lock ---- */
 
+/* A holder found dead had only this file's state in hand, which is
+ * consistent at every system call: the lock is simply taken over. */
 static void lock_all(uint64_t *saved)
 {
 	uint64_t all = ~UINT64_C(0);
 	sys_mask(SIG_BLOCK, &all, saved);
-	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
-		sched_yield();
+	profil__spin_lock(&lock);
 }
 
 static void unlock_all(const uint64_t *saved)
 {
-	atomic_flag_clear_explicit(&lock, memory_order_release);
+	profil__spin_unlock(&lock);
 	sys_mask(SIG_SETMASK, saved, NULL);
 }
 
@@ -231,6 +234,15 @@ int profil__sig_program_action(int sig, const struct sigaction *act, struct siga
 	 * own SIGSEGV handling, not a forced kill. */
 	struct sigaction given = *act, was, now;
 	as_kernel_keeps(&given, &now);
+	/* Sealed, the library takes no signal any more: a signal it does not
+	 * hold is the program's call alone, which its own filter may refuse,
+	 * and nothing of ours is held across it. */
+	if (profil__sealed() && !atomic_load(&held[sig])) {
+		int r = profil__real_sigaction(sig, &given, &was);
+		if (r == 0 && old)
+			*old = was;
+		return r;
+	}
 	uint64_t saved;
 	int r = 0;
 	lock_all(&saved);

@@ -37,7 +37,11 @@ _Atomic uint64_t profil__record_test_ns;
 static bool read_comm(pid_t tid, char name[16])
 {
 	char path[48] = "/proc/self/task/";
-	profil__strlcat_u(path, sizeof path, (unsigned long)tid);
+	/* /proc may name threads by another pid namespace's ids (internal.h). */
+	pid_t ptid = tid == profil__gettid() ? profil__proc_tid_self() : profil__proc_tid(tid);
+	if (!ptid)
+		return false;
+	profil__strlcat_u(path, sizeof path, (unsigned long)ptid);
 	profil__strlcat(path, sizeof path, "/comm");
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -567,6 +571,32 @@ void profil__record_thread_end(void)
 void profil__record_unsampled(struct profil_rec *r, unsigned long weight)
 {
 	atomic_fetch_add_explicit(A64(&r->h->unsampled), weight, memory_order_relaxed);
+}
+
+void profil__sink_stop(uint32_t why, uint64_t cpu_ns)
+{
+	struct profil_rec *r = atomic_exchange(&profil__rec, NULL);
+	if (!r)
+		return;
+	struct pcprof_raw_header *h = r->h;
+	atomic_store(A64(&h->stop_cpu_ns),
+		     cpu_ns ? cpu_ns : atomic_load_explicit(A64(&h->cpu_ns), memory_order_relaxed));
+	atomic_store(A32(&h->stop_why), why);
+}
+
+void profil__record_blocked(struct profil_rec *r, unsigned long weight, bool first)
+{
+	atomic_fetch_add_explicit(A64(&r->h->blocked), weight, memory_order_relaxed);
+	if (first)
+		atomic_fetch_add_explicit(A32(&r->h->blocked_threads), 1, memory_order_relaxed);
+}
+
+void profil__record_gap_flag(uint32_t flags)
+{
+	struct profil_rec *r = atomic_load(&profil__rec);
+	if (r &&
+	    (atomic_load_explicit(A32(&r->h->gap_flags), memory_order_relaxed) & flags) != flags)
+		atomic_fetch_or_explicit(A32(&r->h->gap_flags), flags, memory_order_relaxed);
 }
 
 unsigned int profil__record_hz(void)

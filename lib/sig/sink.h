@@ -192,9 +192,24 @@ PROFIL_HIDDEN bool profil__record_stacks(void);
  * AS-safe. */
 PROFIL_HIDDEN void profil__record_unsampled(struct profil_rec *r, unsigned long weight);
 
+/* Count `weight` ticks a thread was due while it blocked the sampling
+ * signal in the kernel (threads.c), and the thread with `first`.  AS-safe. */
+PROFIL_HIDDEN void profil__record_blocked(struct profil_rec *r, unsigned long weight, bool first);
+
+/* Set PCPROF_RAW_G_* bits in the active recording's gap_flags, if any.
+ * AS-safe. */
+PROFIL_HIDDEN void profil__record_gap_flag(uint32_t flags);
+
 /* A thread is not sampled, wholly or in part (see threads.c), or, with
  * unseen, ended without exit handlers.  AS-safe. */
 PROFIL_HIDDEN void profil__record_thread_loss(bool unseen);
+
+/* The active recording, if any, stops for `why` (enum pcprof_raw_stop) at
+ * process CPU time cpu_ns (0: its last stored one; memory only, for a
+ * seccomp filter found in force): the header says so, and profil__rec
+ * becomes NULL, so nothing more is recorded (record.c still ends the file).
+ * AS-safe. */
+PROFIL_HIDDEN void profil__sink_stop(uint32_t why, uint64_t cpu_ns);
 
 /* Tests only (__profil_inject_time): if not 0, the time of every sample
  * from now on is this minus 1, in nanoseconds since the recording's

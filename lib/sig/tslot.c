@@ -18,6 +18,7 @@ __thread bool profil__tslot_ended __attribute__((tls_model("initial-exec")));
 __thread uintptr_t profil__tslot_stack_lo __attribute__((tls_model("initial-exec")));
 __thread uintptr_t profil__tslot_stack_hi __attribute__((tls_model("initial-exec")));
 bool profil__tslot_user_time;
+_Atomic uint64_t profil__tslot_unslotted;
 
 struct profil_thread *profil__tslot_find(pid_t tid)
 {
@@ -110,8 +111,10 @@ unsigned long profil__tslot_signal(uintptr_t pc, unsigned long weight)
 	struct profil_thread *t = profil__thread_self();
 	if (!t) {
 		/* Not registered yet (or never: a thread made without
-		 * pthread_create): the engine's count is all there is. */
+		 * pthread_create): the engine's count is all there is, and
+		 * it is counted apart until a schedule takes it over. */
 		atomic_fetch_add(&profil__tslot_early, weight);
+		atomic_fetch_add_explicit(&profil__tslot_unslotted, weight, memory_order_relaxed);
 		return weight;
 	}
 	if (!atomic_load_explicit(&t->scheduled, memory_order_acquire))

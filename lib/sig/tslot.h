@@ -41,6 +41,11 @@ struct profil_thread {
 				      start routine, the program's entry point */
 	uint64_t start_origin;     /* origin_ns for its next attach, or
 				      PROFIL_ORIGIN_NOW (threads.c) */
+	uint64_t paid_ns;          /* its CPU time up to which a schedule
+				      covered it (its last payment), or that
+				      was counted as not covered (threads.c) */
+	bool blocked;              /* counted once as blocking the sampling
+				      signal (threads.c) */
 	_Atomic bool scheduled;    /* the schedule above is in force */
 	bool unsampled;            /* attach failed: its ticks are counted lost */
 	/* Where this thread's handler walks its stack (unwind.h): the chunk's
@@ -88,6 +93,12 @@ PROFIL_HIDDEN extern __thread uintptr_t profil__tslot_stack_lo
 	__attribute__((tls_model("initial-exec")));
 PROFIL_HIDDEN extern __thread uintptr_t profil__tslot_stack_hi
 	__attribute__((tls_model("initial-exec")));
+
+/* Ticks signalled to threads without a slot that no schedule took over
+ * (attach takes a registering thread's early ticks): samples of threads
+ * made without pthread_create, outside every schedule (threads.c, the
+ * recording's unslotted).  Set to 0 in a fork child by threads.c. */
+PROFIL_HIDDEN extern _Atomic uint64_t profil__tslot_unslotted;
 
 /* Tick schedules run on user time only (engine.h, user_only).  Set by
  * threads.c under the control lock while no engine runs. */

@@ -3,17 +3,30 @@
  * reserve of RLIMIT_SIGPENDING, the thread-timer engine is passed over for
  * the next one in the order, which covers every thread; chosen by name, it
  * runs and counts the threads it leaves unsampled (libprofil(7), LIMITS).
+ * When no engine can cover every thread, the first one refused for lack of
+ * resources samples the threads it can; the process timer, whose signal
+ * can interrupt a sleeping thread, is never chosen by itself (issue 19,
+ * item 6).
  *
  * Under a limit of 40 queued signals (in a user namespace of its own, so
  * that other processes of the user do not count), 60 threads wait while
- * profiling starts.  Automatic choice: not thread-timer, whose reason says
- * its start failed with EAGAIN, no thread left unsampled, and the program
- * can still make its own 10 timers.  By name: thread-timer runs, with some
- * threads counted as not sampled because of the limit, and the program can
- * still make its 10 timers.
+ * profiling starts.
+ *   - Automatic choice: not thread-timer, whose reason says its start
+ *     failed with EAGAIN: perf, with no thread left unsampled, where perf
+ *     can run; else thread-timer "not for every thread".  The program can
+ *     still make its own 10 timers.
+ *   - By name: thread-timer runs, with some threads counted as not sampled
+ *     because of the limit, and the program can still make its 10 timers.
+ *   - Automatic choice with RLIMIT_NOFILE 10 above the lowest free
+ *     descriptor as well, so that perf cannot have a descriptor per thread
+ *     either: thread-timer, some threads not sampled, never process-timer
+ *     (before: process-timer, whose signal went to whichever thread did not
+ *     block it, sleeping or not).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,8 +69,11 @@ int main(void)
 	T_OK(profil_set_engine("auto") == 0);
 	tp_profil_on(buf, sizeof buf, 0, 2);
 	T_EQ(profil_stats(&st), 0);
-	if (strcmp(st.engine, "thread-timer") == 0 || st.thread_errors != 0 ||
-	    !strstr(st.why, "thread-timer: start failed: EAGAIN"))
+	bool perf = strcmp(st.engine, "perf") == 0;
+	if (!strstr(st.why, "thread-timer: start failed: EAGAIN") ||
+	    (perf ? st.thread_errors != 0
+		  : strcmp(st.engine, "thread-timer") != 0 || st.thread_errors == 0 ||
+			    !strstr(st.why, "not for every thread")))
 		T_FAIL("engine %s, %llu threads not sampled: %s", st.engine, st.thread_errors,
 		       st.why);
 	own_timers();
@@ -72,6 +88,26 @@ int main(void)
 		       st.why);
 	own_timers();
 	T_EQ(tp_profil_off(), 0);
+
+	/* Neither per-thread engine can cover every thread. */
+	int low = open("/dev/null", O_RDONLY);
+	T_OK(low >= 0);
+	close(low);
+	struct rlimit saved, nofile;
+	T_OK(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+	nofile = saved;
+	nofile.rlim_cur = (rlim_t)low + 10;
+	T_OK(setrlimit(RLIMIT_NOFILE, &nofile) == 0);
+	T_OK(profil_set_engine("auto") == 0);
+	tp_profil_on(buf, sizeof buf, 0, 2);
+	T_EQ(profil_stats(&st), 0);
+	if (strcmp(st.engine, "thread-timer") != 0 || st.thread_errors == 0 ||
+	    !strstr(st.why, "not for every thread"))
+		T_FAIL("both limits: engine %s, %llu threads not sampled: %s", st.engine,
+		       st.thread_errors, st.why);
+	own_timers();
+	T_EQ(tp_profil_off(), 0);
+	T_OK(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 
 	tl_release();
 	for (int i = 0; i < THREADS; i++)

@@ -308,7 +308,7 @@ static void set_samples(struct pp_process *p, const struct hit *h, size_t n)
 						    h[i].thread, h[i].count, PP_NO_FRAME, PP_NO_TIME };
 		p->ticks += h[i].count;
 	}
-	p->signals = p->ticks - 7;
+	p->signals = p->ticks > 7 ? p->ticks - 7 : 0; /* (an idle process: none, not -7) */
 	p->cpu_ns = p->ticks * 1000000ull; /* exactly 1000 Hz achieved */
 	pp_sort_samples(p);
 }

@@ -5,7 +5,13 @@
  * any length that match nothing, modules named by real libraries, by this
  * program, by the vDSO, by a device, a directory, a relative path and by
  * nothing; call stacks of any depth and shape (deep chains, recursion,
- * [unknown]/[truncated] markers, samples with and without one).  Each
+ * [unknown]/[truncated] markers, samples with and without one), and
+ * now and then hundreds of modules or thousands of threads.
+ * Counts reach the bounds a data file holds (2^53 ticks, 2^62 ns of CPU
+ * time, cli/data.h), exactly, and a profile one tick beyond them must be
+ * refused by the encoder; within them no sum wraps, so a function's
+ * total lies between its self samples and all samples, the rows add up
+ * to all samples, and so do the threads.  Each
  * profile also goes through the data file's encoder and parser and must
  * come back the same.  Nothing may crash, hang, fail to write, write more than 64 MiB
  * into a file, or trip the sanitizers this test is built with (see the
@@ -80,14 +86,17 @@ static struct pp_frame random_frame(const struct pp_process *pr, uint32_t parent
 }
 
 /* Stacks for most samples: callers from a random tree of frames, then a
- * leaf at the sample's pc. */
-static void random_stacks(struct pp_process *pr)
+ * leaf at the sample's pc.  deep: the callers are one chain of 20,000 to
+ * 100,000 frames (no reader may recurse per frame), most samples under
+ * its last frame. */
+static void random_stacks(struct pp_process *pr, bool deep)
 {
-	size_t callers = rnd() % 4 == 0 ? 0 : rnd() % 400;
+	size_t callers = deep ? 20000 + rnd() % 80001 : rnd() % 4 == 0 ? 0 : rnd() % 400;
 	pr->frames = calloc(callers + pr->nsamples + 1, sizeof *pr->frames);
 	for (size_t i = 0; i < callers; i++) {
-		uint32_t parent =
-			i && rnd() % 8 ? (uint32_t)(rnd() % 2 ? i - 1 : rnd() % i) : PP_NO_FRAME;
+		uint32_t parent = deep ? (i ? (uint32_t)i - 1 : PP_NO_FRAME)
+			: i && rnd() % 8 ? (uint32_t)(rnd() % 2 ? i - 1 : rnd() % i)
+					 : PP_NO_FRAME;
 		pr->frames[i] = random_frame(pr, parent);
 		pr->nframes++;
 	}
@@ -96,6 +105,8 @@ static void random_stacks(struct pp_process *pr)
 		if (rnd() % 5 == 0 || (PCPROF_FRAME_IS_MARKER(s->pc) && s->module != PP_NO_MODULE))
 			continue;
 		uint32_t parent = callers && rnd() % 6 ? (uint32_t)(rnd() % callers) : PP_NO_FRAME;
+		if (deep && rnd() % 4)
+			parent = (uint32_t)callers - 1;
 		pr->frames[pr->nframes] = (struct pp_frame){ s->pc, s->module, parent };
 		s->frame = (uint32_t)pr->nframes++;
 	}
@@ -150,7 +161,8 @@ static void random_process(struct pp_process *pr)
 	pr->cpu_ns = rnd() % 3 ? rnd() % 10000000000ull : 0;
 	pr->ticks = rnd() % 3 ? rnd() % 100000 : 0;
 	pr->lost = rnd() % 2 ? rnd() % 100 : 0;
-	pr->nmodules = rnd() % 7;
+	/* now and then tables of hundreds or thousands (sizes) */
+	pr->nmodules = rnd() % 40 == 0 ? rnd() % 300 : rnd() % 7;
 	pr->modules = calloc(pr->nmodules + 1, sizeof *pr->modules);
 	for (size_t m = 0; m < pr->nmodules; m++) {
 		struct pp_module *md = &pr->modules[m];
@@ -165,13 +177,16 @@ static void random_process(struct pp_process *pr)
 							  rnd() % 2 ? rnd() : rnd() % 0x100000,
 							  rnd() % 0x100000, (uint32_t)(rnd() % 8) };
 	}
-	pr->nthreads = 1 + rnd() % 3;
+	pr->nthreads = 1 + (rnd() % 40 == 0 ? rnd() % 5000 : rnd() % 3);
 	pr->threads = calloc(pr->nthreads, sizeof *pr->threads);
 	for (size_t t = 0; t < pr->nthreads; t++) {
-		pr->threads[t].tid = (int32_t)(rnd() % 100);
+		pr->threads[t].tid = rnd() % 4 ? (int32_t)(rnd() % 100) : (int32_t)rnd();
 		memset(pr->threads[t].name, (int)('a' + t), 15);
 	}
-	pr->nsamples = rnd() % 300;
+	/* a deep chain's few stacks are written whole by folded, pprof and
+	 * speedscope: within the 64 MiB a file may have */
+	bool deep = rnd() % 60 == 0;
+	pr->nsamples = deep ? 1 + rnd() % 6 : rnd() % 300;
 	pr->samples = calloc(pr->nsamples + 1, sizeof *pr->samples);
 	for (size_t k = 0; k < pr->nsamples; k++) {
 		uint32_t m =
@@ -180,12 +195,72 @@ static void random_process(struct pp_process *pr)
 		if (m != PP_NO_MODULE && rnd() % 3) /* inside the module's first 2 MiB */
 			pc = pr->modules[m].bias + rnd() % 0x200000;
 		uint64_t count = rnd() % 5 == 0 ? rnd() % 200000 : 1 + rnd() % 10;
-		if (rnd() % 50 == 0)
-			count = UINT64_MAX / 4;
+		if (rnd() % 50 == 0) /* fit_counts keeps the sums within the bound */
+			count = PP_TICKS_MAX / (1 + rnd() % 4);
 		pr->samples[k] = (struct pp_sample){ pc, m, (uint32_t)(rnd() % pr->nthreads), count,
 						     PP_NO_FRAME, PP_NO_TIME };
 	}
-	random_stacks(pr);
+	random_stacks(pr, deep);
+}
+
+/*
+ * The counts within a data file's bounds (data.h): each sample's count at
+ * most what is left of 2^53 after those before it.  With fill, the last
+ * sample takes what is left, and the first process's ticks, signals, lost
+ * ticks and CPU time what the others leave: every sum is exactly its
+ * bound.
+ */
+static void fit_counts(struct pp_profile *p, bool fill)
+{
+	uint64_t left = PP_TICKS_MAX, ticks = 0, signals = 0, lost = 0, cpu = 0;
+	struct pp_sample *last = NULL;
+	for (size_t i = 0; i < p->nprocs; i++) {
+		const struct pp_process *pr = &p->procs[i];
+		for (size_t k = 0; k < pr->nsamples; k++) {
+			struct pp_sample *s = &pr->samples[k];
+			if (s->count > left)
+				s->count = left;
+			left -= s->count;
+			last = s;
+		}
+		if (i) {
+			ticks += pr->ticks;
+			signals += pr->signals;
+			lost += pr->lost;
+			cpu += pr->cpu_ns;
+		}
+	}
+	if (!fill)
+		return;
+	if (last)
+		last->count += left;
+	struct pp_process *first = &p->procs[0];
+	first->ticks = PP_TICKS_MAX - ticks;
+	first->signals = PP_TICKS_MAX - signals;
+	first->lost = PP_TICKS_MAX - lost;
+	first->cpu_ns = PP_NS_MAX - cpu;
+}
+
+/* One tick beyond a bound (a sample's, the first process's ticks or its
+ * CPU time, which fill left at their bounds): refused, then put back. */
+static void beyond(struct pp_profile *p, int it)
+{
+	struct pp_process *pr = &p->procs[0];
+	uint64_t *v = &pr->ticks;
+	for (size_t i = 0; i < p->nprocs && rnd() % 2; i++)
+		if (p->procs[i].nsamples)
+			v = &p->procs[i].samples[rnd() % p->procs[i].nsamples].count;
+	if (rnd() % 4 == 0)
+		v = &pr->cpu_ns;
+	char err[256];
+	uint8_t *buf;
+	size_t len;
+	(*v)++;
+	CHECK(pp_check_counts(p, err, sizeof err) == -1 && strstr(err, "add up to more than 2^"),
+	      "iteration %d: counts beyond the bound pass: '%s'", it, err);
+	CHECK(pp_encode(p, &buf, &len, err, sizeof err) == -1,
+	      "iteration %d: counts beyond the bound encoded", it);
+	(*v)--;
 }
 
 int main(void)
@@ -228,6 +303,10 @@ int main(void)
 		for (size_t i = 0; i < prof.nprocs; i++)
 			random_process(&prof.procs[i]);
 		prof.bucket_ns = rnd() % 4 ? 10000000 : rnd() % 3 ? 0 : rnd();
+		bool fill = rnd() % 4 == 0;
+		fit_counts(&prof, fill);
+		if (fill)
+			beyond(&prof, it);
 		round_trip(&prof, it);
 		/* now and then a period (report/export --time): any outcome but
 		 * a crash */
@@ -275,11 +354,8 @@ int main(void)
 			view_calls(f, &vo, "*", rnd() % 2);
 			view_timeline(f, &vo);
 			/* a function's total holds its self samples, and no more
-			 * than all shown samples (unless the sums wrapped) */
-			bool wraps = false;
-			for (size_t i = 0; i < f->nhits; i++)
-				wraps |= f->hits[i].count > (1ull << 40);
-			for (size_t i = 0; i < f->nfns && !wraps; i++)
+			 * than all shown samples */
+			for (size_t i = 0; i < f->nfns; i++)
 				CHECK(f->fns[i].total >= f->fns[i].samples &&
 					      f->fns[i].total <= f->shown,
 				      "iteration %d: %s: self %llu, total %llu of %llu", it,
@@ -289,9 +365,21 @@ int main(void)
 			uint64_t sum = 0;
 			for (size_t i = 0; i < f->nfns; i++)
 				sum += f->fns[i].samples;
-			/* every shown sample is in exactly one row (sums may wrap alike) */
+			/* every shown sample is in exactly one row */
 			CHECK(sum == f->shown, "iteration %d: rows hold %llu of %llu samples", it,
 			      (unsigned long long)sum, (unsigned long long)f->shown);
+			/* and in one thread, whose top function has no more */
+			sum = 0;
+			for (size_t i = 0; i < f->nthreads; i++) {
+				const struct model_thread *t = &f->threads[i];
+				CHECK(t->top_samples <= t->samples,
+				      "iteration %d: thread %zu: top %llu of %llu samples", it, i,
+				      (unsigned long long)t->top_samples,
+				      (unsigned long long)t->samples);
+				sum += t->samples;
+			}
+			CHECK(sum == f->shown, "iteration %d: threads hold %llu of %llu samples",
+			      it, (unsigned long long)sum, (unsigned long long)f->shown);
 			model_free(f);
 		}
 		pp_free(&prof);

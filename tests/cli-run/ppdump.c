@@ -9,8 +9,13 @@
  *
  * prints, for each process image, in file order:
  *   proc PID.SEQ ppid=N end=E status=N ticks=N signals=N lost=N hz=N
- *        engine=NAME cpu_ms=N mem=N threads=N modules=N samples=N exe=PATH
+ *        engine=NAME cpu_ms=N mem=N threads=N modules=N samples=N stop=N
+ *        stop_ms=N exe=PATH    (stop: enum pp_stop; stop_ms: CPU after it)
+ *   why PID.SEQ TEXT                              (the library's engine choice)
  *   module PID.SEQ INDEX PATH bias=HEX epochs=LOADED-UNLOADED buildid=HEX
+ *   gap PID.SEQ CAUSE MS THREADS                  (CPU time without samples,
+ *                                                 by cause: profile.h, enum
+ *                                                 pp_gap, in lower case)
  *   thread PID.SEQ TID NAME TICKS
  *   fn PID.SEQ FUNCTION MODULE-BASENAME TICKS     (most ticks first)
  *   stack PID.SEQ TICKS ROOT;...;LEAF             (most ticks first)
@@ -227,11 +232,22 @@ static void dump_proc(const struct pp_process *pr)
 	char id[32];
 	snprintf(id, sizeof id, "%d.%u", pr->pid, pr->seq);
 	printf("proc %s ppid=%d end=%s status=%d ticks=%llu signals=%llu lost=%llu hz=%u "
-	       "engine=%s cpu_ms=%llu mem=%llu threads=%zu modules=%zu samples=%zu exe=%s\n",
+	       "engine=%s cpu_ms=%llu mem=%llu threads=%zu modules=%zu samples=%zu stop=%u "
+	       "stop_ms=%llu exe=%s\n",
 	       id, pr->ppid, end_name(pr->end), pr->exit_status, (unsigned long long)pr->ticks,
 	       (unsigned long long)pr->signals, (unsigned long long)pr->lost, pr->hz, pr->engine,
 	       (unsigned long long)(pr->cpu_ns / 1000000), (unsigned long long)pr->mem_bytes,
-	       pr->nthreads, pr->nmodules, pr->nsamples, pr->exe);
+	       pr->nthreads, pr->nmodules, pr->nsamples, pr->stop,
+	       (unsigned long long)(pr->stop_ns / 1000000), pr->exe);
+	if (pr->why)
+		printf("why %s %s\n", id, pr->why);
+	static const char *const gap_name[PP_GAP_N] = { "unsampled", "blocked",  "iouring",
+							"foreign",   "before",   "teardown",
+							"noexit",    "noengine", "unknown" };
+	for (int g = 0; g < PP_GAP_N; g++)
+		if (pr->gap[g].ns)
+			printf("gap %s %s %llu %u\n", id, gap_name[g],
+			       (unsigned long long)(pr->gap[g].ns / 1000000), pr->gap[g].threads);
 
 	struct symtab *st = calloc(pr->nmodules + 1, sizeof *st);
 	for (size_t i = 0; i < pr->nmodules; i++) {

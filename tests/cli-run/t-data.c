@@ -6,7 +6,9 @@
  * are refused; pp_write leaves no temporary file behind; pp_find_module
  * honours segments, bias and epochs.  Frames (version 2) survive too, a
  * version 1 file still reads (without frames), and frames that break the
- * rules of profile.h are refused by the writer and the reader.
+ * rules of profile.h are refused by the writer and the reader.  Version 3
+ * records end with a stop and the gaps by cause (appended): a record that
+ * ends before either reads without it, a bad stop is refused.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -79,6 +81,16 @@ static void fill(struct pp_profile *p)
 		pr->samples[2] = (struct pp_sample){ 0x10, PP_NO_MODULE, 1, 1, PP_NO_FRAME, PP_NO_TIME };
 		pr->samples[3] = (struct pp_sample){ 0x555555555100ull, 0, 1, 1, 1, PP_NO_TIME };
 		pr->samples[4] = (struct pp_sample){ 0x555555555100ull, 0, 0, 2, 1, PP_NO_TIME };
+		/* CPU time without samples: the first cause, one in the middle
+		 * with a count of threads, the last */
+		pr->gap[PP_GAP_UNSAMPLED] = (struct pp_gap_part){ 12345 + (uint64_t)i, 3 };
+		pr->gap[PP_GAP_IOURING] = (struct pp_gap_part){ 500000000, 2 };
+		pr->gap[PP_GAP_UNKNOWN] = (struct pp_gap_part){ UINT64_MAX - 1, 0 };
+		/* the second image's recording stopped (a seccomp filter) */
+		if (i) {
+			pr->stop = PP_STOP_SECCOMP;
+			pr->stop_ns = 5;
+		}
 	}
 }
 
@@ -107,6 +119,12 @@ static void same(const struct pp_profile *a, const struct pp_profile *b)
 		T_EQ(x->end, y->end);
 		T_EQ(x->exit_status, y->exit_status);
 		T_EQ(x->mem_bytes, y->mem_bytes);
+		for (int g = 0; g < PP_GAP_N; g++) {
+			T_EQ(x->gap[g].ns, y->gap[g].ns);
+			T_EQ(x->gap[g].threads, y->gap[g].threads);
+		}
+		T_EQ(x->stop, y->stop);
+		T_EQ(x->stop_ns, y->stop_ns);
 		T_EQ(x->nmodules, y->nmodules);
 		for (size_t k = 0; k < x->nmodules; k++) {
 			const struct pp_module *m = &x->modules[k], *n = &y->modules[k];
@@ -176,6 +194,36 @@ static void reseal(uint8_t *buf, size_t len)
 	memcpy(buf + 24, &c, 4); /* little-endian host */
 	c = (uint32_t)crc32(0, buf, 28);
 	memcpy(buf + 28, &c, 4);
+}
+
+/* A copy of encoded file buf (n bytes, one PROC record or more) whose
+ * first PROC record ends `cut` bytes earlier (the file `cut` shorter, its
+ * lengths and checksum made right): a record as an older pcprof wrote it. */
+static uint8_t *shorter(const uint8_t *buf, size_t n, size_t cut)
+{
+	size_t m = n - cut;
+	uint8_t *old = malloc(n);
+	memcpy(old, buf, n);
+	/* the PROC record's length (after its tag) and the body length */
+	size_t at = PP_HEADER_SIZE;
+	uint64_t len;
+	for (;;) {
+		len = 0;
+		for (int k = 7; k >= 0; k--)
+			len = len << 8 | old[at + 4 + k];
+		if (memcmp(old + at, "PROC", 4) == 0)
+			break;
+		at += 12 + (size_t)len;
+	}
+	T_OK(at + 12 + len == n);
+	len -= cut;
+	for (int k = 0; k < 8; k++)
+		old[at + 4 + k] = (uint8_t)(len >> (8 * k));
+	uint64_t body = m - 32;
+	for (int k = 0; k < 8; k++)
+		old[16 + k] = (uint8_t)(body >> (8 * k));
+	reseal(old, m);
+	return old;
 }
 
 /* Frames that break profile.h's rules: pp_encode refuses to write them, and
@@ -290,8 +338,72 @@ int main(void)
 		T_EQ(pp_parse(v1, n1, 0, &c, err, sizeof err), 0);
 		check_sorted(&c.procs[0], false);
 		check_sorted(&c.procs[1], false);
+		/* gaps came with version 3's record: none in a version 1 file */
+		for (int g = 0; g < PP_GAP_N; g++)
+			T_EQ(c.procs[0].gap[g].ns, 0);
 		pp_free(&c);
 		free(v1);
+	}
+
+	/* Version 3 records end, since 2026-11-29, with the stop (u32, u64)
+	 * then the gaps (a count, 16 bytes each).  A record as written
+	 * before (it ends after the timeline) reads, with no stop and no
+	 * gaps; one that ends after the stop, with its stop and no gaps; and
+	 * a cause this pcprof does not know (from a newer one) reads as
+	 * unknown. */
+	{
+		struct pp_profile one = { 0 }, c;
+		one.command = a.command;
+		one.nprocs = 1;
+		one.procs = calloc(1, sizeof *one.procs);
+		struct pp_process *pr = &one.procs[0];
+		pr->exe = pr->cmdline = pr->why = (char *)"x";
+		pr->cpu_ns = 9;
+		pr->stop = PP_STOP_MANUAL;
+		pr->stop_ns = 4;
+		pr->gap[PP_GAP_BLOCKED] = (struct pp_gap_part){ 7, 1 };
+		uint8_t *buf;
+		size_t n;
+		T_EQ(pp_encode(&one, &buf, &n, err, sizeof err), 0);
+		/* the record's end: 4 (stop) + 8 (stop_ns) + 4 (count) + 16
+		 * (one gap) bytes */
+		T_EQ(buf[n - 32], PP_STOP_MANUAL);
+		T_EQ(buf[n - 28], 4);
+		T_EQ(buf[n - 20], 1);
+		T_EQ(buf[n - 16], PP_GAP_BLOCKED);
+		buf[n - 16] = 99; /* an unknown cause */
+		reseal(buf, n);
+		T_EQ(pp_parse(buf, n, 0, &c, err, sizeof err), 0);
+		T_EQ(c.procs[0].stop, PP_STOP_MANUAL);
+		T_EQ(c.procs[0].stop_ns, 4);
+		T_EQ(c.procs[0].gap[PP_GAP_BLOCKED].ns, 0);
+		T_EQ(c.procs[0].gap[PP_GAP_UNKNOWN].ns, 7);
+		T_EQ(c.procs[0].gap[PP_GAP_UNKNOWN].threads, 1);
+		pp_free(&c);
+		/* the gaps cut off, then the stop too */
+		for (size_t cut = 20; cut <= 32; cut += 12) {
+			uint8_t *old = shorter(buf, n, cut);
+			T_EQ(pp_parse(old, n - cut, 0, &c, err, sizeof err), 0);
+			T_EQ(c.procs[0].stop, cut == 20 ? PP_STOP_MANUAL : PP_STOP_NONE);
+			T_EQ(c.procs[0].stop_ns, cut == 20 ? 4 : 0);
+			for (int g = 0; g < PP_GAP_N; g++)
+				T_EQ(c.procs[0].gap[g].ns, 0);
+			pp_free(&c);
+			free(old);
+		}
+		/* a stop this pcprof does not know, or more than the CPU time:
+		 * corrupted */
+		for (int bad = 0; bad < 2; bad++) {
+			buf[n - (bad ? 28 : 32)] = bad ? 10 : PP_STOP_MAX + 1;
+			reseal(buf, n);
+			if (pp_parse(buf, n, 0, &c, err, sizeof err) == 0)
+				T_FAIL("a record with a bad stop (%d) was read", bad);
+			T_OK(strstr(err, "stop") != NULL);
+			buf[n - 32] = PP_STOP_MANUAL;
+			buf[n - 28] = 4;
+		}
+		free(buf);
+		free(one.procs);
 	}
 
 	/* the same file again replaces it, and leaves nothing else */

@@ -24,12 +24,27 @@
  *     stack gets [truncated] between the leaf and its callers; a marker has
  *     no module; a loop, a parent outside the table or a free node end the
  *     stack with [unknown]; a slot without a stack has no frame;
+ *   - counts a program wrote over its recording that pass the bound of a
+ *     data file (2^53, cli/data.h), alone or summed, are refused, and
+ *     a directory leaves out the recording whose counts would take the
+ *     sum past it;
  *   - a version 2 recording (1904-byte header, 24-byte slots) reads as it
  *     did, without frames;
  *   - time: a slot's bucket becomes its sample's time (1 + bucket), moved
  *     by the whole buckets between its image's origin and the run's
  *     earliest, and so is the mark of a partial timeline; an image without
- *     a timeline, or a version 3 one (32-byte slots), keeps no times.
+ *     a timeline, or a version 3 one (32-byte slots), keeps no times;
+ *   - CPU time without samples (version 6, raw_gaps): what the schedules
+ *     did not cover, split into the parts the recording measured (io_uring
+ *     workers, threads no schedule knew, threads before an engine) and
+ *     those it saw (workers or threads gone by the end, threads after
+ *     their exit handlers, at most 100 us each), the rest "unknown" only
+ *     beyond 2 ms + 2%; samples of threads without a slot count as
+ *     covered; what was covered but not sampled (unsampled, blocked) by
+ *     ticks; an image without an engine all of it; a version 5 recording,
+ *     a killed image and one that sampled user time only have no gaps
+ *     beyond the counted ones; the CPU time after a recording stopped
+ *     (stop_ns) is never a gap.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -416,6 +431,128 @@ static void timeline(void)
 	pp_process_free(&pr);
 }
 
+/* raw_gaps on one image of cpu_ms of CPU time at 500 Hz, from in. */
+static struct pp_process gaps_of(uint64_t cpu_ms, struct raw_info *in)
+{
+	struct pp_process pr = { 0 };
+	pr.cpu_ns = cpu_ms * 1000000;
+	pr.hz = 500;
+	snprintf(pr.engine, sizeof pr.engine, "thread-timer");
+	in->flags |= PCPROF_RAW_F_SAMPLER;
+	raw_gaps(&pr, in);
+	return pr;
+}
+
+#define MS 1000000ull
+
+static void gaps(void)
+{
+	struct raw_info in;
+	struct pp_process pr;
+
+	/* all covered, or within 2 ms + 2%: nothing */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 980 * MS, .threads_ended = 5 };
+	pr = gaps_of(1000, &in);
+	for (int g = 0; g < PP_GAP_N; g++)
+		T_EQ(pr.gap[g].ns, 0);
+
+	/* io_uring workers measured: 500 ms of 600 uncovered; the other 100
+	 * go to them too (some ended before the image) */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 400 * MS, .iou_ns = 500 * MS,
+				.iou_threads = 2, .gap_flags = PCPROF_RAW_G_IOURING };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_IOURING].ns, 600 * MS);
+	T_EQ(pr.gap[PP_GAP_IOURING].threads, 2);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 0);
+
+	/* threads after their exit handlers, at most 100 us each; beyond,
+	 * unknown; samples of threads without a slot (250 ticks of 2 ms)
+	 * count as covered */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 300 * MS, .unslotted = 250,
+				.threads_ended = 1000 };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_TEARDOWN].ns, 100 * MS);
+	T_EQ(pr.gap[PP_GAP_TEARDOWN].threads, 1000);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 100 * MS);
+
+	/* measured parts take what is left in order, never more */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 900 * MS, .foreign_ns = 70 * MS,
+				.foreign_threads = 1, .before_ns = 50 * MS };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_FOREIGN].ns, 70 * MS);
+	T_EQ(pr.gap[PP_GAP_BEFORE].ns, 30 * MS);
+
+	/* counted, not measured: ticks of 2 ms, whatever the rest */
+	in = (struct raw_info){ .spanned = false, .unsampled = 10, .threads_unsampled = 1,
+				.blocked = 250, .blocked_threads = 1 };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_UNSAMPLED].ns, 20 * MS);
+	T_EQ(pr.gap[PP_GAP_BLOCKED].ns, 500 * MS);
+	T_EQ(pr.gap[PP_GAP_BLOCKED].threads, 1);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 0); /* not spanned: killed, or older */
+
+	/* threads that ended without exit handlers take the rest */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 500 * MS, .threads_unseen = 3 };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_NOEXIT].ns, 500 * MS);
+	T_EQ(pr.gap[PP_GAP_NOEXIT].threads, 3);
+
+	/* user time only: the rest is system time, said elsewhere */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 500 * MS,
+				.flags = PCPROF_RAW_F_USER_TIME };
+	pr = gaps_of(1000, &in);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 0);
+
+	/* no engine: all of it */
+	in = (struct raw_info){ .spanned = false };
+	pr = (struct pp_process){ .cpu_ns = 300 * MS, .hz = 500 };
+	in.flags = PCPROF_RAW_F_SAMPLER;
+	raw_gaps(&pr, &in);
+	T_EQ(pr.gap[PP_GAP_NOENGINE].ns, 300 * MS);
+
+	/* a recording that stopped (a seccomp filter, the program's manual
+	 * engine): what the image used after the stop is the stop's
+	 * (stop_ns), never a gap; the rest is weighed as before */
+	in = (struct raw_info){ .spanned = true, .covered_ns = 590 * MS,
+				.flags = PCPROF_RAW_F_SAMPLER };
+	pr = (struct pp_process){ .cpu_ns = 1000 * MS, .hz = 500, .stop = PP_STOP_SECCOMP,
+				  .stop_ns = 400 * MS };
+	snprintf(pr.engine, sizeof pr.engine, "thread-timer");
+	raw_gaps(&pr, &in);
+	for (int g = 0; g < PP_GAP_N; g++)
+		T_EQ(pr.gap[g].ns, 0);
+	in.covered_ns = 300 * MS;
+	raw_gaps(&pr, &in);
+	T_EQ(pr.gap[PP_GAP_UNKNOWN].ns, 300 * MS);
+	in = (struct raw_info){ .flags = PCPROF_RAW_F_SAMPLER };
+	pr = (struct pp_process){ .cpu_ns = 300 * MS, .hz = 500, .stop = PP_STOP_MANUAL,
+				  .stop_ns = 100 * MS };
+	raw_gaps(&pr, &in);
+	T_EQ(pr.gap[PP_GAP_NOENGINE].ns, 200 * MS);
+
+	/* a version 5 recording: 2928-byte header, whatever follows it */
+	static struct file f;
+	make(&f);
+	f.h.version = 5;
+	f.h.header_size = PCPROF_RAW_V5_HEADER_SIZE;
+	static char buf[sizeof f];
+	memcpy(buf, &f, sizeof f);
+	memset(buf + PCPROF_RAW_V5_HEADER_SIZE, 0x55,
+	       sizeof f.h - PCPROF_RAW_V5_HEADER_SIZE); /* what version 6 fields would read */
+	char path[256], err[256];
+	save("4242.5.raw", buf, sizeof f, path, sizeof path);
+	struct raw_info ri;
+	if (raw_read(path, &pr, &ri, err, sizeof err) < 0)
+		T_FAIL("a version 5 recording: %s", err);
+	T_OK(!ri.spanned);
+	T_EQ(ri.covered_ns, 0);
+	T_EQ(ri.blocked, 0);
+	raw_gaps(&pr, &ri);
+	for (int g = 0; g < PP_GAP_N; g++)
+		T_EQ(pr.gap[g].ns, 0);
+	pp_process_free(&pr);
+}
+
 int main(void)
 {
 	T_OK(mkdtemp(dir));
@@ -605,9 +742,48 @@ int main(void)
 	f.h.node.off = sizeof f - 8;
 	refused(&f, sizeof f, "stack node table out of bounds");
 
+	/* counts a program wrote over its own recording: two slots of one
+	 * key whose sum wraps, one beyond a data file's bound, busy ticks
+	 * beyond it (data.h) */
+	make(&f);
+	put_slot(&f, 9, 0x401010, 3, 0, UINT64_C(1) << 63);
+	put_slot(&f, 40, 0x401010, 3, 0, UINT64_C(1) << 63);
+	refused(&f, sizeof f, "counts above 2^53");
+	make(&f);
+	put_slot(&f, 40, 0x401030, 3, 0, PP_TICKS_MAX + 1);
+	refused(&f, sizeof f, "counts above 2^53");
+	make(&f);
+	put_slot(&f, 40, PCPROF_RAW_SLOT_BUSY, 3, 0, PP_TICKS_MAX);
+	refused(&f, sizeof f, "counts above 2^53");
+	/* and two recordings each within the bound whose sum is not: the
+	 * second one read is left out, not the run */
+	char sub[64];
+	snprintf(sub, sizeof sub, "%s/sum", dir);
+	T_OK(mkdir(sub, 0700) == 0);
+	make(&f);
+	put_slot(&f, 40, 0x401030, 3, 0, PP_TICKS_MAX / 2 + 1);
+	for (int i = 0; i < 2; i++) {
+		f.h.pid = 5000 + i;
+		snprintf(path, sizeof path, "%.64s/%d.1.raw", sub, 5000 + i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		T_OK(fd >= 0);
+		T_EQ(write(fd, &f, sizeof f), (long long)sizeof f);
+		close(fd);
+	}
+	T_EQ(raw_collect(sub, &set, err, sizeof err), 0);
+	T_EQ(set.n, 1);
+	T_EQ(set.nbad, 1);
+	if (!strstr(set.first_bad, "sample counts add up to more than 2^53"))
+		T_FAIL("first bad recording: '%s'", set.first_bad);
+	for (size_t i = 0; i < set.n; i++)
+		pp_process_free(&set.procs[i]);
+	free(set.procs);
+	raw_set_free(&set);
+
 	stacks();
 	version2();
 	timeline();
+	gaps();
 
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

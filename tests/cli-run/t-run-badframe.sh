@@ -24,7 +24,7 @@ case $(uname -m) in x86_64) ;; *) echo "SKIP: the bad frames are x86-64 code"; e
 
 ran=0
 for e in thread-timer perf process-timer; do
-	PROFIL_ENGINE=$e "$PCPROF" run -o "$T/$e.data" -- "$BAD" spin 0.5 >"$T/out" 2>"$T/err" ||
+	PROFIL_ENGINE=$e "$PCPROF" run --hz 500 -o "$T/$e.data" -- "$BAD" spin 0.5 >"$T/out" 2>"$T/err" ||
 		fail "$e: exit $?: $(cat "$T/out" "$T/err")"
 	if ! grep -q "Hz of [0-9]* ($e[,)]" "$T/err"; then
 		echo "# $e cannot run here: $(cat "$T/err")"

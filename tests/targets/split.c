@@ -2,7 +2,7 @@
  * split - a target for pcprof attach (tests/cli-attach): a running program
  * with a heartbeat and a known CPU split.  Built without libprofil.
  *
- *   split SECONDS BEATFILE [STATUS [THREADS]]
+ *   split SECONDS BEATFILE [STATUS [THREADS [leader-exit]]]
  *
  * For SECONDS of wall time the main thread repeats split_a (two units of
  * work, times a random 1 to 3 each round) then split_b (one unit, times the
@@ -20,6 +20,10 @@
  * SIGUSR1 ends the run early, as if SECONDS had passed: a test gives a
  * long SECONDS and ends the target once it has what it needs, instead of
  * guessing how long a loaded machine takes to attach.
+ * leader-exit: all that runs in a thread of its own (main called again
+ * there) and the main thread ends with pthread_exit: the process lives on,
+ * its leader a zombie, as /proc shows it; its status is that thread's
+ * exit().
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -35,6 +39,8 @@
 static volatile double sink;
 static volatile int done;
 static volatile sig_atomic_t ended;
+
+int main(int argc, char **argv);
 
 static void on_usr1(int sig)
 {
@@ -93,10 +99,27 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+static char **args;
+
+static void *main_again(void *arg)
+{
+	(void)arg;
+	exit(main(5, args));
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 5 && strcmp(argv[5], "leader-exit") == 0) {
+		pthread_t t;
+		args = argv;
+		if (pthread_create(&t, NULL, main_again, NULL) != 0) {
+			fprintf(stderr, "split: pthread_create failed\n");
+			return 2;
+		}
+		pthread_exit(NULL);
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: split SECONDS BEATFILE [STATUS [THREADS]]\n");
+		fprintf(stderr, "usage: split SECONDS BEATFILE [STATUS [THREADS [leader-exit]]]\n");
 		return 2;
 	}
 	double secs = atof(argv[1]);

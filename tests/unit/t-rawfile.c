@@ -19,6 +19,8 @@
  *   - the newest file of a pid is found among markers and junk names,
  *     markers that say their image's CPU time included, and a marker left
  *     for a fork child (profil__raw_mark_lost) is the newest of its pid;
+ *   - with one descriptor to spare, a recording is made and attached and a
+ *     marker left; in a directory whose path is over 300 bytes, the same;
  *   - with stacks (PCPROF_STACKS): the node table is in the file, after the
  *     pc table, and its first level is reserved; a hostile node table (out
  *     of the file, over another table, bad level sizes, present without the
@@ -373,6 +375,77 @@ static void mark_lost(void)
 	T_EQ(profil__raw_mark_lost(&alone, 4035, ENOSPC), -EPERM);
 }
 
+/*
+ * One descriptor to spare: a recording and a marker are still made (each
+ * needs the file's descriptor only; relative to an open directory they
+ * needed two, and a program at its limit, or its fork child, lost both to
+ * EMFILE).  In a child, which exits with the step that failed.
+ */
+static void one_descriptor(void)
+{
+	fflush(NULL);
+	pid_t c = fork();
+	T_OK(c >= 0);
+	if (c == 0) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd < 0)
+			_exit(10);
+		close(fd);
+		struct rlimit rl = { (rlim_t)fd + 1, (rlim_t)fd + 1 };
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			_exit(11);
+		struct raw_map m;
+		if (profil__raw_create(&env, 4060, 0, NULL, &m) != 0)
+			_exit(12);
+		profil__raw_unmap(&m);
+		if (profil__raw_attach(scratch, 4060, 0, profil__raw_token(4060), NULL, &m) != 0)
+			_exit(13);
+		profil__raw_unmap(&m);
+		if (profil__raw_mark_lost(&env, 4061, ENOSPC) != 0)
+			_exit(14);
+		_exit(0);
+	}
+	int st;
+	T_OK(waitpid(c, &st, 0) == c);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		T_FAIL("one descriptor to spare: status %#x (12: create, 13: attach, 14: the "
+		       "marker)",
+		       st);
+	struct raw_latest last;
+	profil__raw_latest(scratch, 4061, &last);
+	T_OK(last.seq == 0 && last.lost && last.err == ENOSPC);
+}
+
+/* A directory whose path is too long for a whole path of the file
+ * (rawfile.c, PATH_SHORT): files are made, found, attached and marked
+ * relative to it. */
+static void long_directory(void)
+{
+	struct raw_env deep = env;
+	char part[101];
+	memset(part, 'd', 100);
+	part[100] = 0;
+	snprintf(deep.dir, sizeof deep.dir, "%s/%s", scratch, part);
+	T_OK(mkdir(deep.dir, 0700) == 0);
+	size_t len = strlen(deep.dir);
+	snprintf(deep.dir + len, sizeof deep.dir - len, "/%s", part);
+	T_OK(mkdir(deep.dir, 0700) == 0);
+	len = strlen(deep.dir);
+	snprintf(deep.dir + len, sizeof deep.dir - len, "/%s", part);
+	T_OK(mkdir(deep.dir, 0700) == 0);
+	T_OK(strlen(deep.dir) > 300);
+	struct raw_map m;
+	T_EQ(profil__raw_create(&deep, 4070, 0, &rec, &m), 0);
+	T_EQ(m.h->seq, 0);
+	profil__raw_unmap(&m);
+	T_EQ(profil__raw_attach(deep.dir, 4070, 0, profil__raw_token(4070), &rec, &m), 0);
+	profil__raw_unmap(&m);
+	T_EQ(profil__raw_mark_lost(&deep, 4070, ENOSPC), 1);
+	struct raw_latest last;
+	profil__raw_latest(deep.dir, 4070, &last);
+	T_OK(last.seq == 1 && last.lost && last.err == ENOSPC);
+}
+
 static void write_header(int fd, const struct pcprof_raw_header *h)
 {
 	T_EQ(pwrite(fd, h, sizeof *h, 0), sizeof *h);
@@ -383,8 +456,8 @@ static void stacks(void)
 {
 	struct raw_map m;
 	T_EQ(profil__raw_create(&env, 4050, 0, &rec, &m), 0);
-	T_EQ(m.h->version, 5);
-	T_EQ(m.h->header_size, 2928);
+	T_EQ(m.h->version, 6);
+	T_EQ(m.h->header_size, 3024);
 	T_EQ(m.h->tl_bucket_ns, env.timeline ? PCPROF_RAW_BUCKET_NS : 0);
 	T_OK(m.h->tl_origin_ns != 0);
 	T_OK(!(m.h->flags & PCPROF_RAW_F_STACKS));
@@ -485,6 +558,18 @@ static void stacks(void)
 	T_EQ(r.tl_origin_ns, 0);
 	T_EQ(r.tl_bucket_ns, 0);
 	T_EQ(r.tl_lost_from, 0);
+
+	/* Version 5: 2928 bytes, no stop; read with the stop fields zero. */
+	h = good;
+	h.version = 5;
+	h.header_size = PCPROF_RAW_V5_HEADER_SIZE;
+	memset((char *)&h + PCPROF_RAW_V5_HEADER_SIZE, 0x5a, sizeof h - PCPROF_RAW_V5_HEADER_SIZE);
+	write_header(fd, &h);
+	EXPECT_ATTACH(4051, 0, -EINVAL, "version 5: never written to");
+	T_EQ(profil__raw_read_header(scratch, 4051, 0, &r), 0);
+	T_EQ(r.version, 5);
+	T_EQ(r.stop_why, 0);
+	T_EQ(r.stop_cpu_ns, 0);
 	write_header(fd, &good);
 	EXPECT_ATTACH(4051, 0, 0, "the file restored");
 	close(fd);
@@ -538,6 +623,8 @@ int main(void)
 	file_size_limit();
 	latest();
 	mark_lost();
+	one_descriptor();
+	long_directory();
 	stacks();
 	if (!full_tmpfs())
 		T_SKIP("cannot mount a tmpfs (%s): the full file system was not tried (the rest "
