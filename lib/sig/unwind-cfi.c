@@ -542,22 +542,28 @@ static int run_insns(struct run *r, const uint8_t *p, const uint8_t *end, uintpt
 	}
 }
 
-int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
-			 const struct profil_cfi_more *more, profil_cfi_emit *emit, void *ctx)
+_Static_assert(sizeof(struct run) <= sizeof(struct profil_cfi_state),
+	       "struct profil_cfi_state holds a struct run");
+
+static int run_in(struct run *rp, const struct profil_cie *cie, const struct profil_fde *fde,
+		  const struct profil_cfi_more *more, profil_cfi_emit *emit, void *ctx)
 {
-	struct run r = { .cie = cie };
-	r.cur = (struct cfa_state){
-		.cfa = PROFIL_CFA_UNKNOWN, .cfa_reg = (uint32_t)-1, .ra = REG_OTHER, .fp = REG_SAME
-	};
+	struct run *r = rp;
+	__builtin_memset(r, 0, sizeof *r); /* in place: a literal would be on the stack */
+	r->cie = cie;
+	r->cur.cfa = PROFIL_CFA_UNKNOWN;
+	r->cur.cfa_reg = (uint32_t)-1;
+	r->cur.ra = REG_OTHER;
+	r->cur.fp = REG_SAME;
 	uintptr_t loc = fde->pc_begin;
 	if (cie->ra_reg != (uint32_t)PROFIL_DW_RA || !PROFIL_UNWIND_ARCH)
-		r.lost_state = true;
-	int e = run_insns(&r, cie->insn, cie->insn_end, 0, &loc, fde->pc_end, NULL, NULL, NULL);
+		r->lost_state = true;
+	int e = run_insns(r, cie->insn, cie->insn_end, 0, &loc, fde->pc_end, NULL, NULL, NULL);
 	if (e < 0)
 		return e;
-	r.init = r.cur;
-	r.depth = 0;
-	e = run_insns(&r, fde->insn, fde->insn_end, fde->insn_addr, &loc, fde->pc_end, emit, ctx,
+	r->init = r->cur;
+	r->depth = 0;
+	e = run_insns(r, fde->insn, fde->insn_end, fde->insn_addr, &loc, fde->pc_end, emit, ctx,
 		      more);
 	struct profil_urow row;
 	if (e < 0) {
@@ -567,10 +573,29 @@ int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *
 		return e;
 	}
 	if (e == 0) {
-		make_row(&r, &row);
+		make_row(r, &row);
 		emit(ctx, loc, &row);
 	}
 	return 0;
+}
+
+/* The state on the stack: not inlined, so that it is on the stack only
+ * when the caller gave no room for it. */
+static __attribute__((noinline)) int run_on_stack(const struct profil_cie *cie,
+						  const struct profil_fde *fde,
+						  const struct profil_cfi_more *more,
+						  profil_cfi_emit *emit, void *ctx)
+{
+	struct run r;
+	return run_in(&r, cie, fde, more, emit, ctx);
+}
+
+int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
+			 const struct profil_cfi_more *more, profil_cfi_emit *emit, void *ctx)
+{
+	if (more && more->state)
+		return run_in((struct run *)(void *)more->state, cie, fde, more, emit, ctx);
+	return run_on_stack(cie, fde, more, emit, ctx);
 }
 
 int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,

@@ -121,12 +121,22 @@ PROFIL_HIDDEN int profil__cfi_run(const struct profil_cie *cie, const struct pro
  * ends the run as an instruction it does not know does.  AS-safe if read
  * is.
  */
+/* Where the interpreter keeps its state (its registers' rules and the
+ * remember_state stack, 272 bytes) instead of its own stack frame: the
+ * handler's walk reads rows within a budget of the interrupted stack
+ * (docs/signal-safety.md), so its walks keep it in the thread's walk
+ * buffer. */
+struct profil_cfi_state {
+	_Alignas(8) unsigned char b[272];
+};
+
 struct profil_cfi_more {
 	long (*read)(void *ctx, uintptr_t addr, uint8_t *buf, uintptr_t n);
 	void *ctx;
 	uint8_t *buf;
 	uintptr_t size;
 	uintptr_t end;
+	struct profil_cfi_state *state; /* NULL: on the stack */
 };
 PROFIL_HIDDEN int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
 				       const struct profil_cfi_more *more, profil_cfi_emit *emit,

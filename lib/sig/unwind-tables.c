@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "../arch/guard.h"
+#include "../arch/sys6.h"
 
 struct profil_uset *_Atomic profil__unwind_set;
 _Atomic long profil__unwind_walkers;
@@ -155,6 +156,38 @@ struct src {
 	uint64_t off;
 };
 
+/* Exactly n bytes at offset off of fd: n, or -EIO.  The instruction
+ * itself where we have it: the deepest call of a walk, on the interrupted
+ * stack (a budget: docs/signal-safety.md), needs no libc frame nor errno
+ * then. */
+static long file_read(int fd, uint8_t *buf, uintptr_t n, uint64_t off)
+{
+	uintptr_t got = 0;
+#ifdef PROFIL_HAVE_SYS6
+	while (got < n) {
+		long r = profil_sys6(SYS_pread64, fd, (long)(buf + got), (long)(n - got),
+				     (long)(off + got), 0, 0);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (uintptr_t)r;
+	}
+#else
+	int saved = errno;
+	while (got < n) {
+		long r = syscall(SYS_pread64, fd, buf + got, n - got, (long)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (uintptr_t)r;
+	}
+	errno = saved;
+#endif
+	return got == n ? (long)n : -EIO;
+}
+
 static long src_read(void *ctx, uintptr_t addr, uint8_t *buf, uintptr_t n)
 {
 	const struct src *s = ctx;
@@ -164,19 +197,7 @@ static long src_read(void *ctx, uintptr_t addr, uint8_t *buf, uintptr_t n)
 		n = s->hi - addr;
 	if (s->fd < 0)
 		return profil__gcopy(buf, (const void *)addr, n) < 0 ? -EFAULT : (long)n;
-	uintptr_t got = 0;
-	int saved = errno;
-	while (got < n) {
-		long r = syscall(SYS_pread64, s->fd, buf + got, n - got,
-				 (long)(addr - s->lo + s->off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (uintptr_t)r;
-	}
-	errno = saved;
-	return got == n ? (long)n : -EIO;
+	return file_read(s->fd, buf, n, addr - s->lo + s->off);
 }
 
 /* Exactly n bytes at addr. */
@@ -190,6 +211,14 @@ struct pick {
 	struct profil_urow row;
 	bool have;
 };
+
+/*
+ * Not inlined where its locals (struct stat, record buffers' bounds) would
+ * stay in the frame of a caller that goes on to interpret instructions: a
+ * walk's deepest path is within a budget of the interrupted stack
+ * (docs/signal-safety.md, tests/engines/t-run-small-stacks.sh).
+ */
+#define NOINLINE __attribute__((noinline))
 
 static int emit_pick(void *ctx, uintptr_t pc, const struct profil_urow *row)
 {
@@ -241,9 +270,9 @@ static int get_cie(const struct src *s, uintptr_t cie_at, uint32_t mod, struct p
 
 /* Parse the FDE at fde_at, of which buf holds have bytes (len: its length
  * field), and its CIE into x. */
-static int parse_fde(const struct src *s, uintptr_t fde_at, const uint8_t *buf, uint32_t have,
-		     uint32_t mod, struct profil_uscratch *x, struct profil_cie *cie,
-		     struct profil_fde *fde)
+static NOINLINE int parse_fde(const struct src *s, uintptr_t fde_at, const uint8_t *buf,
+			      uint32_t have, uint32_t mod, struct profil_uscratch *x,
+			      struct profil_cie *cie, struct profil_fde *fde)
 {
 	uint32_t id = profil__cfi_rd32(buf + 4);
 	if (id == 0)
@@ -261,7 +290,7 @@ static int parse_fde(const struct src *s, uintptr_t fde_at, const uint8_t *buf, 
 struct entries {
 	uint32_t n; /* entries */
 	const int32_t *sample;
-	const struct profil_umod *m;
+	const struct profil_umod *m; /* its function rows, if any */
 };
 
 /* ---- a module's function rows ----
@@ -312,8 +341,8 @@ static bool func_row(const uint32_t *b, uint32_t off, struct profil_urow *row)
 
 /* Keep the n rows of x (a function of len bytes) for the function whose
  * FDE is at fde: nothing if the arena or the table has no room. */
-static void func_put(const struct profil_umod *m, uint32_t fde, uint32_t len,
-		     const struct profil_uscratch *x, uint32_t n)
+static NOINLINE void func_put(const struct profil_umod *m, uint32_t fde, uint32_t len,
+			      const struct profil_uscratch *x, uint32_t n)
 {
 	uint32_t size = 8 + 8 * n; /* 8-byte aligned blocks */
 	uint64_t at = atomic_fetch_add_explicit(&m->live->arena_used, size, memory_order_relaxed);
@@ -338,7 +367,8 @@ static void func_put(const struct profil_umod *m, uint32_t fde, uint32_t len,
 	}
 }
 
-/* Every row of a function, packed, into x->rows (with the one at target). */
+/* Every row of a function, packed, into x->rows (with the one at target);
+ * in the walk's work area (struct profil_uwork). */
 struct gather {
 	struct pick pick;
 	struct profil_uscratch *x;
@@ -348,6 +378,9 @@ struct gather {
 	bool have_last;
 	uint32_t last;
 };
+
+_Static_assert(sizeof(struct gather) <= sizeof(((struct profil_uwork *)0)->gather),
+	       "struct profil_uwork holds a struct gather");
 
 static int emit_gather(void *ctx, uintptr_t pc, const struct profil_urow *row)
 {
@@ -469,30 +502,29 @@ static int read_row(const struct src *s, uintptr_t hdr, uint32_t n, const struct
 	if (!get_record(s, fde_at, x->fde, x->fde_size < 256 ? x->fde_size : 256, &flen, &fhave))
 		return UNREAD;
 	*row = PROFIL_UROW_UNKNOWN;
-	struct profil_cie cie;
-	struct profil_fde fde;
-	int bad = parse_fde(s, fde_at, x->fde, fhave, mod, x, &cie, &fde);
+	struct profil_uwork *wk = x->work;
+	const struct profil_fde *fde = &wk->fde;
+	int bad = parse_fde(s, fde_at, x->fde, fhave, mod, x, &wk->cie, &wk->fde);
 	if (bad)
 		return bad == UNREAD ? UNREAD : PROFIL_UFOUND_TABLE;
-	if (e && fde.pc_begin != start)
+	if (e && fde->pc_begin != start)
 		return NOT_OURS; /* not the FDE the table names */
-	if (pc < fde.pc_begin || pc >= fde.pc_end)
+	if (pc < fde->pc_begin || pc >= fde->pc_end)
 		return PROFIL_UFOUND_NONE;
 	/* The rest of a long FDE comes into its buffer, window by window. */
-	struct profil_cfi_more more = { src_read, (void *)s, x->fde, x->fde_size,
-					fde_at + 4 + flen };
+	wk->more = (struct profil_cfi_more){ src_read,    (void *)s,         x->fde,
+					     x->fde_size, fde_at + 4 + flen, x->run };
+	struct gather *g = (struct gather *)(void *)wk->gather;
+	*g = (struct gather){ { .target = pc }, x, fde->pc_begin, 0, keep, false, 0 };
 	if (keep) { /* all its rows, kept for its other pcs */
-		struct gather g = { { .target = pc }, x, fde.pc_begin, 0, true, false, 0 };
-		bool done = profil__cfi_run_more(&cie, &fde, &more, emit_gather, &g) == 0;
-		if (done && g.whole && fde.pc_end - fde.pc_begin <= UINT32_MAX)
+		bool done = profil__cfi_run_more(&wk->cie, fde, &wk->more, emit_gather, g) == 0;
+		if (done && g->whole && fde->pc_end - fde->pc_begin <= UINT32_MAX)
 			func_put(e->m, (uint32_t)ent[2 * k + 1],
-				 (uint32_t)(fde.pc_end - fde.pc_begin), x, g.n);
-		*row = g.pick.have ? g.pick.row : PROFIL_UROW_UNKNOWN;
-		return PROFIL_UFOUND_TABLE;
+				 (uint32_t)(fde->pc_end - fde->pc_begin), x, g->n);
+	} else {
+		profil__cfi_run_more(&wk->cie, fde, &wk->more, emit_pick, &g->pick);
 	}
-	struct pick p = { .target = pc };
-	profil__cfi_run_more(&cie, &fde, &more, emit_pick, &p);
-	*row = p.have ? p.row : PROFIL_UROW_UNKNOWN;
+	*row = g->pick.have ? g->pick.row : PROFIL_UROW_UNKNOWN;
 	return PROFIL_UFOUND_TABLE;
 }
 
@@ -517,11 +549,13 @@ static int memory_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row,
 
 /* Scratch on the stack, for a walk without a walk buffer: fde holds
  * PROFIL_UNWIND_FDE_STACK bytes; no function's rows are kept. */
-static void stack_scratch(struct profil_uscratch *x, uint8_t *fde)
+static void stack_scratch(struct profil_uscratch *x, uint8_t *fde, struct profil_uwork *work)
 {
 	x->fde = fde;
 	x->fde_size = PROFIL_UNWIND_FDE_STACK;
 	x->rows = NULL;
+	x->work = work;
+	x->run = NULL;
 	x->cie_mod = 0;
 }
 
@@ -532,7 +566,8 @@ static __attribute__((noinline)) int memory_row_stack(uintptr_t hdr, uintptr_t p
 {
 	struct profil_uscratch x;
 	uint8_t fde[PROFIL_UNWIND_FDE_STACK];
-	stack_scratch(&x, fde);
+	struct profil_uwork work;
+	stack_scratch(&x, fde, &work);
 	return memory_row(hdr, pc, row, &x);
 }
 
@@ -544,7 +579,7 @@ static int direct_row(struct profil_uwalk *w, uintptr_t hdr, uintptr_t pc, struc
 /* ---- a module's file ---- */
 
 /* Is fd the file m was registered with? */
-static bool is_file(int fd, const struct profil_umod *m)
+static NOINLINE bool is_file(int fd, const struct profil_umod *m)
 {
 	struct stat st;
 	return syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == m->file.dev &&
@@ -560,7 +595,7 @@ static bool is_file(int fd, const struct profil_umod *m)
  * so that a program that closed its standard input and opens /dev/null to
  * get descriptor 0 back still gets it.  *kept: it is m's from now on.
  */
-static int open_file(const struct profil_umod *m, bool *kept)
+static NOINLINE int open_file(const struct profil_umod *m, bool *kept)
 {
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, m->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	*kept = false;
@@ -610,7 +645,7 @@ static void lost_file(struct profil_uwalk *w, const struct profil_umod *m)
  * module with the same layout, whose entries and FDEs would pass for m's
  * (tests/stacks/t-unwind-cache).
  */
-static int walk_file(struct profil_uwalk *w, const struct profil_umod *m)
+static NOINLINE int walk_file(struct profil_uwalk *w, const struct profil_umod *m)
 {
 	if (w->fd_mod == m)
 		return w->fd;
@@ -668,7 +703,8 @@ static __attribute__((noinline)) int file_row_stack(struct profil_uwalk *w,
 {
 	struct profil_uscratch x;
 	uint8_t fde[PROFIL_UNWIND_FDE_STACK];
-	stack_scratch(&x, fde);
+	struct profil_uwork work;
+	stack_scratch(&x, fde, &work);
 	return file_row_in(w, m, pc, row, &x);
 }
 
@@ -720,28 +756,44 @@ static bool still_loaded(struct profil_uwalk *w, const struct profil_umod *m, ui
 	return true;
 }
 
-int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
+/* The module of the set pc is in, still loaded (then w->last), or else
+ * the .eh_frame_hdr of the object glibc has at pc into *hdr (0: none).
+ * Not inlined: its struct dl_find_object is not in the frame of the row's
+ * reading. */
+static NOINLINE const struct profil_umod *locate(struct profil_uwalk *w, uintptr_t pc,
+						 uintptr_t *hdr)
 {
-	const struct profil_umod *m = w->last;
-	if (m && pc >= m->lo && pc < m->hi) /* callers are often in the same module */
-		return module_row(w, m, pc, row);
-	m = find_module(w->set, pc);
+	const struct profil_umod *m = find_module(w->set, pc);
 	struct dl_find_object fo;
 	bool have_fo = false;
+	*hdr = 0;
 	if (m && still_loaded(w, m, pc, &fo, &have_fo)) {
 		w->last = m;
-		return module_row(w, m, pc, row);
+		return m;
 	}
 	if (m) /* closed since the last refresh, or replaced */
 		atomic_store_explicit(&profil__unwind_stale, true, memory_order_relaxed);
 	else if (profil__unwind_find_object)
 		have_fo = profil__unwind_find_object((void *)pc, &fo) == 0;
-	if (!have_fo)
+	if (have_fo) {
+		atomic_store_explicit(&profil__unwind_stale, true, memory_order_relaxed);
+		*hdr = (uintptr_t)fo.dlfo_eh_frame;
+	}
+	return NULL;
+}
+
+int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
+{
+	const struct profil_umod *m = w->last;
+	if (m && pc >= m->lo && pc < m->hi) /* callers are often in the same module */
+		return module_row(w, m, pc, row);
+	uintptr_t hdr;
+	m = locate(w, pc, &hdr);
+	if (m)
+		return module_row(w, m, pc, row);
+	if (!hdr || w->tables_only)
 		return PROFIL_UFOUND_NONE;
-	atomic_store_explicit(&profil__unwind_stale, true, memory_order_relaxed);
-	if (w->tables_only)
-		return PROFIL_UFOUND_NONE;
-	return direct_row(w, (uintptr_t)fo.dlfo_eh_frame, pc, row);
+	return direct_row(w, hdr, pc, row);
 }
 
 int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)

@@ -164,23 +164,36 @@ struct profil_ucounts {
 };
 PROFIL_HIDDEN extern struct profil_ucounts profil__unwind_counts;
 
-/* Where a walk reads a module's records: a window of .eh_frame_hdr's
- * table, FDEs (a group of them, or part of a long one: fde, fde_size
+/* Where a walk reads a module's records: a group of .eh_frame_hdr's
+ * entries (hdr), an FDE (its first 256 bytes at most, which hold most
+ * FDEs whole; the rest of a long one window by window: fde, fde_size
  * bytes) and a CIE, and which CIE that is (a module's FDEs share a few),
- * kept from walk to walk.  A group of PROFIL_USAMPLE FDEs is 880 bytes on
- * average in cc1plus: the handler's walk reads into 2 KiB (unwind.h); a
- * walk with its records on the stack, into 640 bytes, under 1 KiB in all
- * (tests/abi/t-frames.sh).  A group that does not fit is found through the
- * table's window: one more read. */
+ * kept from walk to walk.  The handler's walk reads into its walk buffer
+ * (2 KiB windows, unwind.h); a walk without one (tests, bench) has its
+ * records on the stack, 384-byte windows, under 1 KiB in all
+ * (tests/abi/t-frames.sh). */
 #define PROFIL_UNWIND_FDE_MAX   2048
-#define PROFIL_UNWIND_FDE_STACK 640
+#define PROFIL_UNWIND_FDE_STACK 384
 #define PROFIL_UNWIND_CIE_MAX   128
 #define PROFIL_UNWIND_FUNC_ROWS 128 /* rows of a function kept whole, at most */
+/* What reading a row from records needs besides its buffers: the parsed
+ * CIE and FDE, the reader of the rest of a long FDE, and what collects the
+ * rows (unwind-tables.c, read_row).  Kept in the walk buffer, not on the
+ * stack the handler runs on (a budget: docs/signal-safety.md). */
+struct profil_uwork {
+	struct profil_cie cie;
+	struct profil_fde fde;
+	struct profil_cfi_more more;
+	_Alignas(8) unsigned char gather[80];
+};
+
 struct profil_uscratch {
 	uint8_t hdr[8 * PROFIL_USAMPLE];
 	uint8_t *fde;
 	uint32_t fde_size;
 	uint64_t *rows; /* PROFIL_UNWIND_FUNC_ROWS, or NULL: no function is kept */
+	struct profil_uwork *work;
+	struct profil_cfi_state *run; /* the interpreter's state; NULL: its stack */
 	uint8_t cie[PROFIL_UNWIND_CIE_MAX];
 	uintptr_t cie_at; /* the CIE cie[] holds: its address, */
 	uint32_t cie_mod; /* its module's serial (0: none), */

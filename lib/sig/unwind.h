@@ -65,9 +65,13 @@ struct profil_stack_memo {
 
 struct profil_walk_buf {
 	uintptr_t pcs[PROFIL_STACK_MAX];
-	struct profil_uscratch x; /* its fde and rows: below */
+	struct profil_uscratch x; /* its fde, rows, work and run: below */
 	uint8_t fde[PROFIL_UNWIND_FDE_MAX];
 	uint64_t rows[PROFIL_UNWIND_FUNC_ROWS];
+	struct profil_uwork work;
+	struct profil_cfi_state run;
+	/* the walk's own state (unwind.c, struct walk_state) */
+	_Alignas(8) unsigned char state[256];
 	struct profil_stack_memo memo;
 };
 
