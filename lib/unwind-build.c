@@ -297,16 +297,27 @@ struct scan {
 	uint32_t n, cap;
 };
 
+/* The name a module's file is opened by (open_file below). */
+static const char *file_name(const struct dl_phdr_info *info)
+{
+	return info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+}
+
 /* m's entry in the old set, if m is that module still: the same place,
  * layout and build id (an object dlopen()ed where a closed one was can
- * have the same layout: tests/stacks/t-unwind-cache). */
-static struct profil_umod *reuse(const struct profil_uset *old, const struct profil_umod *m)
+ * have the same layout: tests/stacks/t-unwind-cache), and the same file
+ * name: what the entry learned of its file (the descriptor kept, that the
+ * file was replaced) is that file's, and a copy of the object loaded from
+ * another path where the first was has a file of its own. */
+static struct profil_umod *reuse(const struct profil_uset *old, const struct profil_umod *m,
+				 const char *name)
 {
 	for (uint32_t i = 0; old && i < old->n; i++) {
 		struct profil_umod *o = (struct profil_umod *)&old->m[i];
 		if (o->lo == m->lo && o->hi == m->hi && o->bias == m->bias &&
 		    o->eh_hdr == m->eh_hdr && o->id_at == m->id_at && o->id_len == m->id_len &&
-		    memcmp(o->id, m->id, m->id_len) == 0)
+		    memcmp(o->id, m->id, m->id_len) == 0 &&
+		    (!o->path || strcmp(o->path, name) == 0))
 			return o;
 	}
 	return NULL;
@@ -351,7 +362,7 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 		m.id_len = id_len;
 		memcpy(m.id, (const void *)id_at, id_len);
 	}
-	struct profil_umod *o = reuse(s->old, &m);
+	struct profil_umod *o = reuse(s->old, &m, file_name(info));
 	if (o) {
 		s->mods[s->n++] = *o;
 		return 0;
