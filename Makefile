@@ -270,8 +270,15 @@ $(STACKS)/libstk.so: tests/stacks/stklib.c tests/stacks/stacks.h
 $(STACKS)/stkplugin.so: tests/stacks/stkplugin.c tests/stacks/stacks.h
 	@mkdir -p $(@D)
 	$(CC) $(STACKS_CFLAGS) -fPIC -shared -o $@ $<
+# Two plugins alike but for one byte of their call-frame information
+# (tests/stacks/stkswap.c).
+$(STACKS)/stkswap1.so $(STACKS)/stkswap2.so: $(STACKS)/stkswap%.so: tests/stacks/stkswap.c
+	@mkdir -p $(@D)
+	$(CC) $(STACKS_CFLAGS) -fPIC -shared -Wl,--build-id -DSWAP=$* \
+		-DSWAP_CFA=$(if $(filter 1,$*),16,48) -o $@ $<
 $(STACKS)/%: tests/stacks/%.c tests/stacks/stacks.h $(LIB_A) $(B)/include.stamp $(TEST_HDRS) \
-		$(STACKS)/libstk.so $(STACKS)/stkplugin.so
+		$(STACKS)/libstk.so $(STACKS)/stkplugin.so $(STACKS)/stkswap1.so \
+		$(STACKS)/stkswap2.so
 	$(CC) $(STACKS_CFLAGS) -rdynamic -o $@ $< $(LIB_A) -L$(STACKS) -lstk \
 		-Wl,-rpath,$(CURDIR)/$(STACKS) -ldl
 

@@ -3,13 +3,14 @@
  *
  * The chain (bench/unwind-chain.c) is dlopen()ed after the library
  * started, so its first walks take the direct path (one FDE copied through
- * the guard and interpreted), and after profil__unwind_refresh() the
- * table path: both designs' lookups on the same frames.  A context is
- * taken with getcontext() at the bottom of the chain and walked `reps`
- * times; thread CPU time per walk.  The same chain built with frame
- * pointers gives the cost of a guarded frame-pointer walk, the fast path
- * we would add if it were worth it.  Also: the time to build the tables of
- * a large module (libstdc++, when present) and the tables' size.
+ * the guard and interpreted); after profil__unwind_refresh() without row
+ * caches, every row is read from the module's file; after one with caches,
+ * walks find their rows cached (after the first): the three ways a row is
+ * found, on the same frames.  A context is taken with getcontext() at the
+ * bottom of the chain and walked `reps` times; thread CPU time per walk.
+ * "cold" walks after evicting the CPU's caches (64 MiB touched), as a
+ * sample in a large program does.  The same chain built with frame
+ * pointers gives the cost of a guarded frame-pointer walk.
  *
  *   unwind-cost DIR [reps]   (DIR holds unwind-chain.so, unwind-chain-fp.so)
  */
@@ -19,9 +20,11 @@
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
+#include <x86intrin.h>
 
 #include "arch/guard.h"
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "sig/unwind.h"
 #include "profil_ext.h"
 
@@ -98,6 +101,57 @@ static chain_t *load(const char *dir, const char *name)
 	return (chain_t *)dlsym(h, "chain");
 }
 
+/* Evict the CPU's caches: a sample in a large program finds the walk's
+ * lines gone (cc1plus touches megabytes between two samples). */
+static volatile char *evict_buf;
+#define EVICT (64u << 20)
+static void evict(void)
+{
+	for (size_t i = 0; i < EVICT; i += 64)
+		evict_buf[i]++;
+}
+
+/* ns per walk of uc with the caches evicted before each walk: the median
+ * of the walks' time-stamp counter deltas, converted with the counter's
+ * rate over the whole loop. */
+static int cold_reps = 101;
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+static double cold_ns(int *n)
+{
+	uint64_t t[101];
+	struct timespec m0, m1;
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	uint64_t c0 = __rdtsc();
+	for (int i = 0; i < cold_reps; i++) {
+		evict();
+		uint64_t a = __rdtsc();
+		*n = profil__unwind(&uc, pcs, PROFIL_STACK_MAX);
+		t[i] = __rdtsc() - a;
+	}
+	uint64_t c1 = __rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	double ns_per_tick =
+		((m1.tv_sec - m0.tv_sec) * 1e9 + (m1.tv_nsec - m0.tv_nsec)) / (double)(c1 - c0);
+	qsort(t, cold_reps, sizeof t[0], by_value);
+	return t[cold_reps / 2] * ns_per_tick;
+}
+
+static void stats(const char *when)
+{
+	struct profil_unwind_stats st;
+	profil__unwind_stats(&st);
+	printf("%s: %u modules (%u read from their file), %llu cache entries (%llu filled), "
+	       "%llu KiB mapped; rows read from files %llu, from memory %llu; files opened %llu\n",
+	       when, st.modules, st.with_file, (unsigned long long)st.cache_entries,
+	       (unsigned long long)st.cached, (unsigned long long)st.mapped / 1024,
+	       (unsigned long long)st.file_rows, (unsigned long long)st.memory_rows,
+	       (unsigned long long)st.opened);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -112,64 +166,79 @@ int main(int argc, char **argv)
 		perror("profil");
 		return 2;
 	}
+	evict_buf = calloc(1, EVICT);
 	chain_t *plain = load(argv[1], "unwind-chain.so");
 	chain_t *fp = load(argv[1], "unwind-chain-fp.so");
 	static const int depths[] = { 10, 50, 200 };
-	printf("| depth | frames | direct path ns/walk | table ns/walk | table ns/frame | "
-	       "frame pointers ns/walk |\n|---|---|---|---|---|---|\n");
+	printf("| depth | frames | direct path ns/walk | file ns/walk | cached ns/walk | "
+	       "cached ns/frame | cached, cold CPU caches ns/walk | frame pointers ns/walk |\n"
+	       "|---|---|---|---|---|---|---|---|\n");
+	/* The chain was loaded after the library started: no set has it, and
+	 * its walks read memory. */
 	double direct[3];
 	measure = walk_ns;
 	for (int i = 0; i < 3; i++) {
 		plain(depths[i], take);
 		direct[i] = result;
 	}
+	/* Registered without caches: every row from the module's file. */
+	profil__unwind_no_caches(true);
+	profil__unwind_refresh();
+	double file[3];
+	int old_reps = reps;
+	reps = reps / 10 > 100 ? reps / 10 : 100;
+	for (int i = 0; i < 3; i++) {
+		plain(depths[i], take);
+		file[i] = result;
+	}
+	reps = old_reps;
+	/* Registered again, with caches. */
+	profil__unwind_no_caches(false);
 	double b0 = now();
-	profil__unwind_refresh(); /* the first: every module loaded */
-	double build_ms = (now() - b0) / 1e6;
+	profil__unwind_refresh();
+	double reg_ms = (now() - b0) / 1e6;
+	stats("after the refresh without caches");
 	for (int i = 0; i < 3; i++) {
 		measure = walk_ns;
 		plain(depths[i], take);
 		double t = result;
 		int n = frames;
+		measure = cold_ns;
+		plain(depths[i], take);
+		double cold = result;
 		measure = fp_ns;
 		fp(depths[i], take);
-		printf("| %d | %d | %.0f | %.0f | %.1f | %.0f (%d frames) |\n", depths[i], n,
-		       direct[i], t, t / n, result, frames);
+		printf("| %d | %d | %.0f | %.0f | %.0f | %.1f | %.0f | %.0f (%d frames) |\n", depths[i],
+		       n, direct[i], file[i], t, t / n, cold, result, frames);
 	}
+	stats("after the walks");
+	printf("registering the modules again (those of the set kept): %.3f ms CPU\n", reg_ms);
 
-	/* One row lookup at scattered pcs of libc (its table is the largest
-	 * most programs have): the search, cache misses included. */
+	/* One row lookup at scattered pcs of libc, cached or read. */
 	Dl_info di;
 	if (dladdr((void *)qsort, &di)) {
 		uintptr_t base = (uintptr_t)qsort & ~(uintptr_t)0xfffff;
 		struct profil_uwalk w;
 		struct profil_urow row;
-		int lookups = reps * 10, found = 0;
-		double t0 = now();
-		profil__unwind_enter(&w);
-		for (int i = 0; i < lookups; i++) {
-			uintptr_t pc = base + ((uintptr_t)i * 7919 * 64) % 0x100000;
-			found += profil__unwind_row(&w, pc, &row) == PROFIL_UFOUND_TABLE;
+		int lookups = reps, found = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			double t0 = now();
+			profil__unwind_enter(&w);
+			for (int i = 0; i < lookups; i++) {
+				uintptr_t pc = base + ((uintptr_t)i * 7919 * 64) % 0x100000;
+				found += profil__unwind_row(&w, pc, &row) == PROFIL_UFOUND_TABLE;
+			}
+			profil__unwind_leave(&w);
+			printf("row lookup at %d scattered libc pcs, %s: %.1f ns\n", lookups,
+			       pass ? "again (cached where the cache holds them)" : "first (read)",
+			       (now() - t0) / lookups);
 		}
-		profil__unwind_leave(&w);
-		printf("\nrow lookup at scattered libc pcs: %.1f ns (%d of %d in a table)\n",
-		       (now() - t0) / lookups, found, lookups);
 	}
-
-	uint32_t mods;
-	uint64_t rows, bytes;
-	profil__unwind_table_stats(&mods, &rows, &bytes);
-	printf("tables: %u modules, %llu rows, %llu KiB, built in %.2f ms CPU\n", mods,
-	       (unsigned long long)rows, (unsigned long long)bytes / 1024, build_ms);
 	double t0 = now();
 	if (dlopen("libstdc++.so.6", RTLD_NOW)) {
 		profil__unwind_refresh();
-		uint64_t rows2, bytes2;
-		profil__unwind_table_stats(&mods, &rows2, &bytes2);
-		printf("libstdc++.so.6: table built in %.2f ms CPU (dlopen included), %llu rows, "
-		       "%llu KiB\n",
-		       (now() - t0) / 1e6, (unsigned long long)(rows2 - rows),
-		       (unsigned long long)(bytes2 - bytes) / 1024);
+		printf("libstdc++.so.6: dlopen and register %.2f ms CPU\n", (now() - t0) / 1e6);
 	}
+	stats("at the end");
 	return 0;
 }

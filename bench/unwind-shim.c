@@ -22,6 +22,7 @@
 
 #include "profil_ext.h"
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "sig/unwind.h"
 
 #define LAST 4096

@@ -67,7 +67,7 @@
 #include "reserve.h"
 #include "ctl.h"
 #include "threads.h"
-#include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "sig/sigown.h"
 #include "sig/tslot.h"
 
@@ -1016,7 +1016,7 @@ int profil__thread_create(profil__create_fn *real, pthread_t *thr, const pthread
 	if (profil__sealed())
 		return real(thr, attr, fn, arg);
 	/* Normal context the library sees while the program runs: unwind
-	 * tables for code dlopen()ed since they were built (sig/unwind-tables.h;
+	 * the module set for code dlopen()ed since it was made (unwind-build.h;
 	 * it looks for a filter before it rebuilds). */
 	profil__unwind_refresh_if_stale();
 	struct start_arg *a = start_arg_get();

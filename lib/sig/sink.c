@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "tslot.h"
 #include "unwind.h"
 
 #define MAX_PROBE 64 /* entries looked at per level */
@@ -243,41 +244,73 @@ void profil__sink_rename_all(struct profil_rec *r)
 	}
 }
 
-/* The node of (parent, pc): the first one found in any level, or a new one
- * in the top level; UINT32_MAX if there is no room.  Like threads, nodes
- * never leave, so a probe that meets a free node in a lower level knows the
- * key is not in that level.  A node being filled by another thread is
- * passed over: at worst (parent, pc) gets a second node, which readers
- * merge. */
-static uint32_t node_index(struct profil_rec *r, uint32_t parent, uint64_t pc)
+/* Claim entry n of level k for (parent, pc).  false if another thread
+ * took it first. */
+static bool node_claim(struct profil_rec *r, struct pcprof_raw_node *n, uint32_t k, uint32_t parent,
+		       uint64_t pc, uint64_t *cur)
+{
+	if (!atomic_compare_exchange_strong(A64(&n->pc), cur, PCPROF_RAW_NODE_BUSY))
+		return false;
+	n->parent = parent;
+	atomic_store_explicit(A64(&n->pc), pc, memory_order_release);
+	taken(r, &r->node, k);
+	return true;
+}
+
+/*
+ * The node of (parent, pc): one found in any level, or a new one in the
+ * top level; UINT32_MAX if there is no room.  *made: a new one.  Like
+ * threads, nodes never leave, so a probe that meets a free node in a lower
+ * level knows the key is not in that level.  A node being filled by
+ * another thread is passed over: at worst (parent, pc) gets a second node,
+ * which readers merge.
+ *
+ * The top level first, then down: the levels double, so a node is most
+ * likely in the largest, where a search from level 0 up read every level
+ * first (nine, one cache line or more each, in cc1plus's recording).  And
+ * a parent made in this same stack (fresh) has no child anywhere yet but
+ * where another thread may have just put one, the top level: a stack that
+ * leaves the known paths costs one search, not one per frame.
+ */
+static uint32_t node_index(struct profil_rec *r, uint32_t parent, uint64_t pc, bool fresh,
+			   bool *made)
 {
 	struct profil_levels *t = &r->node;
 	uint64_t hash = profil__mix64(pc ^ ((uint64_t)parent * UINT64_C(0x9e3779b97f4a7c15)));
-	uint32_t levels = open_levels(t);
-	for (uint32_t k = 0; k < levels; k++) {
+	uint32_t levels = open_levels(t), top = levels - 1, free_probe = UINT32_MAX;
+	*made = false;
+	for (uint32_t k = top + 1; k-- > (fresh ? top : 0);) {
 		char *at = level_at(t, k), *p;
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
 		     probe++) {
-			uint64_t i = level_index(t, k, hash, probe, at, &p);
+			level_index(t, k, hash, probe, at, &p);
 			struct pcprof_raw_node *n = (struct pcprof_raw_node *)p;
 			uint64_t cur = atomic_load_explicit(A64(&n->pc), memory_order_acquire);
 			if (cur == 0) {
-				if (k + 1 < levels)
-					break;
-				if (atomic_compare_exchange_strong(A64(&n->pc), &cur,
-								   PCPROF_RAW_NODE_BUSY)) {
-					n->parent = parent;
-					atomic_store_explicit(A64(&n->pc), pc,
-							      memory_order_release);
-					taken(r, t, k);
-					return (uint32_t)i;
-				}
+				if (k == top)
+					free_probe = probe; /* taken if no level has it */
+				break;
 			}
 			if (cur == pc && n->parent == parent)
-				return (uint32_t)i;
+				return (uint32_t)level_index(t, k, hash, probe, at, &p);
 		}
 	}
-	grow(r, t, levels - 1);
+	/* In no level: the top level's first free entry, or the next one
+	 * free if another thread took it (which may have been this key). */
+	char *at = level_at(t, top), *p;
+	for (uint32_t probe = free_probe; probe < MAX_PROBE && probe < (uint64_t)t->base << top;
+	     probe++) {
+		uint64_t i = level_index(t, top, hash, probe, at, &p);
+		struct pcprof_raw_node *n = (struct pcprof_raw_node *)p;
+		uint64_t cur = atomic_load_explicit(A64(&n->pc), memory_order_acquire);
+		if (cur == 0 && node_claim(r, n, top, parent, pc, &cur)) {
+			*made = true;
+			return (uint32_t)i;
+		}
+		if (cur == pc && n->parent == parent)
+			return (uint32_t)i;
+	}
+	grow(r, t, top);
 	return UINT32_MAX;
 }
 
@@ -287,9 +320,12 @@ static uint32_t node_index(struct profil_rec *r, uint32_t parent, uint64_t pc)
  * Inserted outermost first, so that a full trie keeps the outer callers,
  * which most stacks share; then *flags gets PCPROF_RAW_SLOT_CUT.  A caller
  * that cannot be an address (0, or the busy mark, which only an injected
- * stack could hold) ends the stack as "[unknown]".
+ * stack could hold) ends the stack as "[unknown]".  With memo (the
+ * thread's, sig/unwind.h), the outer callers this stack shares with the
+ * thread's last one take their nodes from it.
  */
-static uint32_t stack_node(struct profil_rec *r, const uintptr_t *stack, int depth, uint32_t *flags)
+static uint32_t stack_node(struct profil_rec *r, const uintptr_t *stack, int depth, uint32_t *flags,
+			   struct profil_stack_memo *memo, bool *made)
 {
 	uint64_t last = 0;
 	for (int i = 1; i < depth; i++) {
@@ -299,14 +335,37 @@ static uint32_t stack_node(struct profil_rec *r, const uintptr_t *stack, int dep
 			break;
 		}
 	}
-	uint32_t node = PCPROF_RAW_ROOT;
-	for (int i = depth - 1; i >= 1; i--) {
-		uint32_t next = node_index(r, node, last && i == depth - 1 ? last : stack[i]);
+	uint32_t node = PCPROF_RAW_ROOT, n = (uint32_t)depth - 1, j = 0;
+	if (memo) {
+		uint64_t token = r->h->token;
+		if (memo->token != token) {
+			memo->token = token;
+			memo->n = 0;
+		}
+		for (; j < n && j < memo->n; j++) {
+			uint64_t key = last && j == 0 ? last : stack[depth - 1 - j];
+			if (memo->key[j] != key)
+				break;
+			node = memo->node[j];
+		}
+		memo->n = j;
+	}
+	bool fresh = false;
+	*made = false;
+	for (; j < n; j++) {
+		uint64_t key = last && j == 0 ? last : stack[depth - 1 - j];
+		uint32_t next = node_index(r, node, key, fresh, &fresh);
 		if (next == UINT32_MAX) {
 			*flags |= PCPROF_RAW_SLOT_CUT;
 			break;
 		}
 		node = next;
+		*made = fresh;
+		if (memo) {
+			memo->key[j] = key;
+			memo->node[j] = node;
+			memo->n = j + 1;
+		}
 	}
 	return node;
 }
@@ -345,17 +404,55 @@ static bool timeline_room(const struct profil_rec *r)
 	return open_levels(&r->slot) < r->slot.max;
 }
 
-/* Add weight to the slot of (pc, ti, epoch, node, flags, bucket): the
- * first one found in any level, or a new one in the top level. */
+/* Fill free entry s of level k with a slot (its key last).  false if
+ * another thread took it first. */
+static bool slot_claim(struct profil_rec *r, struct pcprof_raw_slot *s, uint32_t k, uint64_t pc,
+		       uint32_t ti, uint32_t epoch, uint32_t node, uint32_t flags, uint32_t bucket,
+		       unsigned long weight, uint64_t *key)
+{
+	if (!atomic_compare_exchange_strong(A64(&s->key), key, PCPROF_RAW_SLOT_BUSY))
+		return false;
+	s->thread = ti;
+	s->epoch = epoch;
+	s->node = node;
+	s->flags = flags;
+	s->bucket = bucket;
+	atomic_store_explicit(A64(&s->count), weight, memory_order_relaxed);
+	atomic_store_explicit(A64(&s->key), pc, memory_order_release);
+	taken(r, &r->slot, k);
+	if (bucket != PCPROF_RAW_NO_BUCKET) {
+		uint32_t was = atomic_load_explicit(&r->slot_bucket[k], memory_order_relaxed);
+		while (bucket > was && !atomic_compare_exchange_weak_explicit(
+					       &r->slot_bucket[k], &was, bucket,
+					       memory_order_relaxed, memory_order_relaxed))
+			;
+	}
+	return true;
+}
+
+/*
+ * Add weight to the slot of (pc, ti, epoch, node, flags, bucket): one found
+ * in any level, or a new one in the top level.  The top level first, then
+ * down, as for nodes; and a level below the top is searched only if the
+ * slot could be there: not for a node made for this sample (fresh), nor
+ * for a time bucket later than any slot that level was given (the timeline
+ * makes most samples' slots new, and a search from level 0 up read every
+ * level for each).  A slot another thread adds meanwhile may so get a
+ * second entry, which readers add up.
+ */
 static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch, uint32_t node,
-		  uint32_t flags, uint32_t bucket, unsigned long weight)
+		  uint32_t flags, uint32_t bucket, bool fresh, unsigned long weight)
 {
 	struct profil_levels *t = &r->slot;
 	uint64_t hash = profil__mix64(pc ^ ((uint64_t)ti << 40) ^ ((uint64_t)epoch << 20) ^
 				      ((uint64_t)node * UINT64_C(0x9e3779b97f4a7c15)) ^ flags ^
 				      ((uint64_t)bucket << 44));
-	uint32_t levels = open_levels(t);
-	for (uint32_t k = 0; k < levels; k++) {
+	uint32_t levels = open_levels(t), top = levels - 1, free_probe = UINT32_MAX;
+	for (uint32_t k = top + 1; k-- > 0;) {
+		if (k < top && (fresh || (bucket != PCPROF_RAW_NO_BUCKET &&
+					  bucket > atomic_load_explicit(&r->slot_bucket[k],
+									memory_order_relaxed))))
+			continue;
 		char *at = level_at(t, k), *p;
 		for (uint32_t probe = 0; probe < MAX_PROBE && probe < (uint64_t)t->base << k;
 		     probe++) {
@@ -363,23 +460,9 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 			struct pcprof_raw_slot *s = (struct pcprof_raw_slot *)p;
 			uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
 			if (key == 0) {
-				if (k + 1 < levels)
-					break;
-				if (atomic_compare_exchange_strong(A64(&s->key), &key,
-								   PCPROF_RAW_SLOT_BUSY)) {
-					s->thread = ti;
-					s->epoch = epoch;
-					s->node = node;
-					s->flags = flags;
-					s->bucket = bucket;
-					atomic_store_explicit(A64(&s->count), weight,
-							      memory_order_relaxed);
-					atomic_store_explicit(A64(&s->key), pc,
-							      memory_order_release);
-					taken(r, t, k);
-					return true;
-				}
-				/* someone else took it: compare with theirs */
+				if (k == top)
+					free_probe = probe;
+				break;
 			}
 			if (key == pc && s->thread == ti && s->epoch == epoch && s->node == node &&
 			    s->flags == flags && s->bucket == bucket) {
@@ -390,7 +473,23 @@ static bool store(struct profil_rec *r, uint64_t pc, uint32_t ti, uint32_t epoch
 			/* BUSY (being filled by another thread) or another key: move on. */
 		}
 	}
-	grow(r, t, levels - 1);
+	char *at = level_at(t, top), *p;
+	for (uint32_t probe = free_probe; probe < MAX_PROBE && probe < (uint64_t)t->base << top;
+	     probe++) {
+		level_index(t, top, hash, probe, at, &p);
+		struct pcprof_raw_slot *s = (struct pcprof_raw_slot *)p;
+		uint64_t key = atomic_load_explicit(A64(&s->key), memory_order_acquire);
+		if (key == 0 &&
+		    slot_claim(r, s, top, pc, ti, epoch, node, flags, bucket, weight, &key))
+			return true;
+		/* someone else took it: compare with theirs */
+		if (key == pc && s->thread == ti && s->epoch == epoch && s->node == node &&
+		    s->flags == flags && s->bucket == bucket) {
+			atomic_fetch_add_explicit(A64(&s->count), weight, memory_order_relaxed);
+			return true;
+		}
+	}
+	grow(r, t, top);
 	return false;
 }
 
@@ -419,13 +518,20 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr
 			memory_order_relaxed);
 	uint32_t epoch = atomic_load_explicit(A32(&h->epoch), memory_order_acquire);
 	uint32_t node = PCPROF_RAW_NO_STACK, flags = 0;
-	if (r->node.max && stack && depth > 0)
+	bool fresh = false; /* node made for this stack: its slots are new */
+	if (r->node.max && stack && depth > 0) {
+		/* The thread's own walk: its memory of the last stack. */
+		struct profil_thread *t = profil__thread_self();
+		struct profil_stack_memo *memo =
+			t && t->walk && stack == t->walk->pcs ? &t->walk->memo : NULL;
 		node = stack_node(r, stack, depth < PROFIL_STACK_MAX ? depth : PROFIL_STACK_MAX,
-				  &flags);
+				  &flags, memo, &fresh);
+	}
 	uint32_t bucket = time_bucket(r);
 	bool stored = false;
 	if (bucket != PCPROF_RAW_NO_BUCKET) {
-		stored = timeline_room(r) && store(r, pc, ti, epoch, node, flags, bucket, weight);
+		stored = timeline_room(r) &&
+			 store(r, pc, ti, epoch, node, flags, bucket, fresh, weight);
 		if (!stored) {
 			/* The timeline is partial from this bucket on. */
 			uint32_t none = 0;
@@ -434,7 +540,7 @@ void profil__record(struct profil_rec *r, pid_t tid, uintptr_t pc, const uintptr
 		}
 	}
 	if (!stored)
-		stored = store(r, pc, ti, epoch, node, flags, PCPROF_RAW_NO_BUCKET, weight);
+		stored = store(r, pc, ti, epoch, node, flags, PCPROF_RAW_NO_BUCKET, fresh, weight);
 	if (!stored)
 		atomic_fetch_add_explicit(A64(&h->lost), weight, memory_order_relaxed);
 	else if (flags & PCPROF_RAW_SLOT_CUT)

@@ -56,6 +56,9 @@ struct profil_rec {
 	struct profil_levels thr, slot;
 	struct profil_levels node;     /* max 0: no stacks */
 	uint64_t tl_origin, tl_bucket; /* the header's, as attached; tl_bucket 0: no timeline */
+	/* The latest time bucket this process gave a slot of each level of
+	 * the pc table (sink.c, store): a later one is not in that level. */
+	_Atomic uint32_t slot_bucket[PCPROF_RAW_LEVELS];
 	/* Bytes of the file this process has mapped for the recording (the
 	 * levels, the header, the module table): what the RLIMIT_AS budget
 	 * counts (profil__sink_room). */

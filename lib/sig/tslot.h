@@ -60,7 +60,7 @@ struct profil_thread {
 
 /* Slots come in chunks, prepended by threads.c with a release store and
  * never freed, so the handler can walk the list without the lock.  The
- * walk buffers (2688 bytes each: 669 KiB of a chunk's 695, address space
+ * walk buffers (9264 bytes each: 2,307 KiB of a chunk's 2,335, address space
  * only until used) follow the slots, so that a search of the slots reads
  * a few pages; only a thread that walks touches its buffer's pages. */
 struct profil_tslot_chunk {

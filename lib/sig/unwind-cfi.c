@@ -238,6 +238,14 @@ int profil__cfi_fde(const struct profil_cfi_buf *b, const struct profil_cie *cie
 	return 0;
 }
 
+int profil__cfi_pair(const struct profil_cfi_buf *cie_b, const struct profil_cfi_buf *fde_b,
+		     struct profil_cie *cie, struct profil_fde *fde)
+{
+	if (profil__cfi_cie(cie_b, cie) < 0 || profil__cfi_fde(fde_b, cie, fde) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 /* ---- the interpreter ---- */
 
 enum { REG_SAME, REG_OFFSET, REG_UNDEF, REG_OTHER };
@@ -478,18 +486,47 @@ static int step(struct run *r, const struct profil_cfi_buf *b, const uint8_t **p
 	}
 }
 
+/* The next window of instructions from more, starting at run-time address
+ * at: into *b.  false if none could be read. */
+static bool refill(const struct profil_cfi_more *more, uintptr_t at, struct profil_cfi_buf *b)
+{
+	if (!more || at >= more->end)
+		return false;
+	uintptr_t want = more->end - at < more->size ? more->end - at : more->size;
+	long n = more->read(more->ctx, at, more->buf, want);
+	if (n <= 0 || (uintptr_t)n > want)
+		return false;
+	*b = (struct profil_cfi_buf){ more->buf, more->buf + n, at };
+	return true;
+}
+
 /* Returns 0 at the end of the instructions, 1 if emit asked to stop, 2
  * past the end of the function, or -EINVAL.  Each advance first emits the
- * row of the location it leaves. */
+ * row of the location it leaves.  With more, the instructions go on past
+ * [p, end) up to more->end: a window ending before that is followed by the
+ * next, which starts at the first instruction the last could not hold. */
 static int run_insns(struct run *r, const uint8_t *p, const uint8_t *end, uintptr_t addr,
-		     uintptr_t *loc, uintptr_t pc_end, profil_cfi_emit *emit, void *ctx)
+		     uintptr_t *loc, uintptr_t pc_end, profil_cfi_emit *emit, void *ctx,
+		     const struct profil_cfi_more *more)
 {
 	struct profil_cfi_buf b = { p, end, addr };
-	while (p < end) {
+	for (;;) {
+		if (p >= b.end) {
+			if (!refill(more, b.addr + (uintptr_t)(b.end - b.p), &b))
+				return 0;
+			p = b.p;
+		}
+		const uint8_t *at = p;
 		uint64_t adv = 0;
 		int k = step(r, &b, &p, &adv);
-		if (k < 0)
-			return k;
+		if (k < 0) {
+			/* An instruction cut by the window's end: again from
+			 * its start, in a window of its own. */
+			if (at == b.p || !refill(more, b.addr + (uintptr_t)(at - b.p), &b))
+				return k;
+			p = b.p;
+			continue;
+		}
 		if (k == 0 || adv == 0)
 			continue;
 		if (!emit) /* the CIE's instructions may not advance */
@@ -503,35 +540,66 @@ static int run_insns(struct run *r, const uint8_t *p, const uint8_t *end, uintpt
 			return 2; /* past the function: the rest does not apply */
 		*loc += delta;
 	}
+}
+
+_Static_assert(sizeof(struct run) <= sizeof(struct profil_cfi_state),
+	       "struct profil_cfi_state holds a struct run");
+
+static int run_in(struct run *rp, const struct profil_cie *cie, const struct profil_fde *fde,
+		  const struct profil_cfi_more *more, profil_cfi_emit *emit, void *ctx)
+{
+	struct run *r = rp;
+	__builtin_memset(r, 0, sizeof *r); /* in place: a literal would be on the stack */
+	r->cie = cie;
+	r->cur.cfa = PROFIL_CFA_UNKNOWN;
+	r->cur.cfa_reg = (uint32_t)-1;
+	r->cur.ra = REG_OTHER;
+	r->cur.fp = REG_SAME;
+	uintptr_t loc = fde->pc_begin;
+	if (cie->ra_reg != (uint32_t)PROFIL_DW_RA || !PROFIL_UNWIND_ARCH)
+		r->lost_state = true;
+	int e = run_insns(r, cie->insn, cie->insn_end, 0, &loc, fde->pc_end, NULL, NULL, NULL);
+	if (e < 0)
+		return e;
+	r->init = r->cur;
+	r->depth = 0;
+	e = run_insns(r, fde->insn, fde->insn_end, fde->insn_addr, &loc, fde->pc_end, emit, ctx,
+		      more);
+	struct profil_urow row;
+	if (e < 0) {
+		/* From the instruction it does not know on, nothing is. */
+		row = PROFIL_UROW_UNKNOWN;
+		emit(ctx, loc, &row);
+		return e;
+	}
+	if (e == 0) {
+		make_row(r, &row);
+		emit(ctx, loc, &row);
+	}
 	return 0;
+}
+
+/* The state on the stack: not inlined, so that it is on the stack only
+ * when the caller gave no room for it. */
+static __attribute__((noinline)) int run_on_stack(const struct profil_cie *cie,
+						  const struct profil_fde *fde,
+						  const struct profil_cfi_more *more,
+						  profil_cfi_emit *emit, void *ctx)
+{
+	struct run r;
+	return run_in(&r, cie, fde, more, emit, ctx);
+}
+
+int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
+			 const struct profil_cfi_more *more, profil_cfi_emit *emit, void *ctx)
+{
+	if (more && more->state)
+		return run_in((struct run *)(void *)more->state, cie, fde, more, emit, ctx);
+	return run_on_stack(cie, fde, more, emit, ctx);
 }
 
 int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
 		    profil_cfi_emit *emit, void *ctx)
 {
-	struct run r = { .cie = cie };
-	r.cur = (struct cfa_state){
-		.cfa = PROFIL_CFA_UNKNOWN, .cfa_reg = (uint32_t)-1, .ra = REG_OTHER, .fp = REG_SAME
-	};
-	uintptr_t loc = fde->pc_begin;
-	if (cie->ra_reg != (uint32_t)PROFIL_DW_RA || !PROFIL_UNWIND_ARCH)
-		r.lost_state = true;
-	int e = run_insns(&r, cie->insn, cie->insn_end, 0, &loc, fde->pc_end, NULL, NULL);
-	if (e < 0)
-		return e;
-	r.init = r.cur;
-	r.depth = 0;
-	e = run_insns(&r, fde->insn, fde->insn_end, fde->insn_addr, &loc, fde->pc_end, emit, ctx);
-	struct profil_urow row;
-	if (e < 0) {
-		/* From the instruction it does not know on, nothing is. */
-		row = (struct profil_urow){ .rule = PROFIL_CFA_UNKNOWN, .fp = PROFIL_FP_LOST };
-		emit(ctx, loc, &row);
-		return e;
-	}
-	if (e == 0) {
-		make_row(&r, &row);
-		emit(ctx, loc, &row);
-	}
-	return 0;
+	return profil__cfi_run_more(cie, fde, NULL, emit, ctx);
 }

@@ -44,6 +44,22 @@ struct profil_urow {
 	uint8_t pad;
 };
 
+/* The row where nothing is known: the walk ends there. */
+#define PROFIL_UROW_UNKNOWN                                                                        \
+	((struct profil_urow){ .rule = PROFIL_CFA_UNKNOWN, .fp = PROFIL_FP_LOST })
+
+/* The encoding of .eh_frame_hdr's binary-search table that gcc, clang, GNU
+ * ld, gold and lld write: DW_EH_PE_datarel | DW_EH_PE_sdata4. */
+#define PROFIL_EH_HDR_TABLE_ENC 0x3b
+
+/* A 32-bit word at p, of any alignment. */
+static inline uint32_t profil__cfi_rd32(const uint8_t *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+
 /* Where bytes copied from a module came from: address of byte 0. */
 struct profil_cfi_buf {
 	const uint8_t *p, *end;
@@ -75,6 +91,12 @@ struct profil_fde {
 PROFIL_HIDDEN int profil__cfi_fde(const struct profil_cfi_buf *b, const struct profil_cie *cie,
 				  struct profil_fde *fde);
 
+/* Both: the bodies of a CIE and of an FDE that names it.  0 or -EINVAL.
+ * AS-safe. */
+PROFIL_HIDDEN int profil__cfi_pair(const struct profil_cfi_buf *cie_b,
+				   const struct profil_cfi_buf *fde_b, struct profil_cie *cie,
+				   struct profil_fde *fde);
+
 /*
  * Run the CIE's then the FDE's instructions; call emit(ctx, pc, row) for
  * each address where the row may change (pc_begin first), with rows
@@ -88,6 +110,37 @@ PROFIL_HIDDEN int profil__cfi_fde(const struct profil_cfi_buf *b, const struct p
 typedef int profil_cfi_emit(void *ctx, uintptr_t pc, const struct profil_urow *row);
 PROFIL_HIDDEN int profil__cfi_run(const struct profil_cie *cie, const struct profil_fde *fde,
 				  profil_cfi_emit *emit, void *ctx);
+
+/*
+ * The same for an FDE whose buffer holds only the start of its
+ * instructions (fde->insn up to fde->insn_end): the rest, up to run-time
+ * address more->end, is read into more->buf (more->size bytes at a time,
+ * which may be the FDE's own buffer) with more->read(more->ctx, addr,
+ * buf, n), which returns the bytes it read (from 1 to n) or a negative
+ * errno.  An instruction longer than more->size, or a read that fails,
+ * ends the run as an instruction it does not know does.  AS-safe if read
+ * is.
+ */
+/* Where the interpreter keeps its state (its registers' rules and the
+ * remember_state stack, 272 bytes) instead of its own stack frame: the
+ * handler's walk reads rows within a budget of the interrupted stack
+ * (docs/signal-safety.md), so its walks keep it in the thread's walk
+ * buffer. */
+struct profil_cfi_state {
+	_Alignas(8) unsigned char b[272];
+};
+
+struct profil_cfi_more {
+	long (*read)(void *ctx, uintptr_t addr, uint8_t *buf, uintptr_t n);
+	void *ctx;
+	uint8_t *buf;
+	uintptr_t size;
+	uintptr_t end;
+	struct profil_cfi_state *state; /* NULL: on the stack */
+};
+PROFIL_HIDDEN int profil__cfi_run_more(const struct profil_cie *cie, const struct profil_fde *fde,
+				       const struct profil_cfi_more *more, profil_cfi_emit *emit,
+				       void *ctx);
 
 /* Read an encoded pointer (DW_EH_PE_*) at *pp, advancing it; datarel is
  * the base for DW_EH_PE_datarel.  0 or -EINVAL.  AS-safe. */

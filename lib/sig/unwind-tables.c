@@ -1,777 +1,63 @@
 /*
- * unwind-tables.c - see unwind-tables.h.
+ * unwind-tables.c - the handler's side of the modules' unwind information
+ * (see unwind-tables.h): the module of a pc, its row from the module's
+ * cache, else from its file, else from its memory.  Normal context lists
+ * the modules and publishes them (lib/unwind-build.c).  Every function
+ * here is AS-safe: atomics, raw system calls, guarded reads.
  */
 #include "unwind-tables.h"
-#include "seal.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#include <sys/syscall.h>
 
 #include "../arch/guard.h"
-#include "../rawfile.h"
-#include "unwind.h"
+#include "../arch/sys6.h"
 
-/* One module: its code [lo, hi), and its rows sorted by off (pc - bias),
- * the last one UNKNOWN at the end of the last FDE. */
-struct umod {
-	uintptr_t lo, hi, bias;
-	uintptr_t eh_hdr; /* .eh_frame_hdr, 0 if none */
-	struct profil_urow *rows;
-	uint32_t nrows;
-	/* page[p]: the last row starting at or before lo + p * PAGE, so that
-	 * a lookup searches the few rows of one page of code */
-	uint32_t *page, npages;
-	void *mem;        /* the one mapping that holds rows and pages */
-	size_t rows_size; /* its bytes */
-};
-
-#define PAGE_SHIFT 12
-
-/* A set of modules, sorted by lo; never changed once published. */
-struct uset {
-	size_t size; /* bytes mapped for this object */
-	struct uset *retired_next;
-	uint32_t n;
-	struct umod m[];
-};
-
-static struct uset *_Atomic current;
-static _Atomic long walkers; /* walks between enter and leave */
-static _Atomic bool stale;   /* a walk met a module the set lacks */
-static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct uset *retired; /* replaced sets, unmapped when no walk runs */
-static struct umod *dropped; /* rows of modules gone, likewise */
-static uint32_t ndropped, dropped_cap;
-
-/* glibc 2.35's lock-free lookup (documented AS-safe); NULL before that. */
-typedef int find_object_fn(void *pc, struct dl_find_object *out);
-static find_object_fn *find_object;
-
-/* ---- reading one FDE ---- */
-
-#define HDR_TABLE_ENC 0x3b /* DW_EH_PE_datarel | DW_EH_PE_sdata4 */
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* The CIE and FDE bodies of the FDE at fde, given as buffers in our
- * memory (cie_b, fde_b): parse both. */
-static int parse_pair(const struct profil_cfi_buf *cie_b, const struct profil_cfi_buf *fde_b,
-		      struct profil_cie *cie, struct profil_fde *fde)
-{
-	if (profil__cfi_cie(cie_b, cie) < 0 || profil__cfi_fde(fde_b, cie, fde) < 0)
-		return -EINVAL;
-	return 0;
-}
-
-/* An FDE read straight from a module's memory, bounded by [lo, hi) (the
- * segment that holds it): normal context only. */
-static int fde_direct(uintptr_t fde_at, uintptr_t lo, uintptr_t hi, struct profil_cie *cie,
-		      struct profil_fde *fde)
-{
-	if (fde_at < lo || hi - fde_at < 8)
-		return -EINVAL;
-	uint32_t len = rd32((const uint8_t *)fde_at);
-	uint32_t id = rd32((const uint8_t *)fde_at + 4);
-	if (len < 4 || len == 0xffffffffu || hi - fde_at - 4 < len || id == 0)
-		return -EINVAL;
-	uintptr_t cie_at = fde_at + 4 - id;
-	if (cie_at < lo || cie_at >= hi || hi - cie_at < 8)
-		return -EINVAL;
-	uint32_t clen = rd32((const uint8_t *)cie_at);
-	if (clen < 4 || clen == 0xffffffffu || hi - cie_at - 4 < clen ||
-	    rd32((const uint8_t *)cie_at + 4) != 0)
-		return -EINVAL;
-	struct profil_cfi_buf cb = { (const uint8_t *)cie_at + 8,
-				     (const uint8_t *)cie_at + 4 + clen, cie_at + 8 };
-	struct profil_cfi_buf fb = { (const uint8_t *)fde_at + 8, (const uint8_t *)fde_at + 4 + len,
-				     fde_at + 8 };
-	return parse_pair(&cb, &fb, cie, fde);
-}
-
-/* ---- building a module's table (normal context) ---- */
-
-struct build {
-	struct profil_urow *out; /* mmap'd, grown by mremap */
-	uint32_t n, cap;
-	bool failed; /* no memory: the module gets no table */
-	uintptr_t bias;
-	bool have_last;
-	uintptr_t last_pc; /* where the last row starts */
-	struct profil_urow last;
-};
-
-static bool grow(struct build *b)
-{
-	uint32_t cap = b->cap ? 2 * b->cap : 1024;
-	size_t old = (size_t)b->cap * sizeof *b->out, want = (size_t)cap * sizeof *b->out;
-	void *p = b->out ? mremap(b->out, old, want, MREMAP_MAYMOVE) : profil__alloc(want);
-	if (!p || p == MAP_FAILED) {
-		b->failed = true;
-		return false;
-	}
-	b->out = p;
-	b->cap = cap;
-	return true;
-}
-
-static void put(struct build *b, uintptr_t pc, const struct profil_urow *row)
-{
-	if (pc < b->bias || pc - b->bias > UINT32_MAX || b->failed)
-		return;
-	if (b->have_last) {
-		if (pc < b->last_pc)
-			return; /* overlapping FDEs: the first one wins */
-		if (row->rule == b->last.rule && row->cfa == b->last.cfa && row->fp == b->last.fp)
-			return;
-		if (pc == b->last_pc)
-			b->n--; /* the same address again: the later row wins */
-	}
-	if (b->n == b->cap && !grow(b))
-		return;
-	b->out[b->n] = *row;
-	b->out[b->n].off = (uint32_t)(pc - b->bias);
-	b->n++;
-	b->have_last = true;
-	b->last_pc = pc;
-	b->last = *row;
-}
-
-static int emit_build(void *ctx, uintptr_t pc, const struct profil_urow *row)
-{
-	put(ctx, pc, row);
-	return 0;
-}
-
-static const struct profil_urow unknown_row = { .rule = PROFIL_CFA_UNKNOWN, .fp = PROFIL_FP_LOST };
-
-/* The hdr's binary-search table, checked: its entries, or NULL. */
-static const int32_t *hdr_table(uintptr_t hdr, uintptr_t hi, uint32_t *count)
-{
-	const uint8_t *h = (const uint8_t *)hdr;
-	if (hi - hdr < 12 || h[0] != 1 || h[3] != HDR_TABLE_ENC)
-		return NULL;
-	struct profil_cfi_buf b = { h, (const uint8_t *)hi, hdr };
-	const uint8_t *p = h + 4;
-	uintptr_t frame, n;
-	if (profil__cfi_pointer(&b, &p, h[1], hdr, &frame) < 0 ||
-	    profil__cfi_pointer(&b, &p, h[2], hdr, &n) < 0 || n > (hi - (uintptr_t)p) / 8)
-		return NULL;
-	*count = (uint32_t)n;
-	return (const int32_t *)p;
-}
-
-static void build_rows(struct build *b, uintptr_t hdr, uintptr_t lo, uintptr_t hi)
-{
-	uint32_t n;
-	const int32_t *t = hdr_table(hdr, hi, &n);
-	if (!t)
-		return;
-	uintptr_t end = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct profil_cie cie;
-		struct profil_fde fde;
-		if (fde_direct(hdr + (uintptr_t)(intptr_t)t[2 * i + 1], lo, hi, &cie, &fde) < 0)
-			continue;
-		if (fde.pc_begin == fde.pc_end)
-			continue;
-		if (b->have_last && end && fde.pc_begin > end)
-			put(b, end, &unknown_row); /* a gap between functions */
-		/* An instruction it does not know ends the FDE's rows with
-		 * an unknown one, up to the next FDE. */
-		profil__cfi_run(&cie, &fde, emit_build, b);
-		if (fde.pc_end > end)
-			end = fde.pc_end;
-	}
-	if (b->have_last)
-		put(b, end, &unknown_row);
-}
-
-/* The module's final mapping: its rows, then its page index. */
-static int finish(struct umod *m, const struct build *b)
-{
-	if (!b->n)
-		return 0;
-	uint32_t npages = (uint32_t)(((m->hi - m->lo) >> PAGE_SHIFT) + 1);
-	size_t rows = (size_t)b->n * sizeof *b->out;
-	size_t size = rows + (size_t)npages * sizeof *m->page;
-	char *mem = profil__alloc(size);
-	if (!mem)
-		return -ENOMEM;
-	memcpy(mem, b->out, rows);
-	m->mem = mem;
-	m->rows = (struct profil_urow *)mem;
-	m->nrows = b->n;
-	m->page = (uint32_t *)(mem + rows);
-	m->npages = npages;
-	m->rows_size = size;
-	uint32_t r = 0;
-	for (uint32_t p = 0; p < npages; p++) {
-		uintptr_t start = m->lo + ((uintptr_t)p << PAGE_SHIFT) - m->bias;
-		while (r + 1 < b->n && m->rows[r + 1].off <= start)
-			r++;
-		m->page[p] = r;
-	}
-	return 0;
-}
-
-/* ---- tables shared by the process images of one run ----
- *
- * Building a module's table costs about 1.5 ms of CPU and 0.85 MiB of
- * fresh memory for libc and its neighbours, in every process image: a
- * shell loop of 200 short commands built libc's table 200 times
- * (bench/exec-cost).  The table depends only on the module's file, so
- * the first image of a run that builds one writes it to the recording
- * directory, "unwind-<build id>.utab", and later images read that file
- * instead of building (docs/design.md, "Stacks: unwinding").
- *
- * Only a directory the library already records into (PCPROF_DIR, never
- * under AT_SECURE: profil__raw_env), and only if it is a directory of
- * ours that no one else may write to.  A file is written once, under a
- * name of its own (O_EXCL, O_NOFOLLOW) and linked into place complete, so
- * no reader ever sees it half written; a reader checks owner, mode, size,
- * header, key (build id and layout of the module as loaded here), a
- * checksum of everything and the page index's bounds before it uses a
- * row, and builds as before when anything is off or missing.  A full disk
- * only means the next image builds too.  The descriptors are closed
- * before the refresh returns.  Modules without a build id are built, not
- * shared. */
-
-#define UTAB_MAGIC   "PCPUTAB"
-#define UTAB_VERSION 1 /* bump whenever the builder's rows change */
-#define UTAB_ID_MAX  32
-#define UTAB_MAX     (UINT64_C(1) << 32)
-
-/* What the table was built from; compared byte for byte. */
-struct ukey {
-	uint8_t id[UTAB_ID_MAX]; /* GNU build id, zero-padded */
-	uint32_t id_len;
-	uint32_t fdes;                           /* entries of .eh_frame_hdr's table */
-	uint64_t lo, hi, eh_hdr, seg_lo, seg_hi; /* from the load bias */
-};
-
-struct utab_head {
-	char magic[8];
-	uint32_t version, head_size; /* head_size: sizeof (struct utab_head) */
-	uint32_t row_size, page_shift;
-	uint64_t file_size;
-	struct ukey key;
-	uint32_t nrows, npages; /* rows follow the head, then the page index */
-	uint64_t sum_body;      /* of rows and page index */
-	uint64_t sum_head;      /* of the head with this field 0 */
-};
-_Static_assert(sizeof(struct utab_head) == 136, "no padding: the head is compared whole");
-
-static _Atomic uint32_t shared_in, shared_out;           /* tables read, written */
-static char cache_dir[sizeof((struct raw_env *)0)->dir]; /* "": no sharing */
-
-/* A checksum that catches damage, not an adversary (who, being the same
- * user, could change the program itself): four lanes of xxhash-like
- * rounds, about 0.1 ms for libc's table. */
-static uint64_t rotl(uint64_t v, int k)
-{
-	return (v << k) | (v >> (64 - k));
-}
-
-static uint64_t checksum(const void *p, size_t n)
-{
-	const uint64_t k1 = 0x9e3779b185ebca87u, k2 = 0xc2b2ae3d27d4eb4fu;
-	uint64_t h[4] = { k1, k2, ~k1, ~k2 };
-	const uint8_t *b = p;
-	size_t i = 0;
-	for (; n - i >= 32; i += 32)
-		for (int l = 0; l < 4; l++) {
-			uint64_t w;
-			memcpy(&w, b + i + 8 * l, 8);
-			h[l] = rotl(h[l] + w * k2, 31) * k1;
-		}
-	uint64_t r = n ^ rotl(h[0], 1) ^ rotl(h[1], 7) ^ rotl(h[2], 12) ^ rotl(h[3], 18);
-	for (; i < n; i++)
-		r = (r ^ b[i]) * k1;
-	return profil__mix64(r);
-}
-
-/* [vaddr, vaddr + size) lies in the file-backed part of one of the
- * module's loaded segments: mapped, so read without the fault guard (the
- * constructor runs before it is taken). */
-static bool loaded(const struct dl_phdr_info *info, uint64_t vaddr, uint64_t size)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr && size <= ph->p_filesz &&
-		    vaddr - ph->p_vaddr <= ph->p_filesz - size)
-			return true;
-	}
-	return false;
-}
-
-/* The module's GNU build id, from its notes as loaded. */
-static bool build_id(const struct dl_phdr_info *info, struct ukey *k)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE || !loaded(info, ph->p_vaddr, ph->p_memsz))
-			continue;
-		const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
-		size_t left = ph->p_memsz;
-		while (left >= sizeof(ElfW(Nhdr))) {
-			ElfW(Nhdr) nh;
-			memcpy(&nh, p, sizeof nh);
-			size_t name = (nh.n_namesz + 3) & ~(size_t)3;
-			size_t desc = (nh.n_descsz + 3) & ~(size_t)3;
-			if (name > left - sizeof nh || desc > left - sizeof nh - name)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(p + sizeof nh, "GNU", 4) == 0 && nh.n_descsz >= 8 &&
-			    nh.n_descsz <= UTAB_ID_MAX) {
-				memcpy(k->id, p + sizeof nh + name, nh.n_descsz);
-				k->id_len = nh.n_descsz;
-				return true;
-			}
-			p += sizeof nh + name + desc;
-			left -= sizeof nh + name + desc;
-		}
-	}
-	return false;
-}
-
-static bool make_key(const struct dl_phdr_info *info, const struct umod *m, uintptr_t seg_lo,
-		     uintptr_t seg_hi, struct ukey *k)
-{
-	memset(k, 0, sizeof *k);
-	if (!cache_dir[0] || !build_id(info, k) || !hdr_table(m->eh_hdr, seg_hi, &k->fdes))
-		return false;
-	k->lo = m->lo - m->bias;
-	k->hi = m->hi - m->bias;
-	k->eh_hdr = m->eh_hdr - m->bias;
-	k->seg_lo = seg_lo - m->bias;
-	k->seg_hi = seg_hi - m->bias;
-	return true;
-}
-
-static void file_name(char *buf, size_t len, const struct ukey *k, const char *tail)
-{
-	static const char hex[] = "0123456789abcdef";
-	char id[2 * UTAB_ID_MAX + 1];
-	for (uint32_t i = 0; i < k->id_len; i++) {
-		id[2 * i] = hex[k->id[i] >> 4];
-		id[2 * i + 1] = hex[k->id[i] & 15];
-	}
-	id[2 * k->id_len] = 0;
-	snprintf(buf, len, "unwind-%s%s.utab", id, tail);
-}
-
-/* The recording directory, if it is ours alone: a descriptor, or -1. */
-static int cache_open(void)
-{
-	if (!cache_dir[0])
-		return -1;
-	int fd = open(cache_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-static void head_fill(struct utab_head *h, const struct ukey *k, const struct umod *m)
-{
-	memset(h, 0, sizeof *h);
-	memcpy(h->magic, UTAB_MAGIC, sizeof UTAB_MAGIC);
-	h->version = UTAB_VERSION;
-	h->head_size = sizeof *h;
-	h->row_size = sizeof(struct profil_urow);
-	h->page_shift = PAGE_SHIFT;
-	h->key = *k;
-	h->nrows = m->nrows;
-	h->npages = m->npages;
-	h->file_size = sizeof *h + (uint64_t)m->nrows * sizeof *m->rows +
-		       (uint64_t)m->npages * sizeof *m->page;
-}
-
-/* Exactly n bytes from the start of fd. */
-static bool read_all(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)p + got, n - got, (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		got += (size_t)r;
-	}
-	return true;
-}
-
-/* The size bytes of fd in fresh memory of our own, or NULL.  Copied, not
- * mapped: a file truncated under its mapping, even a private one whose
- * pages were all copied on write, raises SIGBUS at the next read there;
- * the fault guard would then cut short every walk through that module,
- * and a walk runs only while the guard is ours. */
-static void *copy_in(int fd, size_t size)
-{
-	void *p = profil__alloc(size);
-	if (p && !read_all(fd, p, size)) {
-		profil__free(p, size);
-		p = NULL;
-	}
-	return p;
-}
-
-/* The run's table for k, into m (rows, pages, mapping); or -1. */
-static int cache_load(int dfd, const struct ukey *k, struct umod *m)
-{
-	char name[128];
-	file_name(name, sizeof name, k, "");
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	void *mem = NULL;
-	size_t size = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & 077) && (uint64_t)st.st_size > sizeof(struct utab_head) &&
-	    (uint64_t)st.st_size < UTAB_MAX)
-		mem = copy_in(fd, size = (size_t)st.st_size);
-	close(fd);
-	if (!mem)
-		return -1;
-	const struct utab_head *h = mem;
-	struct utab_head want;
-	struct umod t = *m;
-	t.nrows = h->nrows;
-	t.npages = (uint32_t)(((m->hi - m->lo) >> PAGE_SHIFT) + 1);
-	head_fill(&want, k, &t);
-	want.sum_body = h->sum_body;
-	want.sum_head = checksum(&want, sizeof want);
-	bool ok = memcmp(h, &want, sizeof want) == 0 && want.file_size == size && t.nrows &&
-		  checksum((char *)mem + sizeof want, size - sizeof want) == h->sum_body;
-	t.rows = (struct profil_urow *)((char *)mem + sizeof want);
-	t.page = (uint32_t *)(t.rows + (ok ? t.nrows : 0));
-	/* The bounds the handler relies on: every page's first row is a
-	 * row, in order (checked here once; the handler does not). */
-	for (uint32_t p = 0; ok && p < t.npages; p++)
-		ok = t.page[p] < t.nrows && (!p || t.page[p] >= t.page[p - 1]);
-	if (!ok) {
-		profil__free(mem, size);
-		return -1;
-	}
-	t.mem = mem;
-	t.rows_size = size;
-	*m = t;
-	atomic_fetch_add(&shared_in, 1);
-	return 0;
-}
-
-static bool write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p = (const char *)p + w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-/* Offer m's fresh table to the run's later images.  Anything failing
- * (full disk, another image first) leaves no file and costs nothing
- * else.  Not past RLIMIT_FSIZE: that write would earn the program a
- * SIGXFSZ, which kills by default. */
-static void cache_store(int dfd, const struct ukey *k, const struct umod *m)
-{
-	struct utab_head h;
-	head_fill(&h, k, m);
-	struct rlimit lim;
-	if (getrlimit(RLIMIT_FSIZE, &lim) < 0 ||
-	    (lim.rlim_cur != RLIM_INFINITY && h.file_size > lim.rlim_cur))
-		return;
-	char name[128], tmp[160];
-	file_name(name, sizeof name, k, "");
-	char pid[24];
-	snprintf(pid, sizeof pid, ".%d.new", (int)getpid());
-	file_name(tmp, sizeof tmp, k, pid);
-	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0400);
-	if (fd < 0)
-		return;
-	size_t rows = (size_t)m->nrows * sizeof *m->rows;
-	/* finish() put the page index right after the rows. */
-	h.sum_body = checksum(m->rows, rows + (size_t)m->npages * sizeof *m->page);
-	h.sum_head = checksum(&h, sizeof h);
-	bool ok = write_all(fd, &h, sizeof h) && write_all(fd, m->rows, h.file_size - sizeof h);
-	ok = close(fd) == 0 && ok;
-	if (ok && linkat(dfd, tmp, dfd, name, 0) == 0) /* EEXIST: another image was first */
-		atomic_fetch_add(&shared_out, 1);
-	unlinkat(dfd, tmp, 0);
-}
-
-struct scan {
-	struct uset *old;
-	struct umod *mods;
-	uint32_t n, cap;
-	int err;
-	int cache; /* the run's directory of shared tables, or -1 */
-};
-
-static struct umod *reuse(const struct uset *old, const struct umod *m)
-{
-	for (uint32_t i = 0; old && i < old->n; i++) {
-		struct umod *o = (struct umod *)&old->m[i];
-		if (o->lo == m->lo && o->hi == m->hi && o->bias == m->bias &&
-		    o->eh_hdr == m->eh_hdr)
-			return o;
-	}
-	return NULL;
-}
-
-static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	struct scan *s = arg;
-	struct umod m = { .lo = UINTPTR_MAX, .bias = info->dlpi_addr };
-	uintptr_t seg_lo = 0, seg_hi = 0;
-	const ElfW(Phdr) *eh = NULL;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_GNU_EH_FRAME)
-			eh = ph;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-			if (a < m.lo)
-				m.lo = a;
-			if (a + ph->p_memsz > m.hi)
-				m.hi = a + ph->p_memsz;
-		}
-	}
-	if (m.lo >= m.hi || s->n == s->cap)
-		return 0;
-	if (eh) {
-		m.eh_hdr = info->dlpi_addr + eh->p_vaddr;
-		for (int i = 0; i < info->dlpi_phnum; i++) {
-			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-			if (ph->p_type == PT_LOAD && m.eh_hdr >= a && m.eh_hdr < a + ph->p_filesz) {
-				seg_lo = a;
-				seg_hi = a + ph->p_filesz;
-			}
-		}
-	}
-	struct umod *o = reuse(s->old, &m);
-	if (o) {
-		m = *o;
-	} else if (m.eh_hdr && seg_hi) {
-		struct ukey k;
-		bool keyed = s->cache >= 0 && make_key(info, &m, seg_lo, seg_hi, &k);
-		if (keyed && cache_load(s->cache, &k, &m) == 0) {
-			s->mods[s->n++] = m;
-			return 0;
-		}
-		struct build b = { .bias = m.bias };
-		build_rows(&b, m.eh_hdr, seg_lo, seg_hi);
-		if (b.failed) {
-			profil__free(b.out, (size_t)b.cap * sizeof *b.out);
-			s->err = -ENOMEM;
-			return 1;
-		}
-		int e = finish(&m, &b);
-		profil__free(b.out, (size_t)b.cap * sizeof *b.out);
-		if (e < 0) {
-			s->err = e;
-			return 1;
-		}
-		if (keyed && m.nrows)
-			cache_store(s->cache, &k, &m);
-	}
-	s->mods[s->n++] = m;
-	return 0;
-}
-
-static int by_lo(const void *a, const void *b)
-{
-	const struct umod *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static bool in_set(const struct uset *set, const struct umod *m)
-{
-	for (uint32_t i = 0; i < set->n; i++)
-		if (set->m[i].rows == m->rows)
-			return true;
-	return false;
-}
-
-static void keep_dropped(const struct umod *m)
-{
-	if (ndropped == dropped_cap) {
-		uint32_t cap = dropped_cap ? 2 * dropped_cap : 16;
-		struct umod *d = profil__alloc(cap * sizeof *d);
-		if (!d)
-			return; /* kept mapped for good: a leak, never a fault */
-		if (dropped)
-			memcpy(d, dropped, ndropped * sizeof *d);
-		profil__free(dropped, dropped_cap * sizeof *d);
-		dropped = d;
-		dropped_cap = cap;
-	}
-	dropped[ndropped++] = *m;
-}
-
-/* Unmap what no walk can still see: every walk that began before the swap
- * has ended once the count was seen at zero after it. */
-static void reclaim(void)
-{
-	if (atomic_load(&walkers) != 0)
-		return;
-	while (retired) {
-		struct uset *next = retired->retired_next;
-		profil__free(retired, retired->size);
-		retired = next;
-	}
-	for (uint32_t i = 0; i < ndropped; i++)
-		profil__free(dropped[i].mem, dropped[i].rows_size);
-	ndropped = 0;
-}
-
-static int count_modules(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)info, (void)size;
-	++*(uint32_t *)arg;
-	return 0;
-}
-
-int profil__unwind_refresh(void)
-{
-	/* Sealed, or the calling thread under a seccomp filter the program
-	 * installed: the files, maps and memory a rebuild needs are system
-	 * calls of ours (seal.h).  Before the lock. */
-	if (profil__filter_check(false))
-		return -EAGAIN;
-	pthread_mutex_lock(&refresh_lock);
-	atomic_store(&stale, false);
-	uint32_t cap = 0;
-	dl_iterate_phdr(count_modules, &cap);
-	cap += 8; /* loads between the two calls */
-	size_t size = sizeof(struct uset) + cap * sizeof(struct umod);
-	struct uset *set = profil__alloc(size);
-	int err = set ? 0 : -ENOMEM;
-	if (set) {
-		set->size = size;
-		struct scan s = { atomic_load(&current), set->m, 0, cap, 0, cache_open() };
-		dl_iterate_phdr(add_module, &s);
-		if (s.cache >= 0)
-			close(s.cache);
-		set->n = s.n;
-		err = s.err;
-		if (err == 0) {
-			qsort(set->m, set->n, sizeof set->m[0], by_lo);
-			struct uset *old = atomic_exchange(&current, set);
-			if (old) {
-				for (uint32_t i = 0; i < old->n; i++)
-					if (old->m[i].rows && !in_set(set, &old->m[i]))
-						keep_dropped(&old->m[i]);
-				old->retired_next = retired;
-				retired = old;
-			}
-		} else {
-			/* Rows built for this set only: none is published. */
-			struct uset *old = atomic_load(&current);
-			for (uint32_t i = 0; i < set->n; i++)
-				if (set->m[i].rows && !(old && in_set(old, &set->m[i])))
-					profil__free(set->m[i].mem, set->m[i].rows_size);
-			profil__free(set, size);
-		}
-	}
-	reclaim();
-	pthread_mutex_unlock(&refresh_lock);
-	return err;
-}
-
-void profil__unwind_refresh_if_stale(void)
-{
-	if (atomic_load_explicit(&stale, memory_order_relaxed))
-		profil__unwind_refresh();
-}
-
-void profil__unwind_table_stats(uint32_t *modules, uint64_t *rows, uint64_t *bytes)
-{
-	pthread_mutex_lock(&refresh_lock);
-	const struct uset *set = atomic_load(&current);
-	*modules = set ? set->n : 0;
-	*rows = *bytes = 0;
-	for (uint32_t i = 0; set && i < set->n; i++) {
-		*rows += set->m[i].nrows;
-		*bytes += set->m[i].rows_size;
-	}
-	pthread_mutex_unlock(&refresh_lock);
-}
-
-void profil__unwind_share_stats(uint32_t *in, uint32_t *out, uint64_t *digest)
-{
-	pthread_mutex_lock(&refresh_lock);
-	const struct uset *set = atomic_load(&current);
-	uint64_t d = 0; /* a sum: the same whatever order the modules are in */
-	for (uint32_t i = 0; set && i < set->n; i++) {
-		const struct umod *m = &set->m[i];
-		uint64_t lo = m->lo - m->bias;
-		d += profil__mix64(
-			checksum(&lo, sizeof lo) ^
-			checksum(m->rows, (size_t)m->nrows * sizeof *m->rows) ^
-			rotl(checksum(m->page, (size_t)m->npages * sizeof *m->page), 17));
-	}
-	*in = atomic_load(&shared_in);
-	*out = atomic_load(&shared_out);
-	*digest = d;
-	pthread_mutex_unlock(&refresh_lock);
-}
-
-uint64_t profil__unwind_checksum(const void *p, size_t n)
-{
-	return checksum(p, n);
-}
-
-/* ---- the signal path ---- */
+struct profil_uset *_Atomic profil__unwind_set;
+_Atomic long profil__unwind_walkers;
+_Atomic bool profil__unwind_stale;
+profil_find_object_fn *profil__unwind_find_object;
+struct profil_ucounts profil__unwind_counts;
 
 void profil__unwind_enter(struct profil_uwalk *w)
 {
-	atomic_fetch_add(&walkers, 1);
-	w->set = atomic_load(&current);
+	atomic_fetch_add(&profil__unwind_walkers, 1);
+	w->set = atomic_load(&profil__unwind_set);
 	w->nchecked = 0;
 	w->last = NULL;
 	w->tables_only = false;
-	w->fde_buf = w->cie_buf = NULL;
+	w->scratch = NULL;
+	w->fd = -1;
+	w->own = false;
+	w->fd_mod = NULL;
+}
+
+static void drop_own(struct profil_uwalk *w)
+{
+	if (w->own) {
+		int saved = errno;
+		syscall(SYS_close, w->fd);
+		errno = saved;
+	}
+	w->fd = -1;
+	w->own = false;
 }
 
 void profil__unwind_leave(struct profil_uwalk *w)
 {
+	drop_own(w);
 	w->set = NULL;
-	atomic_fetch_sub(&walkers, 1);
+	atomic_fetch_sub(&profil__unwind_walkers, 1);
 }
 
-static const struct umod *find_module(const struct uset *set, uintptr_t pc)
+static const struct profil_umod *find_module(const struct profil_uset *set, uintptr_t pc)
 {
 	uint32_t lo = 0, hi = set ? set->n : 0;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct umod *m = &set->m[mid];
+		const struct profil_umod *m = &set->m[mid];
 		if (pc < m->lo)
 			hi = mid;
 		else if (pc >= m->hi)
@@ -782,45 +68,157 @@ static const struct umod *find_module(const struct uset *set, uintptr_t pc)
 	return NULL;
 }
 
-static int table_row(const struct umod *m, uintptr_t pc, struct profil_urow *row)
+/* ---- the row cache ---- */
+
+/*
+ * A row in 32 bits: the rule (3), the caller's frame pointer (8: 0 same,
+ * 1 lost, k + 1 saved at CFA - 8k, for k up to 254) and the CFA's offset
+ * (21, signed).  A row that does not fit (a frame of a MiB or more) is not
+ * cached: it is read again each time.
+ */
+#define CFA_BITS 21
+
+static bool pack(const struct profil_urow *r, uint32_t *out)
 {
-	uintptr_t off = pc - m->bias;
-	if (!m->nrows || pc < m->bias || off > UINT32_MAX || off < m->rows[0].off) {
-		*row = unknown_row; /* code of a module we know, without CFI */
-		return PROFIL_UFOUND_TABLE;
-	}
-	uint32_t lo = 0, hi = m->nrows; /* the last row with row.off <= off */
-	uintptr_t p = (pc - m->lo) >> PAGE_SHIFT;
-	if (pc >= m->lo && p < m->npages) {
-		lo = m->page[p];
-		if (p + 1 < m->npages)
-			hi = m->page[p + 1] + 1;
-	}
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->rows[mid].off <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*row = m->rows[lo];
-	return PROFIL_UFOUND_TABLE;
+	uint32_t fp;
+	if (r->fp == PROFIL_FP_SAME || r->fp == PROFIL_FP_LOST)
+		fp = (uint32_t)r->fp;
+	else if (r->fp < 0 && !(r->fp & 7) && -r->fp / 8 <= 254)
+		fp = (uint32_t)(-r->fp / 8) + 1;
+	else
+		return false;
+	if (r->cfa < -(1 << (CFA_BITS - 1)) || r->cfa >= (1 << (CFA_BITS - 1)) || r->rule > 7)
+		return false;
+	*out = (uint32_t)r->rule | fp << 3 | ((uint32_t)r->cfa & ((1u << CFA_BITS) - 1)) << 11;
+	return true;
 }
 
-/* ---- the direct path: one FDE copied through the guard ---- */
+static void unpack(uint32_t v, struct profil_urow *r)
+{
+	uint32_t fp = (v >> 3) & 0xff;
+	r->off = 0;
+	r->rule = (uint8_t)(v & 7);
+	r->fp = fp <= 1 ? (int16_t)fp : (int16_t)(-8 * (int32_t)(fp - 1));
+	r->cfa = (int32_t)(v & ~UINT32_C(0x7ff)) >> 11; /* the top 21 bits, signed */
+	r->pad = 0;
+}
 
-/* The handler's walk copies into its thread's walk buffer (unwind.h),
- * others onto their stack: the largest FDE of libc is 192 bytes, of
- * python3.11 376, of libstdc++ 756 (4 of 4867 above 512, unwound by their
- * table only). */
-#define FDE_MAX PROFIL_UNWIND_FDE_MAX
-#define CIE_MAX PROFIL_UNWIND_CIE_MAX
+/* The set of an offset, and the entry a new row takes in it when none is
+ * free: two independent parts of one multiplicative hash. */
+static _Atomic uint64_t *cache_set(const struct profil_umod *m, uint32_t off, unsigned *way)
+{
+	uint64_t h = (uint64_t)off * UINT64_C(0x9e3779b97f4a7c15);
+	*way = (unsigned)(h >> 29) & 7;
+	return m->cache + 8 * ((h >> 32) & (m->cache_sets - 1));
+}
+
+static bool cache_get(const struct profil_umod *m, uintptr_t pc, struct profil_urow *row)
+{
+	uintptr_t off = pc - m->bias;
+	if (!m->cache_sets || off - 1 >= UINT32_MAX)
+		return false;
+	unsigned way;
+	_Atomic uint64_t *s = cache_set(m, (uint32_t)off, &way);
+	for (unsigned i = 0; i < 8; i++) {
+		uint64_t e = atomic_load_explicit(&s[i], memory_order_relaxed);
+		if ((e >> 32) == off) {
+			unpack((uint32_t)e, row);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void cache_put(const struct profil_umod *m, uintptr_t pc, const struct profil_urow *row)
+{
+	uintptr_t off = pc - m->bias;
+	uint32_t v;
+	if (!m->cache_sets || off - 1 >= UINT32_MAX || !pack(row, &v))
+		return;
+	unsigned way;
+	_Atomic uint64_t *s = cache_set(m, (uint32_t)off, &way);
+	for (unsigned i = 0; i < 8; i++)
+		if (atomic_load_explicit(&s[i], memory_order_relaxed) == 0) {
+			way = i;
+			break;
+		}
+	atomic_store_explicit(&s[way], (uint64_t)off << 32 | v, memory_order_relaxed);
+}
+
+/* ---- reading a module's records, from its file or its memory ---- */
+
+/* Where a module's bytes are read: its file (fd >= 0; the offset of
+ * address a is a - lo + off), or its memory through the fault guard.
+ * Only [lo, hi). */
+struct src {
+	int fd;
+	uintptr_t lo, hi;
+	uint64_t off;
+};
+
+/* Exactly n bytes at offset off of fd: n, or -EIO.  The instruction
+ * itself where we have it: the deepest call of a walk, on the interrupted
+ * stack (a budget: docs/signal-safety.md), needs no libc frame nor errno
+ * then. */
+static long file_read(int fd, uint8_t *buf, uintptr_t n, uint64_t off)
+{
+	uintptr_t got = 0;
+#ifdef PROFIL_HAVE_SYS6
+	while (got < n) {
+		long r = profil_sys6(SYS_pread64, fd, (long)(buf + got), (long)(n - got),
+				     (long)(off + got), 0, 0);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (uintptr_t)r;
+	}
+#else
+	int saved = errno;
+	while (got < n) {
+		long r = syscall(SYS_pread64, fd, buf + got, n - got, (long)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (uintptr_t)r;
+	}
+	errno = saved;
+#endif
+	return got == n ? (long)n : -EIO;
+}
+
+static long src_read(void *ctx, uintptr_t addr, uint8_t *buf, uintptr_t n)
+{
+	const struct src *s = ctx;
+	if (addr < s->lo || addr >= s->hi)
+		return -EFAULT;
+	if (n > s->hi - addr)
+		n = s->hi - addr;
+	if (s->fd < 0)
+		return profil__gcopy(buf, (const void *)addr, n) < 0 ? -EFAULT : (long)n;
+	return file_read(s->fd, buf, n, addr - s->lo + s->off);
+}
+
+/* Exactly n bytes at addr. */
+static bool src_get(const struct src *s, uintptr_t addr, void *buf, uintptr_t n)
+{
+	return src_read((void *)s, addr, buf, n) == (long)n;
+}
 
 struct pick {
 	uintptr_t target;
 	struct profil_urow row;
 	bool have;
 };
+
+/*
+ * Not inlined where its locals (struct stat, record buffers' bounds) would
+ * stay in the frame of a caller that goes on to interpret instructions: a
+ * walk's deepest path is within a budget of the interrupted stack
+ * (docs/signal-safety.md, tests/engines/t-run-small-stacks.sh).
+ */
+#define NOINLINE __attribute__((noinline))
 
 static int emit_pick(void *ctx, uintptr_t pc, const struct profil_urow *row)
 {
@@ -832,178 +230,586 @@ static int emit_pick(void *ctx, uintptr_t pc, const struct profil_urow *row)
 	return 0;
 }
 
-static int copy_record(uintptr_t at, uint8_t *buf, uint32_t max, uint32_t *len)
+/* A CIE or FDE record at `at` into buf (max bytes, at least 8): its
+ * length field's value in *len, and how much of it buf holds in *have
+ * (all of it for a CIE). */
+static bool get_record(const struct src *s, uintptr_t at, uint8_t *buf, uint32_t max, uint32_t *len,
+		       uint32_t *have)
 {
-	uint32_t l;
-	if (profil__gcopy(&l, (const void *)at, 4) < 0 || l < 4 || l > max - 4)
-		return -EINVAL;
-	if (profil__gcopy(buf, (const void *)at, l + 4) < 0)
-		return -EFAULT;
+	long n = src_read((void *)s, at, buf, max);
+	if (n < 8)
+		return false;
+	uint32_t l = profil__cfi_rd32(buf);
+	if (l < 4 || l == 0xffffffffu) /* 0xffffffff: 64-bit DWARF, not in .eh_frame */
+		return false;
 	*len = l;
+	*have = (uint64_t)l + 4 <= (uint64_t)n ? l + 4 : (uint32_t)n;
+	return true;
+}
+
+#define UNREAD   (-1)
+#define NOT_OURS (-2) /* what was read is not the sampled entries': another file */
+
+/* x's CIE is the one at cie_at of module mod (0: no module's): read it if
+ * not.  0, UNREAD, or 1 if it is malformed or longer than x keeps. */
+static int get_cie(const struct src *s, uintptr_t cie_at, uint32_t mod, struct profil_uscratch *x)
+{
+	if (mod && x->cie_mod == mod && x->cie_at == cie_at)
+		return 0;
+	uint32_t clen, chave;
+	x->cie_mod = 0;
+	if (!get_record(s, cie_at, x->cie, sizeof x->cie, &clen, &chave))
+		return UNREAD;
+	if (chave != clen + 4 || profil__cfi_rd32(x->cie + 4) != 0)
+		return 1;
+	x->cie_at = cie_at;
+	x->cie_len = clen;
+	x->cie_mod = mod;
 	return 0;
 }
 
-/* The row at pc from the module's own .eh_frame_hdr at hdr, the FDE and
- * CIE copied into fbuf (FDE_MAX bytes) and cbuf (CIE_MAX). */
-static int direct_row_in(uintptr_t hdr, uintptr_t pc, struct profil_urow *row, uint8_t *fbuf,
-			 uint8_t *cbuf)
+/* Parse the FDE at fde_at, of which buf holds have bytes (len: its length
+ * field), and its CIE into x. */
+static NOINLINE int parse_fde(const struct src *s, uintptr_t fde_at, const uint8_t *buf,
+			      uint32_t have, uint32_t mod, struct profil_uscratch *x,
+			      struct profil_cie *cie, struct profil_fde *fde)
+{
+	uint32_t id = profil__cfi_rd32(buf + 4);
+	if (id == 0)
+		return 1; /* a CIE where an FDE should be */
+	int e = get_cie(s, fde_at + 4 - id, mod, x);
+	if (e)
+		return e;
+	struct profil_cfi_buf cb = { x->cie + 8, x->cie + 4 + x->cie_len, x->cie_at + 8 };
+	struct profil_cfi_buf fb = { buf + 8, buf + have, fde_at + 8 };
+	return profil__cfi_pair(&cb, &fb, cie, fde) < 0 ? 1 : 0;
+}
+
+/* A module's table as its file is read: its sample, and the module
+ * (its function rows, if any). */
+struct entries {
+	uint32_t n; /* entries */
+	const int32_t *sample;
+	const struct profil_umod *m; /* its function rows, if any */
+};
+
+/* ---- a module's function rows ----
+ *
+ * The rows of a function whose FDE a walk read, all of them, kept in the
+ * module's arena (memory mapped at registration, handed out in order) and
+ * found by the FDE's place in a small open-addressing table: another pc
+ * of the function (a leaf sampled elsewhere in it, another call site) then
+ * needs no read of the file.  A block: the function's length, its number
+ * of rows, then each row's offset from the function's start and packed
+ * row; an entry of the table: the FDE's offset from .eh_frame_hdr << 32 |
+ * the block's place in the arena + 1, written once the block is.
+ */
+#define FUNC_PROBES 16
+
+static const uint32_t *func_get(const struct profil_umod *m, uint32_t fde)
+{
+	uint64_t h = (uint64_t)fde * UINT64_C(0x9e3779b97f4a7c15);
+	for (uint32_t i = 0; i < FUNC_PROBES; i++) {
+		uint64_t e =
+			atomic_load_explicit(&m->funcs[(uint32_t)((h >> 32) + i) & (m->nfuncs - 1)],
+					     memory_order_acquire);
+		if (!e)
+			return NULL;
+		if ((e >> 32) == fde)
+			return (const uint32_t *)(m->arena + (uint32_t)e - 1);
+	}
+	return NULL;
+}
+
+/* The row at off (from the function's start) of block b: false if off is
+ * past the function. */
+static bool func_row(const uint32_t *b, uint32_t off, struct profil_urow *row)
+{
+	uint32_t len = b[0], n = b[1], lo = 0, hi = n;
+	if (off >= len || !n || b[2] > off)
+		return false;
+	while (hi - lo > 1) { /* the last row at or before off */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (b[2 + 2 * mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	unpack(b[3 + 2 * lo], row);
+	return true;
+}
+
+/* Keep the n rows of x (a function of len bytes) for the function whose
+ * FDE is at fde: nothing if the arena or the table has no room. */
+static NOINLINE void func_put(const struct profil_umod *m, uint32_t fde, uint32_t len,
+			      const struct profil_uscratch *x, uint32_t n)
+{
+	uint32_t size = 8 + 8 * n; /* 8-byte aligned blocks */
+	uint64_t at = atomic_fetch_add_explicit(&m->live->arena_used, size, memory_order_relaxed);
+	if (at + size > m->arena_size)
+		return;
+	uint32_t *b = (uint32_t *)(m->arena + at);
+	b[0] = len;
+	b[1] = n;
+	for (uint32_t i = 0; i < n; i++) {
+		b[2 + 2 * i] = (uint32_t)(x->rows[i] >> 32);
+		b[3 + 2 * i] = (uint32_t)x->rows[i];
+	}
+	uint64_t h = (uint64_t)fde * UINT64_C(0x9e3779b97f4a7c15),
+		 e = (uint64_t)fde << 32 | (at + 1);
+	for (uint32_t i = 0; i < FUNC_PROBES; i++) {
+		_Atomic uint64_t *slot = &m->funcs[(uint32_t)((h >> 32) + i) & (m->nfuncs - 1)];
+		uint64_t none = 0;
+		if (atomic_compare_exchange_strong_explicit(slot, &none, e, memory_order_release,
+							    memory_order_relaxed) ||
+		    (none >> 32) == fde)
+			return; /* kept, or another walk kept it first */
+	}
+}
+
+/* Every row of a function, packed, into x->rows (with the one at target);
+ * in the walk's work area (struct profil_uwork). */
+struct gather {
+	struct pick pick;
+	struct profil_uscratch *x;
+	uintptr_t begin;
+	uint32_t n;
+	bool whole; /* every row fits and packs */
+	bool have_last;
+	uint32_t last;
+};
+
+_Static_assert(sizeof(struct gather) <= sizeof(((struct profil_uwork *)0)->gather),
+	       "struct profil_uwork holds a struct gather");
+
+static int emit_gather(void *ctx, uintptr_t pc, const struct profil_urow *row)
+{
+	struct gather *g = ctx;
+	if (pc <= g->pick.target) {
+		g->pick.row = *row;
+		g->pick.have = true;
+	}
+	uint32_t v;
+	if (!g->whole || !pack(row, &v) || pc - g->begin > UINT32_MAX) {
+		g->whole = false;
+		return pc > g->pick.target; /* only the target's row left to find */
+	}
+	if (g->have_last && v == g->last)
+		return 0;
+	if (g->n && (uint32_t)(g->x->rows[g->n - 1] >> 32) == (uint32_t)(pc - g->begin))
+		g->n--; /* the same address again: the later row wins */
+	if (g->n == PROFIL_UNWIND_FUNC_ROWS) {
+		g->whole = false;
+		return pc > g->pick.target;
+	}
+	g->x->rows[g->n++] = (uint64_t)(pc - g->begin) << 32 | v;
+	g->have_last = true;
+	g->last = v;
+	return 0;
+}
+
+/*
+ * The row at pc of the module whose .eh_frame_hdr is at hdr, reading from
+ * s into x; e (NULL: none) has the table's sample; n entries;
+ * mod (0: none) names the module for x's CIE.  TABLE and the row (UNKNOWN
+ * where the instructions say nothing we follow, or the records are
+ * malformed); NONE if no FDE covers pc; UNREAD if a record could not be
+ * read (a file that cannot be, memory that faults); NOT_OURS if what was
+ * read through the module's descriptor is not the module's file.
+ */
+static int read_row(const struct src *s, uintptr_t hdr, uint32_t n, const struct entries *e,
+		    uint32_t mod, uintptr_t pc, struct profil_urow *row, struct profil_uscratch *x)
+{
+	if (pc < hdr && hdr - pc > (uintptr_t)INT32_MAX + 1)
+		return PROFIL_UFOUND_NONE;
+	intptr_t rel = (intptr_t)(pc - hdr); /* entries hold starts as offsets from hdr */
+	uintptr_t table = hdr + 12;
+	uint32_t lo = 0, hi = n;
+	const int32_t *ent; /* entries [lo, hi) */
+	if (e) {
+		/* The sampled entry at or before pc: its group of entries.  The
+		 * group index gives the one at the start of pc's page of code;
+		 * a page of code has one or two groups. */
+		uint32_t a = 0, b = (n + PROFIL_USAMPLE - 1) / PROFIL_USAMPLE;
+		if (rel < e->sample[0])
+			return PROFIL_UFOUND_NONE;
+		uintptr_t page = (pc - e->m->lo) >> 12;
+		if (e->m->groups && pc >= e->m->lo && page < e->m->npages) {
+			a = e->m->groups[page];
+			while (a + 1 < b && e->sample[2 * (a + 1)] <= rel)
+				a++;
+		} else {
+			while (b - a > 1) {
+				uint32_t mid = a + (b - a) / 2;
+				if (e->sample[2 * mid] <= rel)
+					a = mid;
+				else
+					b = mid;
+			}
+		}
+		lo = a * PROFIL_USAMPLE;
+		hi = lo + PROFIL_USAMPLE < n ? lo + PROFIL_USAMPLE : n;
+		/* The group's entries, read from the file (128 bytes: cheaper
+		 * than a copy of the table in the program's memory, which
+		 * cc1plus filled 300 KiB of), the sampled one first: another
+		 * file would not have it where the module's has it. */
+		if (!src_get(s, table + 8 * (uintptr_t)lo, x->hdr, 8 * (uintptr_t)(hi - lo)))
+			return UNREAD;
+		ent = (const int32_t *)x->hdr;
+		if (ent[0] != e->sample[2 * a] || ent[1] != e->sample[2 * a + 1])
+			return NOT_OURS;
+	} else {
+		while (hi - lo > PROFIL_USAMPLE) { /* narrow to a window of entries */
+			uint32_t mid = lo + (hi - lo) / 2;
+			int32_t start;
+			if (!src_get(s, table + 8 * (uintptr_t)mid, &start, 4))
+				return UNREAD;
+			if (start <= rel)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		if (lo >= hi)
+			return PROFIL_UFOUND_NONE;
+		if (!src_get(s, table + 8 * (uintptr_t)lo, x->hdr, 8 * (uintptr_t)(hi - lo)))
+			return UNREAD;
+		ent = (const int32_t *)x->hdr;
+	}
+	int k = -1; /* the last entry starting at or before pc */
+	for (uint32_t i = 0; i < hi - lo; i++) {
+		if (ent[2 * i] > rel)
+			break;
+		k = (int)i;
+	}
+	if (k < 0)
+		return PROFIL_UFOUND_NONE;
+	uintptr_t fde_at = hdr + (uintptr_t)(intptr_t)ent[2 * k + 1];
+	uintptr_t start = hdr + (uintptr_t)(intptr_t)ent[2 * k];
+	bool keep = e && e->m->nfuncs && x->rows;
+	if (keep) {
+		const uint32_t *b = func_get(e->m, (uint32_t)ent[2 * k + 1]);
+		if (b) {
+			atomic_fetch_add_explicit(&profil__unwind_counts.func_rows, 1,
+						  memory_order_relaxed);
+			return func_row(b, (uint32_t)(pc - start), row) ? PROFIL_UFOUND_TABLE
+									: PROFIL_UFOUND_NONE;
+		}
+	}
+	if (e)
+		atomic_fetch_add_explicit(&profil__unwind_counts.file_rows, 1,
+					  memory_order_relaxed);
+	uint32_t flen, fhave; /* most FDEs are under 128 bytes; a longer one reads on */
+	if (!get_record(s, fde_at, x->fde, x->fde_size < 256 ? x->fde_size : 256, &flen, &fhave))
+		return UNREAD;
+	*row = PROFIL_UROW_UNKNOWN;
+	struct profil_uwork *wk = x->work;
+	const struct profil_fde *fde = &wk->fde;
+	int bad = parse_fde(s, fde_at, x->fde, fhave, mod, x, &wk->cie, &wk->fde);
+	if (bad)
+		return bad == UNREAD ? UNREAD : PROFIL_UFOUND_TABLE;
+	if (e && fde->pc_begin != start)
+		return NOT_OURS; /* not the FDE the table names */
+	if (pc < fde->pc_begin || pc >= fde->pc_end)
+		return PROFIL_UFOUND_NONE;
+	/* The rest of a long FDE comes into its buffer, window by window. */
+	wk->more = (struct profil_cfi_more){ src_read,    (void *)s,         x->fde,
+					     x->fde_size, fde_at + 4 + flen, x->run };
+	struct gather *g = (struct gather *)(void *)wk->gather;
+	*g = (struct gather){ { .target = pc }, x, fde->pc_begin, 0, keep, false, 0 };
+	if (keep) { /* all its rows, kept for its other pcs */
+		bool done = profil__cfi_run_more(&wk->cie, fde, &wk->more, emit_gather, g) == 0;
+		if (done && g->whole && fde->pc_end - fde->pc_begin <= UINT32_MAX)
+			func_put(e->m, (uint32_t)ent[2 * k + 1],
+				 (uint32_t)(fde->pc_end - fde->pc_begin), x, g->n);
+	} else {
+		profil__cfi_run_more(&wk->cie, fde, &wk->more, emit_pick, &g->pick);
+	}
+	*row = g->pick.have ? g->pick.row : PROFIL_UROW_UNKNOWN;
+	return PROFIL_UFOUND_TABLE;
+}
+
+/* The direct path: the object glibc has at pc, read from memory. */
+static int memory_row(uintptr_t hdr, uintptr_t pc, struct profil_urow *row,
+		      struct profil_uscratch *x)
 {
 	uint8_t h[12];
 	if (!hdr || profil__gcopy(h, (const void *)hdr, sizeof h) < 0 || h[0] != 1 ||
-	    h[3] != HDR_TABLE_ENC || h[2] != 0x03 /* udata4 */)
+	    h[3] != PROFIL_EH_HDR_TABLE_ENC || h[2] != 0x03 /* udata4 */)
 		return PROFIL_UFOUND_NONE;
-	/* h[4..8) is the .eh_frame pointer (unused); the count follows. */
-	uint32_t n = rd32(h + 8);
-	uintptr_t table = hdr + 12;
+	/* h[4..8) is the .eh_frame pointer (unused): 4 bytes, or the count
+	 * is not at 8. */
 	if ((h[1] & 0x0f) != 0x0b && (h[1] & 0x0f) != 0x03)
-		return PROFIL_UFOUND_NONE; /* a 4-byte .eh_frame pointer */
-	uint32_t lo = 0, hi = n;
-	int32_t e[2] = { 0, 0 };
-	bool found = false;
-	while (hi - lo > 0 && hi <= n) { /* the last entry with start <= pc */
-		uint32_t mid = lo + (hi - lo) / 2;
-		int32_t cur[2];
-		if (profil__gcopy(cur, (const void *)(table + 8 * (uintptr_t)mid), 8) < 0)
-			return PROFIL_UFOUND_NONE;
-		if (hdr + (uintptr_t)(intptr_t)cur[0] <= pc) {
-			e[0] = cur[0], e[1] = cur[1];
-			found = true;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	if (!found)
 		return PROFIL_UFOUND_NONE;
-	uintptr_t fde_at = hdr + (uintptr_t)(intptr_t)e[1];
-	uint32_t flen, clen;
-	if (copy_record(fde_at, fbuf, FDE_MAX, &flen) < 0 || rd32(fbuf + 4) == 0)
-		return PROFIL_UFOUND_NONE;
-	uintptr_t cie_at = fde_at + 4 - rd32(fbuf + 4);
-	if (copy_record(cie_at, cbuf, CIE_MAX, &clen) < 0 || rd32(cbuf + 4) != 0)
-		return PROFIL_UFOUND_NONE;
-	struct profil_cfi_buf cb = { cbuf + 8, cbuf + 4 + clen, cie_at + 8 };
-	struct profil_cfi_buf fb = { fbuf + 8, fbuf + 4 + flen, fde_at + 8 };
-	struct profil_cie cie;
-	struct profil_fde fde;
-	if (parse_pair(&cb, &fb, &cie, &fde) < 0 || pc < fde.pc_begin || pc >= fde.pc_end)
-		return PROFIL_UFOUND_NONE;
-	struct pick k = { .target = pc };
-	profil__cfi_run(&cie, &fde, emit_pick, &k);
-	*row = k.have ? k.row : unknown_row;
-	return PROFIL_UFOUND_DIRECT;
+	const struct src mem = { -1, 0, UINTPTR_MAX, 0 };
+	atomic_fetch_add_explicit(&profil__unwind_counts.memory_rows, 1, memory_order_relaxed);
+	x->cie_mod = 0; /* its CIE is kept for no module */
+	int how = read_row(&mem, hdr, profil__cfi_rd32(h + 8), NULL, 0, pc, row, x);
+	return how == PROFIL_UFOUND_TABLE ? PROFIL_UFOUND_DIRECT : PROFIL_UFOUND_NONE;
 }
 
-/* The same with the copies on the stack.  Not inlined: its buffers are on
- * the stack only while it runs, not in every walk's frame. */
-static __attribute__((noinline)) int direct_row(uintptr_t hdr, uintptr_t pc,
-						struct profil_urow *row)
+/* Scratch on the stack, for a walk without a walk buffer: fde holds
+ * PROFIL_UNWIND_FDE_STACK bytes; no function's rows are kept. */
+static void stack_scratch(struct profil_uscratch *x, uint8_t *fde, struct profil_uwork *work)
 {
-	uint8_t fbuf[FDE_MAX], cbuf[CIE_MAX];
-	return direct_row_in(hdr, pc, row, fbuf, cbuf);
+	x->fde = fde;
+	x->fde_size = PROFIL_UNWIND_FDE_STACK;
+	x->rows = NULL;
+	x->work = work;
+	x->run = NULL;
+	x->cie_mod = 0;
+}
+
+/* The same with the scratch on the stack.  Not inlined: its buffers are
+ * on the stack only while it runs, not in every walk's frame. */
+static __attribute__((noinline)) int memory_row_stack(uintptr_t hdr, uintptr_t pc,
+						      struct profil_urow *row)
+{
+	struct profil_uscratch x;
+	uint8_t fde[PROFIL_UNWIND_FDE_STACK];
+	struct profil_uwork work;
+	stack_scratch(&x, fde, &work);
+	return memory_row(hdr, pc, row, &x);
+}
+
+static int direct_row(struct profil_uwalk *w, uintptr_t hdr, uintptr_t pc, struct profil_urow *row)
+{
+	return w->scratch ? memory_row(hdr, pc, row, w->scratch) : memory_row_stack(hdr, pc, row);
+}
+
+/* ---- a module's file ---- */
+
+/* Is fd the file m was registered with? */
+static NOINLINE bool is_file(int fd, const struct profil_umod *m)
+{
+	struct stat st;
+	return syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == m->file.dev &&
+	       (uint64_t)st.st_ino == m->file.ino && (uint64_t)st.st_size == m->file.size &&
+	       st.st_mtim.tv_sec == m->file.mtime_s && st.st_mtim.tv_nsec == m->file.mtime_ns;
+}
+
+/*
+ * A descriptor of m's file, opened now: -1 if it cannot be (out of
+ * descriptors, say), or it is not the file m was loaded from any more
+ * (then m's file is bad for good).  Kept for every walk: moved above the
+ * numbers a program uses first (half its descriptor limit, at most 1024),
+ * so that a program that closed its standard input and opens /dev/null to
+ * get descriptor 0 back still gets it.  *kept: it is m's from now on.
+ */
+static NOINLINE int open_file(const struct profil_umod *m, bool *kept)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, m->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	*kept = false;
+	if (fd < 0)
+		return -1;
+	atomic_fetch_add_explicit(&profil__unwind_counts.opened, 1, memory_order_relaxed);
+	if (!is_file(fd, m)) {
+		atomic_store_explicit(&m->live->file_bad, true, memory_order_relaxed);
+		atomic_fetch_add_explicit(&profil__unwind_counts.mismatched, 1,
+					  memory_order_relaxed);
+		syscall(SYS_close, fd);
+		return -1;
+	}
+	struct rlimit lim;
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) != 0 || lim.rlim_cur < 16)
+		return fd;
+	long low = lim.rlim_cur / 2 < 1024 ? (long)(lim.rlim_cur / 2) : 1024;
+	int high = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, low);
+	if (high < 0)
+		return fd; /* for this walk only */
+	syscall(SYS_close, fd);
+	int none = atomic_load_explicit(&m->live->fd, memory_order_relaxed);
+	if (none < 0 && atomic_compare_exchange_strong(&m->live->fd, &none, high)) {
+		*kept = true;
+		return high;
+	}
+	return high; /* another walk kept one first: this one is the walk's */
+}
+
+/* The descriptor kept for m read another file: the program closed ours
+ * and may use the number for a file of its own.  Never ours again, never
+ * closed by us; the next walk that needs the file opens it again. */
+static void lost_file(struct profil_uwalk *w, const struct profil_umod *m)
+{
+	int fd = w->fd;
+	if (!w->own && atomic_compare_exchange_strong(&m->live->fd, &fd, -2))
+		atomic_fetch_add_explicit(&profil__unwind_counts.lost, 1, memory_order_relaxed);
+	drop_own(w);
+	w->fd_mod = NULL;
+}
+
+/*
+ * The file of m for this walk: -1 if it has none or it is not the one m
+ * was loaded from any more.  The descriptor kept is checked with fstat,
+ * once a walk: the program may have closed it and put a file of its own at
+ * its number (dup2), and that file could even be another build of the
+ * module with the same layout, whose entries and FDEs would pass for m's
+ * (tests/stacks/t-unwind-cache).
+ */
+static NOINLINE int walk_file(struct profil_uwalk *w, const struct profil_umod *m)
+{
+	if (w->fd_mod == m)
+		return w->fd;
+	int saved = errno;
+	drop_own(w);
+	w->fd_mod = m;
+	int fd = atomic_load_explicit(&m->live->fd, memory_order_acquire);
+	if (fd >= 0 && !is_file(fd, m)) {
+		w->fd = fd;
+		lost_file(w, m);
+		w->fd_mod = m;
+		fd = -1;
+	}
+	if (fd < 0) {
+		bool kept;
+		fd = open_file(m, &kept); /* kept again after -2: the program closed the last */
+		w->own = fd >= 0 && !kept;
+	}
+	w->fd = fd;
+	errno = saved;
+	return fd;
+}
+
+/* The row at pc of m (pc in m's code) from its file: NONE if it has no
+ * usable file now (open failed: out of descriptors, say) or the file could
+ * not be read, else TABLE. */
+static int file_row_in(struct profil_uwalk *w, const struct profil_umod *m, uintptr_t pc,
+		       struct profil_urow *row, struct profil_uscratch *x)
+{
+	if (!m->path || atomic_load_explicit(&m->live->file_bad, memory_order_relaxed))
+		return PROFIL_UFOUND_NONE;
+	int how = NOT_OURS;
+	for (int tries = 0; how == NOT_OURS && tries < 2; tries++) {
+		int fd = walk_file(w, m);
+		if (fd < 0)
+			return PROFIL_UFOUND_NONE;
+		const struct src f = { fd, m->seg_lo, m->seg_hi, m->seg_off };
+		const struct entries e = { m->nfde, m->sample, m };
+		how = read_row(&f, m->eh_hdr, m->nfde, &e, m->serial, pc, row, x);
+		if (how == UNREAD && !w->own)
+			how = NOT_OURS; /* a kept descriptor the program closed, say */
+		if (how == NOT_OURS)
+			lost_file(w, m);
+	}
+	if (how == UNREAD || how == NOT_OURS)
+		return PROFIL_UFOUND_NONE;
+	if (how == PROFIL_UFOUND_NONE)
+		*row = PROFIL_UROW_UNKNOWN; /* code of a module we know, without CFI */
+	return PROFIL_UFOUND_TABLE;
+}
+
+static __attribute__((noinline)) int file_row_stack(struct profil_uwalk *w,
+						    const struct profil_umod *m, uintptr_t pc,
+						    struct profil_urow *row)
+{
+	struct profil_uscratch x;
+	uint8_t fde[PROFIL_UNWIND_FDE_STACK];
+	struct profil_uwork work;
+	stack_scratch(&x, fde, &work);
+	return file_row_in(w, m, pc, row, &x);
+}
+
+static int file_row(struct profil_uwalk *w, const struct profil_umod *m, uintptr_t pc,
+		    struct profil_urow *row)
+{
+	return w->scratch ? file_row_in(w, m, pc, row, w->scratch) : file_row_stack(w, m, pc, row);
+}
+
+/* The row at pc of m, a module of the set still loaded: its cache, else
+ * its file, else its memory (where the walk may read it). */
+static int module_row(struct profil_uwalk *w, const struct profil_umod *m, uintptr_t pc,
+		      struct profil_urow *row)
+{
+	if (cache_get(m, pc, row))
+		return PROFIL_UFOUND_TABLE;
+	int how = file_row(w, m, pc, row);
+	if (how == PROFIL_UFOUND_NONE && !w->tables_only) {
+		how = direct_row(w, m->eh_hdr, pc, row);
+		if (how == PROFIL_UFOUND_NONE) { /* code of a module we know, without CFI */
+			*row = PROFIL_UROW_UNKNOWN;
+			how = PROFIL_UFOUND_TABLE;
+		}
+	}
+	if (how != PROFIL_UFOUND_NONE)
+		cache_put(m, pc, row);
+	return how;
 }
 
 /* Is m still the object loaded at pc?  Once per walk and module. */
-static bool still_loaded(struct profil_uwalk *w, const struct umod *m, uintptr_t pc,
+static bool still_loaded(struct profil_uwalk *w, const struct profil_umod *m, uintptr_t pc,
 			 struct dl_find_object *fo, bool *have_fo)
 {
 	for (unsigned i = 0; i < w->nchecked; i++)
 		if (w->checked[i] == m)
 			return true;
-	if (!find_object)
+	if (!profil__unwind_find_object)
 		return true; /* no way to tell: trust the last refresh */
-	*have_fo = find_object((void *)pc, fo) == 0;
+	*have_fo = profil__unwind_find_object((void *)pc, fo) == 0;
 	if (!*have_fo || (uintptr_t)fo->dlfo_eh_frame != m->eh_hdr)
 		return false;
+	uint8_t id[PROFIL_UID_MAX];
+	if (m->id_len && (profil__gcopy(id, (const void *)m->id_at, m->id_len) < 0 ||
+			  __builtin_memcmp(id, m->id, m->id_len) != 0))
+		return false; /* another object where m was */
 	w->checked[w->nchecked++ % PROFIL_UWALK_CHECKED] = m;
 	if (w->nchecked > PROFIL_UWALK_CHECKED)
 		w->nchecked = PROFIL_UWALK_CHECKED;
 	return true;
 }
 
-int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
+/* The module of the set pc is in, still loaded (then w->last), or else
+ * the .eh_frame_hdr of the object glibc has at pc into *hdr (0: none).
+ * Not inlined: its struct dl_find_object is not in the frame of the row's
+ * reading. */
+static NOINLINE const struct profil_umod *locate(struct profil_uwalk *w, uintptr_t pc,
+						 uintptr_t *hdr)
 {
-	const struct umod *m = w->last;
-	if (m && pc >= m->lo && pc < m->hi) /* callers are often in the same module */
-		return table_row(m, pc, row);
-	m = find_module(w->set, pc);
+	const struct profil_umod *m = find_module(w->set, pc);
 	struct dl_find_object fo;
 	bool have_fo = false;
+	*hdr = 0;
 	if (m && still_loaded(w, m, pc, &fo, &have_fo)) {
 		w->last = m;
-		return table_row(m, pc, row);
+		return m;
 	}
 	if (m) /* closed since the last refresh, or replaced */
-		atomic_store_explicit(&stale, true, memory_order_relaxed);
-	else if (find_object)
-		have_fo = find_object((void *)pc, &fo) == 0;
-	if (!have_fo)
+		atomic_store_explicit(&profil__unwind_stale, true, memory_order_relaxed);
+	else if (profil__unwind_find_object)
+		have_fo = profil__unwind_find_object((void *)pc, &fo) == 0;
+	if (have_fo) {
+		atomic_store_explicit(&profil__unwind_stale, true, memory_order_relaxed);
+		*hdr = (uintptr_t)fo.dlfo_eh_frame;
+	}
+	return NULL;
+}
+
+int profil__unwind_row(struct profil_uwalk *w, uintptr_t pc, struct profil_urow *row)
+{
+	const struct profil_umod *m = w->last;
+	if (m && pc >= m->lo && pc < m->hi) /* callers are often in the same module */
+		return module_row(w, m, pc, row);
+	uintptr_t hdr;
+	m = locate(w, pc, &hdr);
+	if (m)
+		return module_row(w, m, pc, row);
+	if (!hdr || w->tables_only)
 		return PROFIL_UFOUND_NONE;
-	atomic_store_explicit(&stale, true, memory_order_relaxed);
-	if (w->tables_only)
-		return PROFIL_UFOUND_NONE;
-	if (w->fde_buf && w->cie_buf)
-		return direct_row_in((uintptr_t)fo.dlfo_eh_frame, pc, row, w->fde_buf, w->cie_buf);
-	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
+	return direct_row(w, hdr, pc, row);
 }
 
 int profil__unwind_row_direct(uintptr_t pc, struct profil_urow *row)
 {
 	struct dl_find_object fo;
-	if (!find_object || find_object((void *)pc, &fo) != 0)
+	if (!profil__unwind_find_object || profil__unwind_find_object((void *)pc, &fo) != 0)
 		return PROFIL_UFOUND_NONE;
-	return direct_row((uintptr_t)fo.dlfo_eh_frame, pc, row);
+	return memory_row_stack((uintptr_t)fo.dlfo_eh_frame, pc, row);
 }
 
-#ifdef PROFIL_STATIC_ARCHIVE
-/* The archive calls nothing through dlsym (tests/static): a weak reference,
- * bound by the linker where libc has the function and NULL in a static
- * program that does not otherwise pull it in (where all code is in the
- * tables anyway). */
-extern int _dl_find_object(void *pc, struct dl_find_object *out) __attribute__((weak));
-static find_object_fn *lookup_find_object(void)
+int profil__unwind_row_file(uintptr_t pc, struct profil_urow *row)
 {
-	return _dl_find_object;
-}
-#else
-/* Looked up, not linked: libprofil.so still loads with a glibc before 2.35. */
-static find_object_fn *lookup_find_object(void)
-{
-	return (find_object_fn *)dlsym(RTLD_DEFAULT, "_dl_find_object");
-}
-#endif
-
-/* A fork while another thread rebuilds would leave the child's lock held
- * for good: fork waits for the rebuild instead. */
-static void fork_prepare(void)
-{
-	pthread_mutex_lock(&refresh_lock);
-}
-
-static void fork_done(void)
-{
-	pthread_mutex_unlock(&refresh_lock);
-}
-
-/* Under pcprof run recording stacks (PCPROF_STACKS=1), the tables are built
- * before the first sample; a program that only calls profil(), or a
- * recording without stacks (--no-stacks), whose handler never walks, never
- * pays for them (about 1.5 ms of CPU per process image, libc's most:
- * bench/exec-cost), and a walk without tables still works, through the
- * direct path, until someone refreshes. */
-__attribute__((constructor(110))) static void unwind_start(void)
-{
-	find_object = lookup_find_object();
-	pthread_atfork(fork_prepare, fork_done, fork_done);
-	/* Static, not on the stack: its 4 KiB path was a constructor frame
-	 * that a small RLIMIT_STACK does not have room for (issue 19); a
-	 * constructor runs once. */
-	static struct raw_env env;
-	if (profil__raw_env(&env) && env.stacks) {
-		/* PCPROF_UNWIND_SHARE=0: every image builds its own (tests, bench). */
-		const char *share = getenv("PCPROF_UNWIND_SHARE");
-		if (!(share && strcmp(share, "0") == 0))
-			memcpy(cache_dir, env.dir, sizeof cache_dir);
-		profil__unwind_refresh();
-	}
+	struct profil_uwalk w;
+	profil__unwind_enter(&w);
+	const struct profil_umod *m = find_module(w.set, pc);
+	int how = m ? file_row(&w, m, pc, row) : PROFIL_UFOUND_NONE;
+	profil__unwind_leave(&w);
+	return how == PROFIL_UFOUND_TABLE ? 0 : -1;
 }

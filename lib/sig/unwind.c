@@ -2,7 +2,7 @@
  * unwind.c - the stack walker of the signal path (contract in unwind.h).
  *
  * Each step finds the row in effect at the frame's pc (a binary search in
- * the module set, then in the module's rows: unwind-tables.c), applies
+ * the module set, then the module's row cache: unwind-tables.c), applies
  * it (CFA = SP + k or FP + k, the return address at CFA - 8, the caller's
  * frame pointer unchanged or saved), reads the two words through the
  * fault guard and checks what it got: the CFA must be above the stack
@@ -115,15 +115,33 @@ static enum step caller(const struct reach *m, const struct frame *f, struct fra
 	return out->r.pc == 0 ? STEP_END : STEP_OK;
 }
 
-static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct reach *stack,
-		       struct profil_walk_buf *buf)
+void profil__unwind_use_buf(struct profil_uwalk *w, struct profil_walk_buf *b)
 {
-	if (max <= 0)
-		return 0;
-	/* Two frames used in turn: copying one over the other cost a
-	 * store-forwarding stall per step. */
-	struct frame fr[2] = { { .exact = true } };
-	struct frame *f = &fr[0], *next = &fr[1];
+	b->x.fde = b->fde;
+	b->x.fde_size = sizeof b->fde;
+	b->x.rows = b->rows;
+	b->x.work = &b->work;
+	b->x.run = &b->run;
+	w->scratch = &b->x;
+}
+
+/* A walk's state: two frames used in turn (copying one over the other
+ * cost a store-forwarding stall per step), and the tables' walk.  In the
+ * thread's walk buffer for the handler's walks, off the interrupted stack
+ * (a budget: docs/signal-safety.md). */
+struct walk_state {
+	struct frame fr[2];
+	struct profil_uwalk walk;
+};
+_Static_assert(sizeof(struct walk_state) <= sizeof(((struct profil_walk_buf *)0)->state),
+	       "struct profil_walk_buf holds a struct walk_state");
+
+static int walk_in(struct walk_state *ws, const void *uc, uintptr_t *pcs, int max,
+		   const struct reach *stack, struct profil_walk_buf *buf)
+{
+	__builtin_memset(ws->fr, 0, sizeof ws->fr);
+	ws->fr[0].exact = true;
+	struct frame *f = &ws->fr[0], *next = &ws->fr[1];
 	profil__uregs_from_uc(uc, &f->r);
 	pcs[0] = f->r.pc;
 	int n = 1;
@@ -139,24 +157,22 @@ static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct rea
 			pcs[n++] = PCPROF_FRAME_UNKNOWN;
 		return n;
 	}
-	struct profil_uwalk walk;
-	profil__unwind_enter(&walk);
-	walk.tables_only = m->hi != 0;
-	if (buf) {
-		walk.fde_buf = buf->fde;
-		walk.cie_buf = buf->cie;
-	}
-	resolve(&walk, f);
+	struct profil_uwalk *walk = &ws->walk;
+	profil__unwind_enter(walk);
+	walk->tables_only = m->hi != 0;
+	if (buf)
+		profil__unwind_use_buf(walk, buf);
+	resolve(walk, f);
 	while (n < max) {
 		enum step s = caller(m, f, next);
 		if (s == STEP_END)
 			break;
 		if (s == STEP_OK) {
-			resolve(&walk, next);
+			resolve(walk, next);
 			/* A return address to the trampoline: its frame is not
 			 * shown, the interrupted one is, exactly. */
 			if (!next->exact && unknown(next) && sigframe(m, next, next))
-				resolve(&walk, next);
+				resolve(walk, next);
 			if (next->found == PROFIL_UFOUND_NONE)
 				s = STEP_UNKNOWN; /* not code we know: a bad frame */
 		}
@@ -173,8 +189,26 @@ static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct rea
 		f = next;
 		next = t;
 	}
-	profil__unwind_leave(&walk);
+	profil__unwind_leave(walk);
 	return n;
+}
+
+/* The state on the stack (a walk without a walk buffer: tests, bench). */
+static __attribute__((noinline)) int walk_on_stack(const void *uc, uintptr_t *pcs, int max,
+						   const struct reach *stack)
+{
+	struct walk_state ws;
+	return walk_in(&ws, uc, pcs, max, stack, NULL);
+}
+
+static int unwind_walk(const void *uc, uintptr_t *pcs, int max, const struct reach *stack,
+		       struct profil_walk_buf *buf)
+{
+	if (max <= 0)
+		return 0;
+	if (buf)
+		return walk_in((struct walk_state *)(void *)buf->state, uc, pcs, max, stack, buf);
+	return walk_on_stack(uc, pcs, max, stack);
 }
 
 int profil__unwind(const void *uc, uintptr_t *pcs, int max)

@@ -8,7 +8,8 @@
  * CFA must rise above the last, except across a signal frame; a walk that
  * is not bounded does not use the stack's bounds); max == 0 is allowed and
  * writes nothing.  The implementation: sig/unwind.c (the walk),
- * sig/unwind-tables.c (the tables it reads), arch/unwind-<arch>.c.
+ * sig/unwind-tables.c (the rows it reads from the tables lib/unwind-build.c
+ * makes), arch/unwind-<arch>.c.
  *
  * What it writes, outermost last:
  *   pcs[0]    the interrupted pc, from uc (never the handler's own frames);
@@ -31,30 +32,53 @@
 
 #include "../internal.h"
 #include "../record-format.h"
+#include "unwind-tables.h"
 
 /* Most frames a recorded stack keeps, markers included. */
 #define PROFIL_STACK_MAX 256
 
-/* Sizes of the copies of one FDE and its CIE the direct path reads a row
- * from (a module the tables lack: unwind-tables.c); longer records end the
- * walk with PCPROF_FRAME_UNKNOWN. */
-#define PROFIL_UNWIND_FDE_MAX 512
-#define PROFIL_UNWIND_CIE_MAX 128
-
 /*
- * What a walk writes besides its registers: the frames, and the direct
- * path's copies.  The handler keeps one per thread slot (tslot.h), made in
- * normal context, so that neither is on the stack the handler runs on: that
- * may be a coroutine's of a few KiB, below the kernel's signal frame (2.6
- * KiB of it was the frame array and these copies: docs/signal-safety.md,
- * "The handler's stack budget").  One thread's handler uses its own, and
+ * What a walk writes besides its registers: the frames, and the records it
+ * reads rows from where a module's cache lacks them (unwind-tables.h).
+ * The handler keeps one per thread slot (tslot.h), made in normal context,
+ * so that neither is on the stack the handler runs on: that may be a
+ * coroutine's of a few KiB, below the kernel's signal frame (2.6 KiB of it
+ * was the frame array and the records: docs/signal-safety.md, "The
+ * handler's stack budget").  One thread's handler uses its own, and
  * profiling handlers never nest.
  */
+/*
+ * The recorder's memory of the thread's last stored stack (sig/sink.c): its
+ * callers outermost first, and the node of the recording's trie each one
+ * ended at.  The next stack of the thread usually shares its outer callers
+ * (half of cc1plus's frames), whose nodes are then taken from here instead
+ * of searched for in every level of the trie.  Nodes never leave a
+ * recording; token names the one they are in (a fork child records into a
+ * file of its own).
+ */
+struct profil_stack_memo {
+	uint64_t token; /* the recording's header token; 0: nothing */
+	uint32_t n;     /* entries below that hold */
+	uint32_t node[PROFIL_STACK_MAX];
+	uint64_t key[PROFIL_STACK_MAX];
+};
+
 struct profil_walk_buf {
 	uintptr_t pcs[PROFIL_STACK_MAX];
+	struct profil_uscratch x; /* its fde, rows, work and run: below */
 	uint8_t fde[PROFIL_UNWIND_FDE_MAX];
-	uint8_t cie[PROFIL_UNWIND_CIE_MAX];
+	uint64_t rows[PROFIL_UNWIND_FUNC_ROWS];
+	struct profil_uwork work;
+	struct profil_cfi_state run;
+	/* the walk's own state (unwind.c, struct walk_state) */
+	_Alignas(8) unsigned char state[256];
+	struct profil_stack_memo memo;
 };
+
+/* Let walk w (after profil__unwind_enter) read records into b instead of
+ * onto the stack, and keep whole functions' rows (unwind-tables.h).
+ * AS-safe. */
+PROFIL_HIDDEN void profil__unwind_use_buf(struct profil_uwalk *w, struct profil_walk_buf *b);
 
 /* Walk the stack of the thread that was interrupted with context uc (the
  * handler's third argument).  Returns the number of entries written to pcs

@@ -4,16 +4,14 @@
 # headers, lib/sig/, lib/arch/, lib/internal.h, lib/record-format.h and the
 # public include/profil_ext.h (constants), never the control code above.
 # Lists every #include "..." of lib/sig/*.[ch] and fails on any other; then
-# checks the same of the symbols their objects link to; and that the
-# control files above it (lib/*.c) call one another without a circle.
+# checks the same of the symbols their objects link to, and that every
+# other symbol they need is an async-signal-safe function named in
+# tests/abi/as-safe.list; and that the control files above it (lib/*.c)
+# call one another without a circle.
 set -eu
 cd "$(dirname "$0")/../.."
 top=$(pwd -P)
-# Known edges still to remove, "file header", each with its owner's reason.
-# lib/sig/unwind-tables.c reads the PCPROF_* environment through rawfile.h
-# in its constructor (the unwinder's file, not moved in this step).
-known="lib/sig/unwind-tables.c lib/rawfile.h"
-n=0 bad=0 used=''
+n=0 bad=0
 for f in lib/sig/*.c lib/sig/*.h; do
 	n=$((n + 1))
 	dir=$(dirname "$f")
@@ -25,11 +23,6 @@ for f in lib/sig/*.c lib/sig/*.h; do
 		lib/sig/* | lib/arch/* | lib/internal.h | lib/record-format.h | include/profil_ext.h)
 			continue ;;
 		esac
-		if [ "$f $path" = "$known" ]; then
-			echo "# known, to be removed: $f includes $path"
-			used=1
-			continue
-		fi
 		echo "not ok: $f includes $path, above the signal layer"
 		bad=1
 	done
@@ -46,14 +39,33 @@ lower=$(for f in lib/sig/*.c lib/arch/*.c lib/arch/*.S lib/util.c; do
 	[ -e "$o" ] && nm --defined-only "$o" | awk '{print $3}'
 done | sort -u)
 [ -n "$lower" ] || { echo "no objects in $b: build first"; exit 1; }
-knownsym="profil__raw_env" # unwind-tables.c's constructor, as above
 for f in lib/sig/*.c; do
 	o=$b/${f#lib/}
 	o=${o%.c}.o
 	for s in $(nm -u "$o" | awk '$2 ~ /^profil__/ {print $2}'); do
 		printf '%s\n' "$lower" | grep -qx "$s" && continue
-		[ "$s" = "$knownsym" ] && continue
 		echo "not ok: $f needs $s, defined above the signal layer"
+		bad=1
+	done
+done
+
+# Every other symbol a lib/sig/ object needs is a function of libc that
+# is async-signal-safe (tests/abi/as-safe.list says where that is
+# written): the object may run in a handler, so anything it links to may
+# be called there.  Not functions: the linker's _GLOBAL_OFFSET_TABLE_ and,
+# in a sanitizer build, the instrumentation's own entry points.
+safe=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' tests/abi/as-safe.list | awk '{print $1}')
+[ -n "$safe" ] || { echo "tests/abi/as-safe.list is empty"; exit 1; }
+for f in lib/sig/*.c lib/arch/*.c lib/arch/*.S; do
+	o=$b/${f#lib/}
+	o=${o%.*}.o
+	[ -e "$o" ] || continue
+	for s in $(nm -u "$o" | awk '$2 !~ /^profil__/ {print $2}'); do
+		case "$s" in
+		_GLOBAL_OFFSET_TABLE_ | __asan_* | __ubsan_* | __tsan_* | __sanitizer_*) continue ;;
+		esac
+		printf '%s\n' "$safe" | grep -qx "$s" && continue
+		echo "not ok: $f needs $s, which tests/abi/as-safe.list does not name async-signal-safe"
 		bad=1
 	done
 done
@@ -100,8 +112,4 @@ done | awk '
 		exit bad
 	}' || bad=1
 
-if [ -n "$known" ] && [ -z "$used" ]; then
-	echo "the known edge '$known' is gone: remove it from this script"
-	exit 1
-fi
 exit $bad

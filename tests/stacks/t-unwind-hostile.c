@@ -30,6 +30,7 @@
 #include <ucontext.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 /* Storms keep every walk here (ring off: only w). */

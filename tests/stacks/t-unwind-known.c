@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 NOINL int leaf(int x)

@@ -1,17 +1,21 @@
 /*
- * t-unwind-rows - the compact rows built from .eh_frame (lib/sig/unwind-cfi.c,
- * unwind-tables.c), exactly:
+ * t-unwind-rows - the rows the walker finds (lib/sig/unwind-cfi.c,
+ * unwind-tables.c), exactly, by each of its ways:
  *   - known_fn, assembled here with CFI of our own (push/mov frame set-up,
  *     remember/restore state, leave, a CFA expression, restore, undefined
  *     return address), has the row we wrote at each of its 16 bytes;
  *   - plt_like carries GNU ld's lazy PLT expression: a PLT row;
- *   - at every 13th byte of libc, ld.so and this program, the table row is
- *     the one the direct path (one FDE interpreted in place, what the
- *     handler does for a module loaded since the last refresh) finds.
+ *   - at every 13th byte of libc, ld.so and this program, the row a walk
+ *     finds the first time (read from the module's file, or from the rows
+ *     kept of its function), the second time (its module's cache), from
+ *     the file alone (profil__unwind_row_file), and by the direct path (one
+ *     FDE interpreted in memory, what the handler does for a module loaded
+ *     since the last refresh) are the same.
  */
 #include <link.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 __asm__(".text\n"
@@ -68,26 +72,46 @@ static const struct want known[] = {
 	{ 14, END, 0, 0 },              { 15, END, 0, 0 },
 };
 
+/* Where the walks read records, as the handler's do: whole functions'
+ * rows are kept. */
+static struct profil_walk_buf wbuf;
+
 static void check_row(const char *what, uintptr_t pc, const struct want *w)
 {
 	struct profil_uwalk uw;
+	struct profil_urow row, again, file, d;
 	profil__unwind_enter(&uw);
-	struct profil_urow row;
+	profil__unwind_use_buf(&uw, &wbuf);
 	int how = profil__unwind_row(&uw, pc, &row);
+	profil__unwind_leave(&uw);
+	profil__unwind_enter(&uw); /* a later walk: the cache */
+	int how2 = profil__unwind_row(&uw, pc, &again);
 	profil__unwind_leave(&uw);
 	T_NOTE("%s+%d: found %d, rule %d cfa %d fp %d", what, w->off, how, row.rule, row.cfa,
 	       row.fp);
 	T_EQ(how, PROFIL_UFOUND_TABLE);
+	T_EQ(how2, PROFIL_UFOUND_TABLE);
 	T_EQ(row.rule, w->rule);
 	if (w->rule == SP || w->rule == FP || w->rule == PROFIL_CFA_PLT) {
 		T_EQ(row.cfa, w->cfa);
 		T_EQ(row.fp, w->fp);
 	}
-	struct profil_urow d;
+	T_EQ(profil__unwind_row_file(pc, &file), 0);
 	T_EQ(profil__unwind_row_direct(pc, &d), PROFIL_UFOUND_DIRECT);
-	T_EQ(d.rule, row.rule);
-	T_EQ(d.cfa, row.cfa);
-	T_EQ(d.fp, row.fp);
+	const struct profil_urow *other[] = { &again, &file, &d };
+	for (unsigned i = 0; i < 3; i++) {
+		T_EQ(other[i]->rule, row.rule);
+		T_EQ(other[i]->cfa, row.cfa);
+		T_EQ(other[i]->fp, row.fp);
+	}
+}
+
+/* The same row, by the rule's meaning: UNKNOWN and END rows say nothing
+ * more. */
+static bool same(const struct profil_urow *a, const struct profil_urow *b)
+{
+	return a->rule == b->rule &&
+	       (a->rule == U || a->rule == END || (a->cfa == b->cfa && a->fp == b->fp));
 }
 
 static long compared, with_rule;
@@ -100,26 +124,31 @@ static int compare_module(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	struct profil_uwalk uw;
 	profil__unwind_enter(&uw);
+	profil__unwind_use_buf(&uw, &wbuf);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
 		for (uintptr_t pc = lo; pc < hi; pc += 13) {
-			struct profil_urow t, d;
+			struct profil_urow t, c, f, d;
 			int ht = profil__unwind_row(&uw, pc, &t);
+			int hc = profil__unwind_row(&uw, pc, &c);
+			int hf = profil__unwind_row_file(pc, &f);
 			int hd = profil__unwind_row_direct(pc, &d);
-			/* No FDE covers pc: the table says unknown. */
+			/* No FDE covers pc: the module's row is unknown. */
 			if (hd == PROFIL_UFOUND_NONE && ht == PROFIL_UFOUND_TABLE)
 				hd = PROFIL_UFOUND_TABLE, d = (struct profil_urow){ .rule = U };
-			bool same = ht == PROFIL_UFOUND_TABLE && t.rule == d.rule &&
-				    (t.rule == U || t.rule == END || (t.cfa == d.cfa && t.fp == d.fp));
-			if (!same) {
-				T_NOTE("%s %#lx: table %d (rule %d cfa %d fp %d), direct %d (rule %d "
-				       "cfa %d fp %d)",
+			bool ok = ht == PROFIL_UFOUND_TABLE && hc == PROFIL_UFOUND_TABLE && hf == 0 &&
+				  same(&t, &d) && same(&c, &d) && same(&f, &d);
+			if (!ok) {
+				T_NOTE("%s %#lx: first %d (rule %d cfa %d fp %d), cached %d (rule %d "
+				       "cfa %d fp %d), file %d (rule %d cfa %d fp %d), direct %d (rule "
+				       "%d cfa %d fp %d)",
 				       name[0] ? name : "(main)", (unsigned long)(pc - info->dlpi_addr),
-				       ht, t.rule, t.cfa, t.fp, hd, d.rule, d.cfa, d.fp);
-				T_FAIL("table and direct rows differ");
+				       ht, t.rule, t.cfa, t.fp, hc, c.rule, c.cfa, c.fp, hf, f.rule, f.cfa,
+				       f.fp, hd, d.rule, d.cfa, d.fp);
+				T_FAIL("the ways to a row differ");
 			}
 			compared++;
 			with_rule += t.rule == SP || t.rule == FP;
@@ -139,8 +168,15 @@ int main(void)
 	check_row("plt_like", (uintptr_t)plt_like, &plt);
 
 	dl_iterate_phdr(compare_module, NULL);
-	T_NOTE("%ld pcs compared, %ld with a CFA rule", compared, with_rule);
+	struct profil_unwind_stats st;
+	profil__unwind_stats(&st);
+	T_NOTE("%ld pcs compared, %ld with a CFA rule; %llu rows read from files, %llu kept "
+	       "functions' rows",
+	       compared, with_rule, (unsigned long long)st.file_rows,
+	       (unsigned long long)st.funcs);
 	T_OK(compared > 10000);
 	T_OK(with_rule > compared / 2);
+	/* every way was taken: files read, functions' rows kept and used */
+	T_OK(st.file_rows > 1000 && st.funcs > 100 && st.func_rows > 1000);
 	return 0;
 }

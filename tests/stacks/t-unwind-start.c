@@ -1,16 +1,18 @@
 /*
- * t-unwind-start - the unwind tables are built at start only by a recording
- * that keeps stacks (lib/sig/unwind-tables.c, unwind_start): the program
- * runs itself twice with PCPROF_DIR set, once with PCPROF_STACKS=1, whose
- * start must leave tables for its modules, once with PCPROF_STACKS=0
- * (pcprof run --no-stacks), whose handler never walks and whose start must
- * build none (about 1.5 ms of CPU per process image, bench/exec-cost).
+ * t-unwind-start - the modules are registered for the walker at start only
+ * by a recording that keeps stacks (lib/unwind-build.c, unwind_start): the
+ * program runs itself twice with PCPROF_DIR set, once with PCPROF_STACKS=1,
+ * whose start must leave its modules registered, read from their files,
+ * with empty row caches, once with PCPROF_STACKS=0 (pcprof run
+ * --no-stacks), whose handler never walks and whose start must register
+ * none.
  */
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sig/unwind-tables.h"
+#include "unwind-build.h"
 #include "stacks.h"
 
 static void run_child(const char *self, const char *dir, const char *stacks)
@@ -33,15 +35,19 @@ static void run_child(const char *self, const char *dir, const char *stacks)
 int main(int argc, char **argv)
 {
 	if (argc == 2) { /* the child: its start has run */
-		uint32_t modules;
-		uint64_t rows, bytes;
-		profil__unwind_table_stats(&modules, &rows, &bytes);
-		T_NOTE("PCPROF_STACKS=%s: %u modules, %llu rows", argv[1], modules,
-		       (unsigned long long)rows);
-		if (strcmp(argv[1], "1") == 0)
-			T_OK(modules >= 3 && rows > 0); /* this program, libc, ld.so */
-		else
-			T_EQ(modules, 0);
+		struct profil_unwind_stats st;
+		profil__unwind_stats(&st);
+		T_NOTE("PCPROF_STACKS=%s: %u modules, %u with their file, %llu cache entries, "
+		       "%llu filled",
+		       argv[1], st.modules, st.with_file, (unsigned long long)st.cache_entries,
+		       (unsigned long long)st.cached);
+		if (strcmp(argv[1], "1") == 0) {
+			/* this program, libc, ld.so (and the vDSO, without a file) */
+			T_OK(st.modules >= 3 && st.with_file >= 3 && st.cache_entries > 0);
+			T_EQ(st.cached, 0); /* nothing read before a sample needs it */
+		} else {
+			T_EQ(st.modules, 0);
+		}
 		return 0;
 	}
 	char dir[] = "/tmp/t-unwind-start.XXXXXX";

@@ -3,7 +3,10 @@
  * record-format.h), fed exactly through __profil_inject_stack: this
  * program runs itself with the PCPROF_* environment and
  * PROFIL_ENGINE=manual, the copy injects known stacks, and the recording is
- * read back here.
+ * read back here.  Each run is made twice: injected, and stored from the
+ * thread's walk buffer as the handler stores a walk (lib/sig/sink.c, whose
+ * memory of the thread's last stack gives the outer callers' nodes): the
+ * same trie, node for node.
  *   - Sharing: stacks with the same outer callers share their nodes; the
  *     trie holds exactly one node per distinct (caller's node, pc); each
  *     slot names its innermost caller's node, PCPROF_RAW_ROOT for a stack
@@ -16,6 +19,9 @@
  *     of the cut slots' ticks; a stack already in the trie still fits.
  *   - Off (no PCPROF_STACKS): the file has no node table and no slot a
  *     stack; bad arguments are refused with EINVAL.
+ *   - A fork child stores the stack its parent last stored, from the walk
+ *     buffer it inherited: its slot names nodes of its own recording,
+ *     whole (the memory of the parent's stack names the parent's nodes).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -25,6 +31,8 @@
 
 #include "profil_ext.h"
 #include "record-format.h"
+#include "sig/sink.h"
+#include "sig/tslot.h"
 #include "helpers/scratch.h"
 #include "test.h"
 
@@ -34,10 +42,47 @@
 
 /* ---- the copy that records ---- */
 
+static bool walked; /* through the walk buffer, as the handler stores */
+
 static void put(const uintptr_t *pcs, int n, unsigned ticks)
 {
-	if (__profil_inject_stack(pcs, n, ticks) < 0)
-		_exit(3);
+	if (!walked) {
+		if (__profil_inject_stack(pcs, n, ticks) < 0)
+			_exit(3);
+		return;
+	}
+	struct profil_thread *t = profil__thread_self();
+	struct profil_rec *r = atomic_load(&profil__rec);
+	if (!t || !t->walk || !r)
+		_exit(5);
+	int keep = n < PROFIL_STACK_MAX ? n : PROFIL_STACK_MAX;
+	memcpy(t->walk->pcs, pcs, (size_t)keep * sizeof pcs[0]);
+	profil__record(r, profil__gettid(), pcs[0], t->walk->pcs, keep, ticks, true);
+}
+
+/* The parent stores a stack, its fork child the same one: the child's
+ * pid in scratch/child. */
+static int forked(void)
+{
+	walked = true;
+	uintptr_t a[] = { 0x1000, 0x2000, 0x3000, MAIN };
+	put(a, 4, 1);
+	pid_t c = fork();
+	if (c < 0)
+		return 7;
+	if (c == 0) {
+		put(a, 4, 1);
+		_exit(0);
+	}
+	int st;
+	if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 8;
+	char path[128];
+	snprintf(path, sizeof path, "%s/child", getenv("PCPROF_DIR"));
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", (int)c) < 0 || fclose(f) != 0)
+		return 9;
+	return 0;
 }
 
 static void share(void)
@@ -239,10 +284,11 @@ static pid_t run_copy(const char *mode, const char *slots, bool stacks)
 	return c;
 }
 
-static void check_share(void)
+static void check_share(const char *mode)
 {
 	struct rec r;
-	read_recording(run_copy("share", "1048576", true), &r);
+	T_NOTE("%s", mode);
+	read_recording(run_copy(mode, "1048576", true), &r);
 	T_OK(r.h.flags & PCPROF_RAW_F_STACKS);
 	T_EQ(r.h.ticks, 11);
 	T_EQ(r.h.lost, 0);
@@ -271,10 +317,11 @@ static void check_share(void)
 	free_recording(&r);
 }
 
-static void check_full(void)
+static void check_full(const char *mode)
 {
 	struct rec r;
-	read_recording(run_copy("full", "1024", true), &r);
+	T_NOTE("%s", mode);
+	read_recording(run_copy(mode, "1024", true), &r);
 	T_EQ(r.h.node.base, 256);
 	T_EQ(r.h.node.max, 2);
 	uint64_t used = nodes_used(&r), cut_ticks = 0;
@@ -312,6 +359,23 @@ static void check_full(void)
 	free_recording(&r);
 }
 
+static void check_fork(void)
+{
+	run_copy("fork", "1048576", true);
+	char path[128];
+	snprintf(path, sizeof path, "%s/child", scratch);
+	FILE *f = fopen(path, "r");
+	int child = 0;
+	T_OK(f && fscanf(f, "%d", &child) == 1);
+	fclose(f);
+	struct rec r;
+	read_recording(child, &r);
+	/* the child's own nodes, the whole stack */
+	T_EQ(nodes_used(&r), 3);
+	expect_chain(&r, 0x1000, (const uint64_t[]){ 0x2000, 0x3000, MAIN }, 3);
+	free_recording(&r);
+}
+
 static void check_off(void)
 {
 	struct rec r;
@@ -329,11 +393,20 @@ int main(int argc, char **argv)
 		return share(), 0;
 	if (argc == 2 && strcmp(argv[1], "full") == 0)
 		return full(), 0;
+	if (argc == 2 && strcmp(argv[1], "share-walked") == 0)
+		return walked = true, share(), 0;
+	if (argc == 2 && strcmp(argv[1], "full-walked") == 0)
+		return walked = true, full(), 0;
+	if (argc == 2 && strcmp(argv[1], "fork") == 0)
+		return forked();
 	if (argc == 2 && strcmp(argv[1], "off") == 0)
 		return off();
 	scratch_init("t-raw-stacks");
-	check_share();
-	check_full();
+	check_share("share");
+	check_share("share-walked");
+	check_full("full");
+	check_full("full-walked");
 	check_off();
+	check_fork();
 	return 0;
 }
