@@ -97,6 +97,13 @@ static int sealed_callbacks(void)
 
 int main(int argc, char **argv)
 {
+	/* glibc's SIGEV_THREAD helper thread is started inside libc, where
+	 * TSan's pthread_create interceptor never sees it, and dies of SIGSEGV
+	 * in TSan's malloc at the first expiry: a program of ten lines with
+	 * one such timer does so under TSan without the library. */
+	if (TP_TSAN)
+		T_SKIP("ThreadSanitizer cannot run SIGEV_THREAD timers: glibc's helper thread "
+		       "crashes in its malloc, with or without the library");
 	if (argc == 3 && strcmp(argv[1], "case") == 0)
 		return sealed_callbacks();
 	static const char *const cases[][3] = { { "sealed" } };
