@@ -45,9 +45,16 @@ check()
 {
 	name=$1 mode=$2 kib=$3
 	shift 3
-	"$SMALL" "$mode" "$kib" 0.2 trivial 2>"$T/$name.base" ||
-		fail "$name: exit $? unprofiled ($(cat "$T/$name.base"))"
-	grep -q " 0 signals" "$T/$name.base" && fail "$name: the trivial handler got no signal: $(cat "$T/$name.base")"
+	# The baseline needs a signal in 0.2 s of CPU; under load the kernel's
+	# ITIMER_PROF signals come late and seldom ("Known limits" in
+	# docs/reliability.md), and one run in a full suite at load 6-13 got
+	# none: up to three tries, the baseline is not what is tested.
+	for try in 1 2 3; do
+		"$SMALL" "$mode" "$kib" 0.2 trivial 2>"$T/$name.base" ||
+			fail "$name: exit $? unprofiled ($(cat "$T/$name.base"))"
+		grep -q " 0 signals" "$T/$name.base" || break
+	done
+	grep -q " 0 signals" "$T/$name.base" && fail "$name: the trivial handler got no signal in 3 runs: $(cat "$T/$name.base")"
 	base=$(deepest "$T/$name.base")
 	"$PCPROF" run -q "$@" -o "$T/$name.data" -- "$SMALL" "$mode" "$kib" 0.5 2>"$T/$name.err"
 	rc=$?
