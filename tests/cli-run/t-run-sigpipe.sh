@@ -10,6 +10,18 @@
 # when perf events are refused).
 . "$(dirname "$0")/lib.sh"
 
+# ign: a SigIgn line read from standard input, as a number without
+# signals 32 and 33, glibc's own (SIGCANCEL, SIGSETXID: no program can
+# set their action through libc).  What a process inherits for them
+# depends on what ran before it: glibc gives 33 a handler in a process
+# with threads, as the TSan build's pcprof is (its runtime's thread), and
+# exec then resets it, while the shell that runs the tests may have been
+# started with both ignored.
+ign() {
+	v=$(sed -n 's/^SigIgn:[[:space:]]*//p')
+	printf '%x\n' $((0x$v & ~0x180000000))
+}
+
 # ignored: the program's ignored signals (SigIgn), under pcprof --mode $1
 ignored() {
 	"$PCPROF" run -q --mode "$1" -o "$T/i.data" -- sh -c 'grep SigIgn /proc/$$/status' 2>"$T/err" ||
@@ -35,10 +47,12 @@ for mode in preload external; do
 	dump "$T/p.data"
 	[ "$(procs)" ] || fail "$mode: no process in the data file"
 
-	want=$(sh -c 'grep SigIgn /proc/$$/status')
-	[ "$(ignored $mode)" = "$want" ] || fail "$mode: the program ignores $(ignored $mode), want $want"
-	want=$(trap '' PIPE; sh -c 'grep SigIgn /proc/$$/status')
-	got=$(trap '' PIPE; ignored $mode)
+	want=$(sh -c 'grep SigIgn /proc/$$/status' | ign)
+	got=$(ignored $mode | ign)
+	[ "$got" = "$want" ] || fail "$mode: the program ignores $got, want $want"
+	want=$(trap '' PIPE; sh -c 'grep SigIgn /proc/$$/status' | ign)
+	got=$(trap '' PIPE; ignored $mode | ign)
 	[ "$got" = "$want" ] || fail "$mode, SIGPIPE ignored: the program ignores $got, want $want"
+	[ "$want" != "$(sh -c 'grep SigIgn /proc/$$/status' | ign)" ] || fail "SIGPIPE's bit is not in the mask"
 done
 exit 0
