@@ -60,6 +60,26 @@ table() {
 		on && NF == 0 { exit }
 		on { print }' "$1"
 }
+# dump_probe CHROMIUM STEPS: headless CHROMIUM on $T/probe.html with STEPS
+# as its fragment; the DOM the probe script left in $T/dom, Chromium's
+# messages in $T/cerr.
+dump_probe() {
+	HOME="$T" timeout -k 5 90 "$1" --headless --no-sandbox --disable-gpu \
+		--hide-scrollbars --no-first-run --disable-extensions --window-size=1400,1000 \
+		--virtual-time-budget=2000 --dump-dom "file://$T/probe.html#$2" >"$T/dom" \
+		2>"$T/cerr" || fail "chromium exit $?: $(tail -5 "$T/cerr")"
+}
+# tl_probe CHROMIUM PAGE STEPS: the same with tl-probe.js, which does STEPS
+# on the page's timeline (see there); its findings in $T/dom.
+tl_probe() {
+	{
+		cat "$2"
+		printf '<script>\n'
+		cat tests/cli-report/tl-probe.js
+		printf '</script>\n'
+	} >"$T/probe.html"
+	dump_probe "$1" "$3"
+}
 # html_probe CHROMIUM PAGE STEPS: headless CHROMIUM on a copy of the HTML
 # page PAGE with html-probe.js, which does STEPS (see there); its findings
 # in $T/dom.  A listener in <head> counts what the page's security policy
@@ -73,10 +93,7 @@ html_probe() {
 		cat tests/cli-report/html-probe.js
 		printf '</script>\n'
 	} >"$T/probe.html"
-	HOME="$T" timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu \
-		--hide-scrollbars --no-first-run --disable-extensions --window-size=1400,1000 \
-		--virtual-time-budget=2000 --dump-dom "file://$T/probe.html#$2" >"$T/dom" \
-		2>"$T/cerr" || fail "chromium exit $?: $(tail -5 "$T/cerr")"
+	dump_probe "$chromium" "$2"
 	grep -q '^probe flame 1' "$T/dom" || fail "no flame graph drawn: $(grep '^probe' "$T/dom")"
 	grep -E '^(missing|unknown-step) ' "$T/dom" && fail "probe steps failed"
 	for k in resources violations images; do

@@ -34,16 +34,7 @@ html_probe "$chromium" "$T/dd.html" 'draw'
 [ "$(frames 0)" = 20001 ] || fail "diff page: $(frames 0) frames drawn"
 
 # the timeline: the samples are in its first 10 ms
-{
-	cat "$T/d.html"
-	printf '<script>\n'
-	cat tests/cli-report/tl-probe.js
-	printf '</script>\n'
-} >"$T/probe.html"
-HOME="$T" timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu \
-	--hide-scrollbars --no-first-run --disable-extensions --window-size=1400,1000 \
-	--virtual-time-budget=2000 --dump-dom "file://$T/probe.html#type=0-1" >"$T/dom" \
-	2>"$T/cerr" || fail "chromium exit $?: $(tail -5 "$T/cerr")"
+tl_probe "$chromium" "$T/d.html" type=0-1
 grep -q '^tl 0 0\.00%E2%80%930\.01%20s%3A%204%20samples deep\.so%2B0x1000:' "$T/dom" ||
 	fail "timeline: $(grep '^tl' "$T/dom"; grep CONSOLE "$T/cerr" | head -3)"
 exit 0

@@ -24,16 +24,7 @@ PROFIL_ENGINE=manual "$PCPROF" run -q -o "$T/i.data" -- "$PHASES" inject 2>"$T/e
 grep -q 'id="tl-data"' "$T/fx.html" && fail "a timeline in a page without time"
 
 run() {
-	{
-		cat "$1"
-		printf '<script>\n'
-		cat tests/cli-report/tl-probe.js
-		printf '</script>\n'
-	} >"$T/probe.html"
-	HOME="$T" timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu \
-		--hide-scrollbars --no-first-run --disable-extensions --window-size=1400,1000 \
-		--virtual-time-budget=2000 --dump-dom "file://$T/probe.html#$2" >"$T/dom" \
-		2>"$T/cerr" || fail "chromium exit $?: $(tail -5 "$T/cerr")"
+	tl_probe "$chromium" "$1" "$2"
 	grep -q '^tl rows' "$T/dom" || fail "the probe did not run: $(tail -5 "$T/cerr")"
 	grep '^unknown-step' "$T/dom" && fail "probe steps failed"
 	grep '^tl ' "$T/dom" >"$T/got"
