@@ -397,38 +397,6 @@ long profil__read_small(const char *path, char *buf, size_t len)
 	return (long)have;
 }
 
-struct status_key {
-	const char *key;
-	size_t len;
-	long value;
-};
-
-/* A line of /proc/self/status, "Name:\tvalue": 1 once it is the key's. */
-static int status_line(const char *p, void *ctx)
-{
-	struct status_key *k = ctx;
-	if (strncmp(p, k->key, k->len) != 0 || p[k->len] != ':')
-		return 0;
-	for (p += k->len + 1; *p == ' ' || *p == '\t'; p++)
-		;
-	long v = 0;
-	if (*p < '0' || *p > '9') {
-		k->value = -EINVAL;
-		return 1;
-	}
-	for (; *p >= '0' && *p <= '9'; p++)
-		v = v * 10 + (*p - '0');
-	k->value = v;
-	return 1;
-}
-
-long profil__status_number(const char *key)
-{
-	struct status_key k = { key, strlen(key), -ENOENT };
-	int r = each_line("/proc/self/status", status_line, &k);
-	return r < 0 ? r : k.value;
-}
-
 struct status_text {
 	const char *key;
 	size_t keylen;
@@ -459,6 +427,22 @@ long profil__status_text(const char *path, const char *key, char *out, size_t le
 		out[0] = '\0';
 	int r = each_line(path, status_text_line, &k);
 	return r < 0 ? r : k.got;
+}
+
+/* The leading number of a /proc/self/status value ("SigQ:\t3/127837": 3),
+ * read through the same line matcher as the text. */
+long profil__status_number(const char *key)
+{
+	char buf[32];
+	long n = profil__status_text("/proc/self/status", key, buf, sizeof buf);
+	if (n < 0)
+		return n;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -EINVAL;
+	long v = 0;
+	for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	return v;
 }
 
 /* ---- pid namespaces (internal.h) ---- */
